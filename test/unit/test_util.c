@@ -1,0 +1,104 @@
+#include "test/unit/test.h"
+
+#include <stdlib.h>
+
+#include "util/base64.h"
+#include "util/buf.h"
+#include "util/str.h"
+#include "util/time.h"
+
+TEST(buf_grows_and_stops_at_cap)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 10);
+    CHECK_EQ_INT(wh_buf_adds(&b, "hello"), WH_OK);
+    CHECK_EQ_INT(wh_buf_printf(&b, "%d", 1234), WH_OK);
+    CHECK_EQ_STR(b.data, "hello1234");
+    CHECK_EQ_INT(wh_buf_adds(&b, "ab"), WH_ERR_TOO_BIG);
+    CHECK_EQ_STR(b.data, "hello1234"); /* unchanged after a refused append */
+    CHECK_EQ_INT(wh_buf_addc(&b, '!'), WH_OK);
+    CHECK_EQ_INT(b.len, 10);
+    size_t len = 0;
+    char *s = wh_buf_take(&b, &len);
+    CHECK_EQ_STR(s, "hello1234!");
+    CHECK_EQ_INT(len, 10);
+    CHECK(b.data == NULL && b.len == 0);
+    free(s);
+    wh_buf_fini(&b);
+}
+
+TEST(str_to_ll_is_strict)
+{
+    long long v = 0;
+    CHECK_EQ_INT(wh_str_to_ll("9876", 1, 65535, &v), WH_OK);
+    CHECK_EQ_INT(v, 9876);
+    CHECK_EQ_INT(wh_str_to_ll("-1", 0, 10, &v), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_ll("12a", 0, 100, &v), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_ll("", 0, 100, &v), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_ll(" 5", 0, 100, &v), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_ll("99999999999999999999", 0, 100, &v), WH_ERR_INVALID);
+}
+
+TEST(str_durations)
+{
+    long long ms = 0;
+    CHECK_EQ_INT(wh_str_to_duration_ms("10s", &ms), WH_OK);
+    CHECK_EQ_INT(ms, 10000);
+    CHECK_EQ_INT(wh_str_to_duration_ms("1h30m", &ms), WH_OK);
+    CHECK_EQ_INT(ms, 5400000);
+    CHECK_EQ_INT(wh_str_to_duration_ms("250ms", &ms), WH_OK);
+    CHECK_EQ_INT(ms, 250);
+    CHECK_EQ_INT(wh_str_to_duration_ms("7", &ms), WH_OK);
+    CHECK_EQ_INT(ms, 7000);
+    CHECK_EQ_INT(wh_str_to_duration_ms("5x", &ms), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_duration_ms("1h30", &ms), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_str_to_duration_ms("", &ms), WH_ERR_INVALID);
+}
+
+TEST(str_bool)
+{
+    bool b = false;
+    CHECK_EQ_INT(wh_str_to_bool("True", &b), WH_OK);
+    CHECK(b);
+    CHECK_EQ_INT(wh_str_to_bool("false", &b), WH_OK);
+    CHECK(!b);
+    CHECK_EQ_INT(wh_str_to_bool("maybe", &b), WH_ERR_INVALID);
+}
+
+TEST(base64_round_trip)
+{
+    const char *cases[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *e = wh_base64_encode(cases[i], strlen(cases[i]));
+        CHECK_EQ_STR(e, enc[i]);
+        unsigned char *d = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(wh_base64_decode(e, strlen(e), &d, &n), WH_OK);
+        CHECK_EQ_INT(n, strlen(cases[i]));
+        CHECK(d && memcmp(d, cases[i], n) == 0);
+        free(d);
+        free(e);
+    }
+    unsigned char *d = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(wh_base64_decode("Zm9v\nYmFy", 9, &d, &n), WH_OK);
+    CHECK_EQ_INT(n, 6);
+    free(d);
+    CHECK_EQ_INT(wh_base64_decode("Zm9v!", 5, &d, &n), WH_ERR_PARSE);
+    CHECK_EQ_INT(wh_base64_decode("Zg=a", 4, &d, &n), WH_ERR_PARSE);
+    CHECK_EQ_INT(wh_base64_decode("Zh==", 4, &d, &n), WH_ERR_PARSE); /* non-zero pad bits */
+}
+
+TEST(time_rfc3339)
+{
+    time_t t = 0;
+    CHECK_EQ_INT(wh_time_parse_rfc3339("2025-03-01T16:30:00.250+08:00", &t), 0);
+    char out[32];
+    wh_time_format_rfc3339(t, out, sizeof(out));
+    CHECK_EQ_STR(out, "2025-03-01T08:30:00Z");
+    CHECK_EQ_INT(wh_time_parse_rfc3339("1970-01-01T00:00:00Z", &t), 0);
+    CHECK_EQ_INT(t, 0);
+    CHECK_EQ_INT(wh_time_parse_rfc3339("2024-02-30T00:00:00", &t), -1);
+    CHECK_EQ_INT(wh_time_parse_rfc3339("not a time", &t), -1);
+}

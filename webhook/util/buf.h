@@ -1,0 +1,37 @@
+#ifndef WH_UTIL_BUF_H
+#define WH_UTIL_BUF_H
+
+/* A growable byte buffer with a hard cap (curl's dynbuf): every buffer fed from outside the
+ * process has one. The contents are always NUL-terminated (the NUL is not counted in len and
+ * does not count against the cap). Thread rule: single thread only. */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+struct wh_buf {
+    char *data; /* NULL until the first append */
+    size_t len;
+    size_t _alloc;
+    size_t _cap; /* maximum len */
+};
+
+void wh_buf_init(struct wh_buf *b, size_t cap);
+/* Releases the memory; b may be reused after wh_buf_init. Accepts a zeroed buffer. */
+void wh_buf_fini(struct wh_buf *b);
+void wh_buf_reset(struct wh_buf *b);
+
+/* Returns WH_ERR_TOO_BIG (and leaves b unchanged) when the result would exceed the cap. */
+WH_NODISCARD enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n);
+WH_NODISCARD enum wh_err wh_buf_adds(struct wh_buf *b, const char *s);
+WH_NODISCARD enum wh_err wh_buf_addc(struct wh_buf *b, char c);
+WH_NODISCARD enum wh_err wh_buf_printf(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
+WH_NODISCARD enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)
+    WH_PRINTF(2, 0);
+
+/* Hands the contents over (NUL-terminated, caller frees; never NULL) and resets b. */
+char *wh_buf_take(struct wh_buf *b, size_t *len);
+
+#endif

@@ -1,0 +1,42 @@
+#ifndef WH_UTIL_JSON_H
+#define WH_UTIL_JSON_H
+
+/* Small jansson helpers for reading Kubernetes objects. Every getter returns a borrowed
+ * reference (valid while the containing value lives) or NULL when the member is missing or
+ * has another type; none of them modifies its input. Thread rule: thread-safe on frozen
+ * (never modified) values. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Returns: borrowed; the string value of o[key], or NULL. */
+const char *wh_json_str(const json_t *o, const char *key);
+/* Returns: borrowed; o[key] if it is an object / array, else NULL. */
+json_t *wh_json_obj(const json_t *o, const char *key);
+json_t *wh_json_arr(const json_t *o, const char *key);
+/* o[key] as a boolean; false when missing or not a boolean. */
+bool wh_json_bool(const json_t *o, const char *key);
+
+/* Follows a NULL-terminated list of object keys from root.
+ * Returns: borrowed; the value found, or NULL when any step is missing or not an object. */
+json_t *wh_json_path(const json_t *root, ...);
+/* Same, for a string value. */
+const char *wh_json_path_str(const json_t *root, ...);
+
+/* metadata.namespace / metadata.name / metadata.labels[key] / metadata.annotations[key]. */
+const char *wh_json_meta_str(const json_t *obj, const char *field);
+const char *wh_json_label(const json_t *obj, const char *key);
+const char *wh_json_annotation(const json_t *obj, const char *key);
+
+/* Returns: borrowed; o[key], replaced by an empty object when it is missing or not an object. */
+json_t *wh_json_obj_ensure(json_t *o, const char *key);
+/* Returns: borrowed; o[key], replaced by an empty array when it is missing or not an array. */
+json_t *wh_json_arr_ensure(json_t *o, const char *key);
+
+/* A short name for a JSON type ("object", "string", ...), for error messages. */
+const char *wh_json_type_name(const json_t *v);
+
+/* Serialises compactly. Returns: new string, caller frees. */
+char *wh_json_dumps(const json_t *v);
+
+#endif

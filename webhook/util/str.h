@@ -1,0 +1,30 @@
+#ifndef WH_UTIL_STR_H
+#define WH_UTIL_STR_H
+
+/* String helpers: parsing numbers and booleans strictly (no atoi), prefix tests, joining.
+ * Thread rule: thread-safe (no shared state). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/* Parses the whole of s as a base-10 integer in [min, max]; rejects empty strings, trailing
+ * characters and overflow. */
+WH_NODISCARD enum wh_err wh_str_to_ll(const char *s, long long min, long long max,
+                                      long long *out);
+/* "true"/"false" (also "1"/"0", "yes"/"no", case-insensitive). */
+WH_NODISCARD enum wh_err wh_str_to_bool(const char *s, bool *out);
+/* A duration such as "10s", "500ms", "2m", "1h30m", or a bare number of seconds. */
+WH_NODISCARD enum wh_err wh_str_to_duration_ms(const char *s, long long *out_ms);
+
+bool wh_str_has_prefix(const char *s, const char *prefix);
+bool wh_str_has_suffix(const char *s, const char *suffix);
+/* NULL-safe equality. */
+bool wh_str_eq(const char *a, const char *b);
+
+/* Returns: a new string (caller frees) made by printf. Aborts on OOM. */
+char *wh_str_printf(const char *fmt, ...) WH_PRINTF(1, 2);
+
+#endif
