@@ -2,8 +2,11 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util/err.h"
+#include "util/mem.h"
 
 const char *wh_json_str(const json_t *o, const char *key)
 {
@@ -112,6 +115,40 @@ const char *wh_json_type_name(const json_t *v)
         return "null";
     }
     return "unknown";
+}
+
+json_t *wh_json_string_lossy(const char *s)
+{
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    size_t n = strlen(s);
+    char *copy = wh_xstrndup(s, n);
+    /* Keep well-formed sequences, replace every byte that does not start one. */
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)copy[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = ((unsigned char)copy[i + k] >> 6) == 2;
+        if (!ok) {
+            copy[i] = '?';
+            len = 1;
+        }
+        i += len;
+    }
+    v = json_string(copy);
+    if (!v) {
+        /* Well-formed but still refused (overlong forms, surrogates): keep ASCII only. */
+        for (i = 0; i < n; i++)
+            copy[i] = (unsigned char)copy[i] < 0x80 ? copy[i] : '?';
+        v = json_string(copy);
+    }
+    free(copy);
+    if (!v)
+        WH_PANIC("could not build a JSON string");
+    return v;
 }
 
 char *wh_json_dumps(const json_t *v)

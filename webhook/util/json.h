@@ -36,6 +36,10 @@ json_t *wh_json_arr_ensure(json_t *o, const char *key);
 /* A short name for a JSON type ("object", "string", ...), for error messages. */
 const char *wh_json_type_name(const json_t *v);
 
+/* A JSON string for text that may not be valid UTF-8 (messages built with snprintf can cut a
+ * multi-byte character): invalid bytes become '?'. Returns: new ref, never NULL. */
+json_t *wh_json_string_lossy(const char *s);
+
 /* Serialises compactly. Returns: new string, caller frees. */
 char *wh_json_dumps(const json_t *v);
 

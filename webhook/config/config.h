@@ -1,0 +1,65 @@
+#ifndef WH_CONFIG_CONFIG_H
+#define WH_CONFIG_CONFIG_H
+
+/* Configuration: one table of options walked by generic code (redis config.c). Each option has a
+ * flag (--name), an optional environment variable (upstream's names), the same key in a YAML
+ * --config file, and a default. Precedence: flag > environment > config file > default.
+ * Thread rule: immutable after wh_config_load returns; read from any thread. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config/features.h"
+#include "log/log.h"
+#include "util/err.h"
+
+#define WH_VERSION "0.1.0"
+
+struct wh_config {
+    long long port;
+    char *cert_dir;
+    char *host;         /* WEBHOOK_HOST: URL mode when set */
+    char *namespace_;   /* POD_NAMESPACE: the kruise namespace */
+    char *secret_name;  /* SECRET_NAME */
+    char *service_name; /* SERVICE_NAME */
+    char *renew_before; /* CERTS_RENEW_BEFORE, parsed by the certificate controller */
+    char *cert_writer;  /* WEBHOOK_CERT_WRITER */
+    char *feature_gates;
+    struct wh_features features;
+    char *kubeconfig;
+    char *state;
+    enum wh_log_level log_level;
+    enum wh_log_format log_format;
+    long long max_body_bytes;
+    long long threads;
+    char *bind_address;
+    char *health_addr;  /* "" or "0" disables */
+    char *metrics_addr; /* "" or "0" disables */
+    long long shutdown_grace_ms;
+    long long connection_timeout_ms;
+    long long connection_memory_limit;
+    long long cert_reload_interval_ms;
+    char *config_file;
+    bool check_config;
+    bool show_help;
+    bool show_version;
+};
+
+/* Loads defaults, then the --config file, then the environment, then argv (argv[0] is the
+ * program or subcommand name). On error returns WH_ERR_INVALID with a message naming the flag,
+ * variable or file:line:col. cfg must be released with wh_config_fini. */
+WH_NODISCARD enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv,
+                                        struct wh_errbuf *eb);
+void wh_config_fini(struct wh_config *cfg);
+
+/* Prints every option: flag, environment variable, default and help. */
+void wh_config_usage(FILE *out, const char *prog);
+
+/* Splits "host:port" / ":port" / "[v6]:port"; host is "" for all interfaces. Returns
+ * WH_ERR_INVALID for anything else. host must hold at least 256 bytes. */
+WH_NODISCARD enum wh_err wh_config_parse_addr(const char *addr, char *host, size_t hostsz,
+                                              int *port);
+/* True when addr disables a listener ("" or "0"). */
+bool wh_config_addr_disabled(const char *addr);
+
+#endif
