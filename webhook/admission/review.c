@@ -1,0 +1,248 @@
+#include "admission/review.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/base64.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+
+static enum wh_err need_str(const json_t *o, const char *key, const char *where, bool required,
+                            const char **out, struct wh_errbuf *eb)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: required", where, key);
+        *out = "";
+        return WH_OK;
+    }
+    if (!json_is_string(v))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: must be a string, not %s", where, key,
+                             wh_json_type_name(v));
+    *out = json_string_value(v);
+    return WH_OK;
+}
+
+/* kind {group, version, kind} and resource {group, version, resource}. */
+static enum wh_err need_triple(const json_t *req, const char *key, const char *third,
+                               const char **a, const char **b, const char **c,
+                               struct wh_errbuf *eb)
+{
+    json_t *o = json_object_get(req, key);
+    if (!o || json_is_null(o))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request.%s: required", key);
+    if (!json_is_object(o))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request.%s: must be an object, not %s", key,
+                             wh_json_type_name(o));
+    char where[64];
+    snprintf(where, sizeof(where), "request.%s.", key);
+    enum wh_err rc = need_str(o, "group", where, false, a, eb);
+    if (!rc)
+        rc = need_str(o, "version", where, true, b, eb);
+    if (!rc)
+        rc = need_str(o, third, where, true, c, eb);
+    return rc;
+}
+
+static const json_t *optional_obj(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_null(v) ? NULL : v;
+}
+
+enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_request *req,
+                                struct wh_errbuf *eb)
+{
+    enum wh_err rc = WH_OK;
+    memset(req, 0, sizeof(*req));
+    if (!json_is_object(review))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "body: must be an AdmissionReview object");
+    rc = need_str(review, "apiVersion", "", true, &req->api_version, eb);
+    if (rc)
+        return rc;
+    if (strcmp(req->api_version, "admission.k8s.io/v1") == 0)
+        req->version = WH_REVIEW_V1;
+    else if (strcmp(req->api_version, "admission.k8s.io/v1beta1") == 0)
+        req->version = WH_REVIEW_V1BETA1;
+    else
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "apiVersion: unsupported \"%s\" (want admission.k8s.io/v1 or v1beta1)",
+                             req->api_version);
+    const char *kind = NULL;
+    rc = need_str(review, "kind", "", true, &kind, eb);
+    if (rc)
+        return rc;
+    if (strcmp(kind, "AdmissionReview") != 0)
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "kind: must be AdmissionReview, not \"%s\"",
+                             kind);
+
+    const json_t *r = json_object_get(review, "request");
+    if (!r || json_is_null(r))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request: required");
+    if (!json_is_object(r))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request: must be an object, not %s",
+                             wh_json_type_name(r));
+    req->raw = r;
+    rc = need_str(r, "uid", "request.", true, &req->uid, eb);
+    if (!rc && !req->uid[0])
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "request.uid: must not be empty");
+    if (!rc)
+        rc = need_triple(r, "kind", "kind", &req->kind.group, &req->kind.version, &req->kind.kind,
+                         eb);
+    if (!rc)
+        rc = need_triple(r, "resource", "resource", &req->resource.group,
+                         &req->resource.version, &req->resource.resource, eb);
+    if (!rc)
+        rc = need_str(r, "operation", "request.", true, &req->operation, eb);
+    if (rc)
+        return rc;
+    static const char *const ops[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+    bool known = false;
+    for (size_t i = 0; i < 4; i++)
+        known |= strcmp(req->operation, ops[i]) == 0;
+    if (!known)
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "request.operation: unsupported \"%s\" (want CREATE, UPDATE, DELETE "
+                             "or CONNECT)",
+                             req->operation);
+    rc = need_str(r, "subResource", "request.", false, &req->sub_resource, eb);
+    if (!rc)
+        rc = need_str(r, "namespace", "request.", false, &req->namespace_, eb);
+    if (!rc)
+        rc = need_str(r, "name", "request.", false, &req->name, eb);
+    if (rc)
+        return rc;
+
+    static const char *const objs[] = {"object", "oldObject", "options", "userInfo"};
+    const json_t **dst[] = {&req->object, &req->old_object, &req->options, &req->user_info};
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *v = optional_obj(r, objs[i]);
+        if (v && !json_is_object(v))
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "request.%s: must be an object, not %s",
+                                 objs[i], wh_json_type_name(v));
+        *dst[i] = v;
+    }
+    json_t *dry = json_object_get(r, "dryRun");
+    if (dry && !json_is_null(dry) && !json_is_boolean(dry))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request.dryRun: must be a boolean, not %s",
+                             wh_json_type_name(dry));
+    req->dry_run = json_is_true(dry);
+    return WH_OK;
+}
+
+void wh_admission_response_init(struct wh_admission_response *resp)
+{
+    memset(resp, 0, sizeof(*resp));
+    resp->allowed = true;
+}
+
+void wh_admission_response_fini(struct wh_admission_response *resp)
+{
+    free(resp->message);
+    free(resp->reason);
+    json_decref(resp->warnings);
+    json_decref(resp->patch);
+    json_decref(resp->mutated);
+    memset(resp, 0, sizeof(*resp));
+}
+
+static WH_PRINTF(2, 0) void set_message(struct wh_admission_response *resp, const char *fmt,
+                                        va_list ap)
+{
+    free(resp->message);
+    resp->message = NULL;
+    if (!fmt)
+        return;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n >= 0) {
+        resp->message = wh_xmalloc((size_t)n + 1);
+        vsnprintf(resp->message, (size_t)n + 1, fmt, ap2);
+    }
+    va_end(ap2);
+}
+
+void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...)
+{
+    resp->allowed = true;
+    resp->code = 200;
+    va_list ap;
+    va_start(ap, fmt);
+    set_message(resp, fmt, ap);
+    va_end(ap);
+}
+
+void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)
+{
+    resp->allowed = false;
+    resp->code = code;
+    free(resp->reason);
+    resp->reason = code == 403 ? wh_xstrdup("Forbidden") : NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    set_message(resp, fmt, ap);
+    va_end(ap);
+}
+
+void wh_admission_set_reason(struct wh_admission_response *resp, const char *reason)
+{
+    free(resp->reason);
+    resp->reason = reason ? wh_xstrdup(reason) : NULL;
+}
+
+void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (!resp->warnings)
+        resp->warnings = json_array();
+    json_array_append_new(resp->warnings, wh_json_string_lossy(buf));
+}
+
+json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
+                                    const struct wh_admission_request *req)
+{
+    if (!resp->mutated)
+        resp->mutated = req->object ? json_deep_copy(req->object) : json_object();
+    return resp->mutated;
+}
+
+json_t *wh_admission_encode(const struct wh_admission_request *req,
+                            const struct wh_admission_response *resp)
+{
+    json_t *status = json_object();
+    json_object_set_new(status, "metadata", json_object());
+    json_object_set_new(status, "code", json_integer(resp->code ? resp->code : 200));
+    if (resp->message)
+        json_object_set_new(status, "message", wh_json_string_lossy(resp->message));
+    if (resp->reason)
+        json_object_set_new(status, "reason", json_string(resp->reason));
+
+    json_t *r = json_object();
+    json_object_set_new(r, "uid", json_string(req->uid));
+    json_object_set_new(r, "allowed", json_boolean(resp->allowed));
+    json_object_set_new(r, "status", status);
+    if (resp->warnings && json_array_size(resp->warnings))
+        json_object_set(r, "warnings", resp->warnings);
+    if (resp->patch && json_array_size(resp->patch)) {
+        char *text = wh_json_dumps(resp->patch);
+        char *b64 = wh_base64_encode(text, strlen(text));
+        json_object_set_new(r, "patch", json_string(b64));
+        json_object_set_new(r, "patchType", json_string("JSONPatch"));
+        free(b64);
+        free(text);
+    }
+    json_t *review = json_object();
+    json_object_set_new(review, "apiVersion", json_string(req->api_version));
+    json_object_set_new(review, "kind", json_string("AdmissionReview"));
+    json_object_set_new(review, "response", r);
+    return review;
+}

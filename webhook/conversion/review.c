@@ -1,0 +1,85 @@
+#include "conversion/review.h"
+
+#include <string.h>
+
+#include "util/json.h"
+
+static enum wh_err need_str(const json_t *o, const char *key, const char *where,
+                            const char **out, struct wh_errbuf *eb)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: required", where, key);
+    if (!json_is_string(v))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: must be a string, not %s", where, key,
+                             wh_json_type_name(v));
+    *out = json_string_value(v);
+    return WH_OK;
+}
+
+enum wh_err wh_conversion_decode(const json_t *review, struct wh_conversion_request *req,
+                                 struct wh_errbuf *eb)
+{
+    memset(req, 0, sizeof(*req));
+    if (!json_is_object(review))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "body: must be a ConversionReview object");
+    enum wh_err rc = need_str(review, "apiVersion", "", &req->api_version, eb);
+    if (rc)
+        return rc;
+    if (strcmp(req->api_version, "apiextensions.k8s.io/v1") != 0 &&
+        strcmp(req->api_version, "apiextensions.k8s.io/v1beta1") != 0)
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "apiVersion: unsupported \"%s\" (want apiextensions.k8s.io/v1 or "
+                             "v1beta1)",
+                             req->api_version);
+    const char *kind = NULL;
+    rc = need_str(review, "kind", "", &kind, eb);
+    if (rc)
+        return rc;
+    if (strcmp(kind, "ConversionReview") != 0)
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "kind: must be ConversionReview, not \"%s\"",
+                             kind);
+    const json_t *r = json_object_get(review, "request");
+    if (!r || json_is_null(r))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request: required");
+    if (!json_is_object(r))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request: must be an object, not %s",
+                             wh_json_type_name(r));
+    rc = need_str(r, "uid", "request.", &req->uid, eb);
+    if (!rc)
+        rc = need_str(r, "desiredAPIVersion", "request.", &req->desired_api_version, eb);
+    if (rc)
+        return rc;
+    const json_t *objs = json_object_get(r, "objects");
+    if (objs && !json_is_null(objs) && !json_is_array(objs))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "request.objects: must be an array, not %s",
+                             wh_json_type_name(objs));
+    req->objects = json_is_array(objs) ? objs : NULL;
+    return WH_OK;
+}
+
+json_t *wh_conversion_encode_new(const struct wh_conversion_request *req, json_t *converted,
+                                 const char *message)
+{
+    json_t *result = json_object();
+    json_object_set_new(result, "metadata", json_object());
+    json_object_set_new(result, "status", json_string(message ? "Failure" : "Success"));
+    if (message)
+        json_object_set_new(result, "message", wh_json_string_lossy(message));
+
+    json_t *r = json_object();
+    json_object_set_new(r, "uid", json_string(req->uid));
+    if (message || !converted) {
+        json_decref(converted);
+        json_object_set_new(r, "convertedObjects", json_null());
+    } else {
+        json_object_set_new(r, "convertedObjects", converted);
+    }
+    json_object_set_new(r, "result", result);
+
+    json_t *review = json_object();
+    json_object_set_new(review, "apiVersion", json_string(req->api_version));
+    json_object_set_new(review, "kind", json_string("ConversionReview"));
+    json_object_set_new(review, "response", r);
+    return review;
+}

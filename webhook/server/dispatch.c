@@ -1,0 +1,154 @@
+#include "server/dispatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admission/review.h"
+#include "conversion/review.h"
+#include "jsonpatch/diff.h"
+#include "log/log.h"
+#include "util/json.h"
+#include "util/mem.h"
+
+static const char *reason_for(int code)
+{
+    switch (code) {
+    case 400:
+        return "BadRequest";
+    case 404:
+        return "NotFound";
+    case 405:
+        return "MethodNotAllowed";
+    case 413:
+        return "RequestEntityTooLarge";
+    case 415:
+        return "UnsupportedMediaType";
+    case 503:
+        return "ServiceUnavailable";
+    default:
+        return "InternalError";
+    }
+}
+
+char *wh_dispatch_status_body(int code, const char *message, size_t *len)
+{
+    json_t *st = json_object();
+    json_object_set_new(st, "kind", json_string("Status"));
+    json_object_set_new(st, "apiVersion", json_string("v1"));
+    json_object_set_new(st, "metadata", json_object());
+    json_object_set_new(st, "status", json_string("Failure"));
+    json_object_set_new(st, "message", wh_json_string_lossy(message));
+    json_object_set_new(st, "reason", json_string(reason_for(code)));
+    json_object_set_new(st, "code", json_integer(code));
+    char *s = wh_json_dumps(st);
+    json_decref(st);
+    if (len)
+        *len = strlen(s);
+    return s;
+}
+
+static void reply_error(struct wh_reply *reply, int code, const char *message)
+{
+    reply->http_status = code;
+    reply->body = wh_dispatch_status_body(code, message, &reply->len);
+}
+
+static void reply_json(struct wh_reply *reply, json_t *answer)
+{
+    reply->http_status = 200;
+    reply->body = wh_json_dumps(answer);
+    reply->len = strlen(reply->body);
+}
+
+static void dispatch_admission(const struct wh_route *route, const struct wh_handler_ctx *ctx,
+                               const json_t *review, struct wh_reply *reply)
+{
+    struct wh_admission_request req;
+    struct wh_errbuf eb = {{0}};
+    if (wh_admission_decode(review, &req, &eb)) {
+        reply_error(reply, 400, eb.msg);
+        return;
+    }
+    snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
+
+    struct wh_admission_response resp;
+    wh_admission_response_init(&resp);
+    enum wh_err rc = route->admit(ctx, &req, &resp, &eb);
+    if (rc) {
+        /* upstream answers a failing sub-step with admission.Errored(500, err) */
+        json_decref(resp.mutated);
+        resp.mutated = NULL;
+        wh_admission_deny(&resp, 500, "%s", eb.msg[0] ? eb.msg : wh_strerror(rc));
+        wh_log_req(WH_LOG_WARN, req.uid, route->path, "handler failed: %s", resp.message);
+    }
+    if (resp.mutated && resp.allowed && route->kind == WH_ROUTE_MUTATE) {
+        const json_t *original = req.object;
+        json_t *empty = original ? NULL : json_object();
+        resp.patch = wh_patch_diff(original ? original : empty, resp.mutated);
+        json_decref(empty);
+    }
+    reply->allowed = resp.allowed;
+    reply->patched = resp.patch && json_array_size(resp.patch) > 0;
+    if (!resp.allowed)
+        wh_log_req(WH_LOG_INFO, req.uid, route->path, "denied %s %s %s/%s: %d %s", req.operation,
+                   req.kind.kind, req.namespace_, req.name, resp.code,
+                   resp.message ? resp.message : "");
+    json_t *answer = wh_admission_encode(&req, &resp);
+    reply_json(reply, answer);
+    json_decref(answer);
+    wh_admission_response_fini(&resp);
+}
+
+static void dispatch_conversion(const struct wh_route *route, const json_t *review,
+                                struct wh_reply *reply)
+{
+    struct wh_conversion_request req;
+    struct wh_errbuf eb = {{0}};
+    if (wh_conversion_decode(review, &req, &eb)) {
+        reply_error(reply, 400, eb.msg);
+        return;
+    }
+    snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
+    json_t *converted = NULL;
+    char *message = NULL;
+    if (route->convert(req.desired_api_version, req.objects, &converted, &message) && !message)
+        message = wh_xstrdup("conversion failed");
+    reply->allowed = message == NULL;
+    if (message)
+        wh_log_req(WH_LOG_INFO, req.uid, route->path, "conversion to %s failed: %s",
+                   req.desired_api_version, message);
+    json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
+    if (message)
+        json_decref(converted);
+    reply_json(reply, answer);
+    json_decref(answer);
+    free(message);
+}
+
+void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
+                 size_t len, struct wh_reply *reply)
+{
+    memset(reply, 0, sizeof(*reply));
+    json_error_t jerr;
+    /* Duplicate keys: the last one wins, as with the Go decoder upstream uses. */
+    json_t *review = json_loadb(body, len, 0, &jerr);
+    if (!review) {
+        char msg[320];
+        snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr.line,
+                 jerr.column, jerr.text);
+        reply_error(reply, 400, msg);
+        return;
+    }
+    if (route->kind == WH_ROUTE_CONVERT)
+        dispatch_conversion(route, review, reply);
+    else
+        dispatch_admission(route, ctx, review, reply);
+    json_decref(review);
+}
+
+void wh_reply_fini(struct wh_reply *reply)
+{
+    free(reply->body);
+    reply->body = NULL;
+}

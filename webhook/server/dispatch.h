@@ -1,0 +1,32 @@
+#ifndef WH_SERVER_DISPATCH_H
+#define WH_SERVER_DISPATCH_H
+
+/* The request pipeline, independent of HTTP: parse the body, decode the review, run the route's
+ * handler, diff a mutated object into a JSON Patch, encode the answer. The HTTPS server, the
+ * benchmarks and the offline commands all go through here.
+ * Thread rule: thread-safe; each call owns everything it allocates. */
+
+#include <stddef.h>
+
+#include "handlers/registry.h"
+
+struct wh_reply {
+    int http_status;     /* 200 for every review answered, 400 for malformed input */
+    char *body;          /* owned, NUL-terminated JSON */
+    size_t len;
+    bool allowed;        /* admission: the verdict (for metrics and logs) */
+    bool patched;        /* admission: a non-empty patch was sent */
+    char uid[128];       /* the review uid, for log lines ("" when undecodable) */
+};
+
+/* Answers one request body. Never fails: malformed input becomes a 400 reply whose body is a
+ * Kubernetes Status object naming the problem (line and column for bad JSON). */
+void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
+                 size_t len, struct wh_reply *reply);
+void wh_reply_fini(struct wh_reply *reply);
+
+/* A Kubernetes Status object {kind: Status, status: Failure, code, reason, message} as used for
+ * every plain HTTP error. Returns: a new string (caller frees). */
+char *wh_dispatch_status_body(int code, const char *message, size_t *len);
+
+#endif
