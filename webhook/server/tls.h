@@ -1,0 +1,46 @@
+#ifndef WH_SERVER_TLS_H
+#define WH_SERVER_TLS_H
+
+/* The serving certificate, hot-reloaded from the cert dir. The files are tls.crt/tls.key, or
+ * cert.pem/key.pem as upstream also writes; the kubelet replaces them by swapping a ..data
+ * symlink, so they are re-read every interval and swapped in as a new "generation" when their
+ * bytes change and the key matches the certificate. New TLS handshakes get the current
+ * generation through the libmicrohttpd certificate callback; no restart, no dropped request.
+ * Retired generations are freed only after a grace period, since gnutls documents no lifetime
+ * for the pointers the callback returns.
+ * Thread rule: a process-wide singleton. wh_tls_init/fini run on the main thread with no server
+ * running; the callback runs on any MHD thread; reloads happen on the reload thread (or on the
+ * caller of wh_tls_reload). */
+
+#include <gnutls/abstract.h>
+#include <gnutls/gnutls.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "util/err.h"
+
+WH_NODISCARD enum wh_err wh_tls_init(const char *cert_dir);
+void wh_tls_fini(void);
+
+/* Loads the files now if their bytes changed. *changed tells whether a new generation was
+ * swapped in. Errors: WH_ERR_IO (missing or unreadable files), WH_ERR_TLS (unparsable, or the key
+ * does not match the certificate); the current generation then stays in service. */
+WH_NODISCARD enum wh_err wh_tls_reload(bool *changed, struct wh_errbuf *eb);
+
+/* True once a key pair is in service. */
+bool wh_tls_loaded(void);
+
+/* Details of the generation in service (false when none). serial is hex. */
+bool wh_tls_current_info(char *serial, size_t serialsz, time_t *not_after);
+
+/* Starts / stops the thread that calls wh_tls_reload every interval_ms. */
+WH_NODISCARD enum wh_err wh_tls_watch_start(long long interval_ms);
+void wh_tls_watch_stop(void);
+
+/* For MHD_OPTION_HTTPS_CERT_CALLBACK. */
+int wh_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
+                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                         gnutls_pcert_st **pcert, unsigned int *pcert_length,
+                         gnutls_privkey_t *pkey);
+
+#endif
