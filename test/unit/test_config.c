@@ -1,0 +1,194 @@
+#include "test/unit/test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "config/features.h"
+
+static enum wh_err load(struct wh_config *cfg, struct wh_errbuf *eb, char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return wh_config_load(cfg, argc, argv, eb);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+TEST(config_defaults)
+{
+    unsetenv("WEBHOOK_PORT");
+    unsetenv("POD_NAMESPACE");
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_OK);
+    CHECK_EQ_INT(cfg.port, 9876);
+    CHECK_EQ_STR(cfg.cert_dir, "/tmp/kruise-webhook-certs");
+    CHECK_EQ_STR(cfg.namespace_, "kruise-system");
+    CHECK_EQ_STR(cfg.secret_name, "kruise-webhook-certs");
+    CHECK_EQ_STR(cfg.service_name, "kruise-webhook-service");
+    CHECK_EQ_INT(cfg.max_body_bytes, 3 << 20);
+    CHECK_EQ_STR(cfg.health_addr, ":8000");
+    CHECK_EQ_STR(cfg.metrics_addr, ":8080");
+    CHECK_EQ_INT(cfg.shutdown_grace_ms, 10000);
+    CHECK(cfg.threads >= 1);
+    CHECK_EQ_INT(cfg.log_format, WH_LOG_JSON);
+    CHECK(wh_feature_on(&cfg.features, WH_FEATURE_PodWebhook));
+    CHECK(!wh_feature_on(&cfg.features, WH_FEATURE_ResourcesDeletionProtection));
+    wh_config_fini(&cfg);
+}
+
+TEST(config_env_then_flags_override)
+{
+    setenv("WEBHOOK_PORT", "9443", 1);
+    setenv("POD_NAMESPACE", "", 1); /* empty counts as unset */
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv1[] = {"kruise-webhook", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, argv1), WH_OK);
+    CHECK_EQ_INT(cfg.port, 9443);
+    CHECK_EQ_STR(cfg.namespace_, "kruise-system");
+    wh_config_fini(&cfg);
+    char *argv2[] = {"kruise-webhook", "--port=1234", "--max-body-bytes", "64Ki",
+                     "--log-format", "text", "--check-config", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, argv2), WH_OK);
+    CHECK_EQ_INT(cfg.port, 1234);
+    CHECK_EQ_INT(cfg.max_body_bytes, 65536);
+    CHECK_EQ_INT(cfg.log_format, WH_LOG_TEXT);
+    CHECK(cfg.check_config);
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_PORT");
+    unsetenv("POD_NAMESPACE");
+}
+
+TEST(config_bad_values_name_the_flag)
+{
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *a1[] = {"kruise-webhook", "--port", "70000", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a1), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "--port") != NULL);
+    wh_config_fini(&cfg);
+    char *a2[] = {"kruise-webhook", "--nope", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a2), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "--nope") != NULL);
+    wh_config_fini(&cfg);
+    char *a3[] = {"kruise-webhook", "--health-addr", "localhost", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a3), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "--health-addr") != NULL);
+    wh_config_fini(&cfg);
+    char *a4[] = {"kruise-webhook", "--feature-gates=NoSuchGate=true", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a4), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "NoSuchGate") != NULL);
+    wh_config_fini(&cfg);
+    setenv("WEBHOOK_PORT", "abc", 1);
+    char *a5[] = {"kruise-webhook", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a5), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "WEBHOOK_PORT") != NULL);
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_PORT");
+    char *a6[] = {"kruise-webhook", "--port", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a6), WH_ERR_INVALID);
+    wh_config_fini(&cfg);
+}
+
+TEST(config_file_values_and_positions)
+{
+    char path[] = "/tmp/wh-config-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    write_file(path, "# a comment\nport: 7777\nfeature-gates:\n  ResourcesDeletionProtection: true\n"
+                     "log-level: debug\n");
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", "--config", path, "--log-level=warn", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_OK);
+    CHECK_EQ_INT(cfg.port, 7777);
+    CHECK(wh_feature_on(&cfg.features, WH_FEATURE_ResourcesDeletionProtection));
+    CHECK_EQ_INT(cfg.log_level, WH_LOG_WARN); /* the flag beats the file */
+    wh_config_fini(&cfg);
+
+    write_file(path, "port: 7777\n\n  bogus-key: 1\n");
+    CHECK(load(&cfg, &eb, argv) != WH_OK); /* indentation error from libyaml */
+    CHECK(strstr(eb.msg, path) != NULL);
+    wh_config_fini(&cfg);
+    write_file(path, "port: 7777\nbogus-key: 1\n");
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_ERR_INVALID);
+    char want[512];
+    snprintf(want, sizeof(want), "%s:2:1: unknown option \"bogus-key\"", path);
+    CHECK_EQ_STR(eb.msg, want);
+    wh_config_fini(&cfg);
+    write_file(path, "port: [1, 2]\n");
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_ERR_INVALID);
+    snprintf(want, sizeof(want), "%s:1:7: port: want a single value", path);
+    CHECK_EQ_STR(eb.msg, want);
+    wh_config_fini(&cfg);
+    write_file(path, "threads: lots\n");
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_ERR_INVALID);
+    snprintf(want, sizeof(want), "%s:1:1: threads: invalid value", path);
+    CHECK(strncmp(eb.msg, want, strlen(want)) == 0);
+    wh_config_fini(&cfg);
+    unlink(path);
+}
+
+TEST(config_addr_parsing)
+{
+    char host[256];
+    int port = -1;
+    CHECK_EQ_INT(wh_config_parse_addr(":8000", host, sizeof(host), &port), WH_OK);
+    CHECK_EQ_STR(host, "");
+    CHECK_EQ_INT(port, 8000);
+    CHECK_EQ_INT(wh_config_parse_addr("127.0.0.1:0", host, sizeof(host), &port), WH_OK);
+    CHECK_EQ_STR(host, "127.0.0.1");
+    CHECK_EQ_INT(wh_config_parse_addr("[::1]:9", host, sizeof(host), &port), WH_OK);
+    CHECK_EQ_STR(host, "::1");
+    CHECK_EQ_INT(wh_config_parse_addr("::1:9", host, sizeof(host), &port), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_config_parse_addr("host", host, sizeof(host), &port), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_config_parse_addr(":99999", host, sizeof(host), &port), WH_ERR_INVALID);
+    CHECK(wh_config_addr_disabled("0"));
+    CHECK(wh_config_addr_disabled(""));
+}
+
+TEST(features_parse_and_implications)
+{
+    struct wh_features f;
+    struct wh_errbuf eb = {{0}};
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "DeletionProtectionForCRDCascadingGate=true", &eb), WH_OK);
+    /* ResourcesDeletionProtection is off by default, so the CRD gate is forced off. */
+    CHECK(!wh_feature_on(&f, WH_FEATURE_DeletionProtectionForCRDCascadingGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f,
+                                   "ResourcesDeletionProtection=true, "
+                                   "DeletionProtectionForCRDCascadingGate=True",
+                                   &eb),
+                 WH_OK);
+    CHECK(wh_feature_on(&f, WH_FEATURE_DeletionProtectionForCRDCascadingGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "PodWebhook=false", &eb), WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_PodUnavailableBudgetDeleteGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "AllAlpha=true,EnableExternalCerts=false", &eb), WH_OK);
+    CHECK(wh_feature_on(&f, WH_FEATURE_EnableSortSidecarContainerByName));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_EnableExternalCerts));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_ResourcesDeletionProtection)); /* beta */
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "AllBeta=false", &eb), WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_PodWebhook));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "PodWebhook=yes", &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "PodWebhook") != NULL);
+    CHECK_EQ_INT(wh_features_parse(&f, "PodWebhook", &eb), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_features_parse(&f, "", &eb), WH_OK);
+}

@@ -1,0 +1,288 @@
+#include "test/unit/test.h"
+
+#include <stdlib.h>
+
+#include "admission/review.h"
+#include "conversion/review.h"
+#include "jsonpatch/apply.h"
+#include "server/dispatch.h"
+#include "util/base64.h"
+#include "util/json.h"
+
+/* Test handlers: the behaviours every real handler builds on. */
+static enum wh_err allow_all(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                             struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    (void)req;
+    (void)resp;
+    (void)eb;
+    return WH_OK;
+}
+
+static enum wh_err deny_always(const struct wh_handler_ctx *ctx,
+                               const struct wh_admission_request *req,
+                               struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    (void)eb;
+    wh_admission_deny(resp, 403, "%s %s is protected", req->kind.kind, req->name);
+    wh_admission_warn(resp, "think twice");
+    return WH_OK;
+}
+
+static enum wh_err add_label(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                             struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    (void)eb;
+    json_t *obj = wh_admission_mutable_object(resp, req);
+    json_t *meta = wh_json_obj_ensure(obj, "metadata");
+    json_object_set_new(wh_json_obj_ensure(meta, "labels"), "a/b~c", json_string("x"));
+    return WH_OK;
+}
+
+static enum wh_err touch_nothing(const struct wh_handler_ctx *ctx,
+                                 const struct wh_admission_request *req,
+                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    (void)eb;
+    (void)wh_admission_mutable_object(resp, req); /* a copy, left unchanged: no patch */
+    return WH_OK;
+}
+
+static enum wh_err fail(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                        struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    (void)req;
+    (void)wh_admission_mutable_object(resp, req);
+    return wh_errbuf_set(eb, WH_ERR_INTERNAL, "listing sidecarsets failed");
+}
+
+static const struct wh_route r_allow = {"/t-allow", WH_ROUTE_VALIDATE, allow_all, NULL, NULL, 0};
+static const struct wh_route r_deny = {"/t-deny", WH_ROUTE_VALIDATE, deny_always, NULL, NULL, 0};
+static const struct wh_route r_mutate = {"/t-mutate", WH_ROUTE_MUTATE, add_label, NULL, NULL, 0};
+static const struct wh_route r_noop = {"/t-noop", WH_ROUTE_MUTATE, touch_nothing, NULL, NULL, 0};
+static const struct wh_route r_fail = {"/t-fail", WH_ROUTE_MUTATE, fail, NULL, NULL, 0};
+
+static const char *review(const char *version)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"admission.k8s.io/%s\",\"kind\":\"AdmissionReview\",\"request\":{"
+             "\"uid\":\"u-1\",\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+             "\"resource\":{\"group\":\"\",\"version\":\"v1\",\"resource\":\"pods\"},"
+             "\"operation\":\"CREATE\",\"namespace\":\"default\",\"name\":\"p\","
+             "\"object\":{\"metadata\":{\"name\":\"p\"}},\"oldObject\":null,\"dryRun\":false,"
+             "\"options\":{\"kind\":\"CreateOptions\"}}}",
+             version);
+    return buf;
+}
+
+static json_t *run(const struct wh_route *route, const char *body, int want_status)
+{
+    struct wh_reply reply;
+    wh_dispatch(route, NULL, body, strlen(body), &reply);
+    CHECK_EQ_INT(reply.http_status, want_status);
+    json_t *answer = wh_test_json(reply.body);
+    wh_reply_fini(&reply);
+    return answer;
+}
+
+TEST(dispatch_allow_echoes_uid_and_version)
+{
+    json_t *a = run(&r_allow, review("v1"), 200);
+    json_t *want = wh_test_json("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                                "\"response\":{\"uid\":\"u-1\",\"allowed\":true,"
+                                "\"status\":{\"metadata\":{},\"code\":200}}}");
+    CHECK_EQ_JSON(a, want);
+    json_decref(a);
+    json_decref(want);
+    a = run(&r_allow, review("v1beta1"), 200);
+    CHECK_EQ_STR(wh_json_str(a, "apiVersion"), "admission.k8s.io/v1beta1");
+    json_decref(a);
+}
+
+TEST(dispatch_deny_carries_status_and_warnings)
+{
+    json_t *a = run(&r_deny, review("v1"), 200);
+    json_t *r = json_object_get(a, "response");
+    CHECK(json_is_false(json_object_get(r, "allowed")));
+    CHECK_EQ_INT(json_integer_value(wh_json_path(r, "status", "code", NULL)), 403);
+    CHECK_EQ_STR(wh_json_path_str(r, "status", "reason", NULL), "Forbidden");
+    CHECK_EQ_STR(wh_json_path_str(r, "status", "message", NULL), "Pod p is protected");
+    CHECK_EQ_STR(json_string_value(json_array_get(json_object_get(r, "warnings"), 0)),
+                 "think twice");
+    CHECK(json_object_get(r, "patch") == NULL);
+    json_decref(a);
+}
+
+TEST(dispatch_mutation_becomes_an_applicable_patch)
+{
+    json_t *a = run(&r_mutate, review("v1"), 200);
+    json_t *r = json_object_get(a, "response");
+    CHECK_EQ_STR(wh_json_str(r, "patchType"), "JSONPatch");
+    const char *b64 = wh_json_str(r, "patch");
+    CHECK(b64 != NULL);
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    if (b64 && wh_base64_decode(b64, strlen(b64), &raw, &len) == WH_OK) {
+        json_t *patch = wh_test_json((const char *)raw);
+        json_t *doc = wh_test_json("{\"metadata\":{\"name\":\"p\"}}");
+        json_t *out = NULL;
+        struct wh_errbuf eb = {{0}};
+        CHECK_EQ_INT(wh_patch_apply(doc, patch, &out, &eb), WH_OK);
+        json_t *want = wh_test_json("{\"metadata\":{\"name\":\"p\",\"labels\":{\"a/b~c\":\"x\"}}}");
+        CHECK_EQ_JSON(out, want);
+        json_decref(want);
+        json_decref(out);
+        json_decref(doc);
+        json_decref(patch);
+        free(raw);
+    }
+    json_decref(a);
+}
+
+TEST(dispatch_unchanged_copy_sends_no_patch)
+{
+    json_t *a = run(&r_noop, review("v1"), 200);
+    json_t *r = json_object_get(a, "response");
+    CHECK(json_is_true(json_object_get(r, "allowed")));
+    CHECK(json_object_get(r, "patch") == NULL);
+    CHECK(json_object_get(r, "patchType") == NULL);
+    json_decref(a);
+}
+
+TEST(dispatch_handler_error_is_500_without_patch)
+{
+    json_t *a = run(&r_fail, review("v1"), 200);
+    json_t *r = json_object_get(a, "response");
+    CHECK(json_is_false(json_object_get(r, "allowed")));
+    CHECK_EQ_INT(json_integer_value(wh_json_path(r, "status", "code", NULL)), 500);
+    CHECK_EQ_STR(wh_json_path_str(r, "status", "message", NULL), "listing sidecarsets failed");
+    CHECK(json_object_get(r, "patch") == NULL);
+    json_decref(a);
+}
+
+static void check_400(const char *body, const char *want_in_message)
+{
+    json_t *a = run(&r_allow, body, 400);
+    CHECK_EQ_STR(wh_json_str(a, "kind"), "Status");
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "code")), 400);
+    const char *msg = wh_json_str(a, "message");
+    CHECK(msg && strstr(msg, want_in_message));
+    if (!msg || !strstr(msg, want_in_message))
+        fprintf(stderr, "  message: %s\n  wanted: %s\n", msg ? msg : "(null)", want_in_message);
+    json_decref(a);
+}
+
+TEST(dispatch_malformed_reviews_are_400_naming_the_problem)
+{
+    check_400("{\"apiVersion\": ", "malformed JSON at line 1, column 15");
+    check_400("", "malformed JSON");
+    check_400("[]", "body: must be an AdmissionReview object");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
+              "request: required");
+    check_400("{\"kind\":\"AdmissionReview\",\"request\":{}}", "apiVersion: required");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v2\",\"kind\":\"AdmissionReview\",\"request\":{}}",
+              "unsupported \"admission.k8s.io/v2\"");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{}}",
+              "request.uid: required");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+              "{\"uid\":5}}",
+              "request.uid: must be a string, not number");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+              "{\"uid\":\"u\",\"kind\":{\"version\":\"v1\",\"kind\":\"Pod\"},\"resource\":"
+              "{\"version\":\"v1\",\"resource\":\"pods\"}}}",
+              "request.operation: required");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+              "{\"uid\":\"u\",\"kind\":{\"version\":\"v1\"},\"resource\":"
+              "{\"version\":\"v1\",\"resource\":\"pods\"},\"operation\":\"CREATE\"}}",
+              "request.kind.kind: required");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+              "{\"uid\":\"u\",\"kind\":{\"version\":\"v1\",\"kind\":\"Pod\"},\"resource\":"
+              "{\"version\":\"v1\",\"resource\":\"pods\"},\"operation\":\"PATCH\"}}",
+              "request.operation: unsupported \"PATCH\"");
+    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+              "{\"uid\":\"u\",\"kind\":{\"version\":\"v1\",\"kind\":\"Pod\"},\"resource\":"
+              "{\"version\":\"v1\",\"resource\":\"pods\"},\"operation\":\"CREATE\",\"object\":[]}}",
+              "request.object: must be an object, not array");
+}
+
+static enum wh_err upper_kind(const char *desired, const json_t *objects, json_t **out,
+                              char **message)
+{
+    (void)message;
+    json_t *arr = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(objects, i, o)
+    {
+        json_t *c = json_deep_copy(o);
+        json_object_set_new(c, "apiVersion", json_string(desired));
+        json_array_append_new(arr, c);
+    }
+    *out = arr;
+    return WH_OK;
+}
+
+static enum wh_err refuse(const char *desired, const json_t *objects, json_t **out,
+                          char **message)
+{
+    (void)desired;
+    (void)objects;
+    *out = NULL;
+    *message = strdup("conversion is not allowed between same type *v1beta1.StatefulSet");
+    return WH_ERR_INVALID;
+}
+
+TEST(dispatch_conversion_review_codec)
+{
+    static const struct wh_route conv = {"/convert", WH_ROUTE_CONVERT, NULL, upper_kind, NULL, 0};
+    static const struct wh_route bad = {"/convert", WH_ROUTE_CONVERT, NULL, refuse, NULL, 0};
+    const char *body = "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\","
+                       "\"request\":{\"uid\":\"c-1\",\"desiredAPIVersion\":\"x/v2\",\"objects\":"
+                       "[{\"apiVersion\":\"x/v1\",\"n\":1},{\"apiVersion\":\"x/v1\",\"n\":2}]}}";
+    json_t *a = run(&conv, body, 200);
+    json_t *want = wh_test_json(
+        "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+        "{\"uid\":\"c-1\",\"convertedObjects\":[{\"apiVersion\":\"x/v2\",\"n\":1},"
+        "{\"apiVersion\":\"x/v2\",\"n\":2}],\"result\":{\"metadata\":{},\"status\":\"Success\"}}}");
+    CHECK_EQ_JSON(a, want);
+    json_decref(a);
+    json_decref(want);
+    a = run(&bad, body, 200);
+    want = wh_test_json(
+        "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"response\":"
+        "{\"uid\":\"c-1\",\"convertedObjects\":null,\"result\":{\"metadata\":{},\"status\":"
+        "\"Failure\",\"message\":\"conversion is not allowed between same type "
+        "*v1beta1.StatefulSet\"}}}");
+    CHECK_EQ_JSON(a, want);
+    json_decref(a);
+    json_decref(want);
+    a = run(&conv, "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\"}",
+            400);
+    CHECK(strstr(wh_json_str(a, "message"), "request: required") != NULL);
+    json_decref(a);
+    a = run(&conv,
+            "{\"apiVersion\":\"apiextensions.k8s.io/v1beta1\",\"kind\":\"ConversionReview\","
+            "\"request\":{\"uid\":\"c\",\"desiredAPIVersion\":\"x/v2\",\"objects\":{}}}",
+            400);
+    CHECK(strstr(wh_json_str(a, "message"), "request.objects: must be an array") != NULL);
+    json_decref(a);
+}
+
+TEST(admission_lossy_messages_stay_valid_json)
+{
+    struct wh_admission_response resp;
+    wh_admission_response_init(&resp);
+    wh_admission_deny(&resp, 403, "%s", "bad \xff byte and cut \xe2\x82");
+    struct wh_admission_request req = {.api_version = "admission.k8s.io/v1", .uid = "u"};
+    json_t *a = wh_admission_encode(&req, &resp);
+    CHECK_EQ_STR(wh_json_path_str(a, "response", "status", "message", NULL),
+                 "bad ? byte and cut ??");
+    json_decref(a);
+    wh_admission_response_fini(&resp);
+}
