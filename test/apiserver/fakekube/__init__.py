@@ -1,0 +1,1 @@
+"""Support package of the fake kube-apiserver (test/apiserver/apiserver.py)."""
