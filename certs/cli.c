@@ -1,0 +1,425 @@
+#include "certs/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "certs/atomic_dir.h"
+#include "certs/env.h"
+#include "certs/fs_store.h"
+#include "certs/keypair.h"
+#include "certs/pem.h"
+#include "util/mem.h"
+#include "util/str.h"
+
+enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_TROUBLE = 2 };
+
+static wh_certs_secret_reader_fn secret_reader;
+
+void wh_certs_cli_set_secret_reader(wh_certs_secret_reader_fn fn)
+{
+    secret_reader = fn;
+}
+
+static const char usage_main[] =
+    "usage: kruise-webhook certs <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  generate   create a new CA and serving certificate in a directory\n"
+    "  inspect    show and check the certificates of a directory or of the Secret\n"
+    "\n"
+    "Run 'kruise-webhook certs <command> --help' for the options of a command.\n";
+
+static const char usage_generate[] =
+    "usage: kruise-webhook certs generate --out DIR [--host H | --service S --namespace N]\n"
+    "                                     [--ecdsa] [--upstream-sans] [--days N]\n"
+    "\n"
+    "Generates a new self-signed CA and a serving certificate signed by it, and writes them\n"
+    "into DIR (created if needed) as ca-key.pem, ca-cert.pem, cert.pem, key.pem, tls.crt and\n"
+    "tls.key, replacing what is there atomically (..data symlink swap; keys mode 0600).\n"
+    "\n"
+    "  --out DIR         target directory (required)\n"
+    "  --host H          URL mode: the certificate is for H (an IP address becomes an IP SAN;\n"
+    "                    localhost adds 127.0.0.1 and ::1); default $WEBHOOK_HOST\n"
+    "  --service S       service mode: for S.N.svc (plus S, S.N, S.N.svc.cluster.local);\n"
+    "  --namespace N     defaults $SERVICE_NAME / $POD_NAMESPACE, kruise-webhook-service /\n"
+    "                    kruise-system\n"
+    "  --ecdsa           ECDSA P-256 keys instead of RSA 2048\n"
+    "  --upstream-sans   only the SANs upstream kruise-manager writes\n"
+    "  --days N          validity in days (default 3650)\n";
+
+static const char usage_inspect[] =
+    "usage: kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--json]\n"
+    "       kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]\n"
+    "\n"
+    "Shows subjects, SANs, serials and expiry of the CA and serving certificates, and checks\n"
+    "them as the controller does: key matches certificate, chains to the CA, names the host,\n"
+    "valid beyond the renewal margin ($CERTS_RENEW_BEFORE, default 180d).\n"
+    "Exit status: 0 valid, 1 invalid (the controller would regenerate), 2 error.\n"
+    "\n"
+    "  --host, --service, --namespace   the name to check (defaults as for the server)\n"
+    "  --secret [NAME]   read the Secret (default $SECRET_NAME) in --namespace instead\n"
+    "  --json            print the findings as JSON\n";
+
+struct args {
+    const char *out;
+    const char *dir;
+    const char *host;
+    const char *service;
+    const char *namespace;
+    const char *secret;
+    const char *days;
+    bool use_secret;
+    bool ecdsa;
+    bool upstream_sans;
+    bool json;
+    bool help;
+};
+
+/* Takes the value of option `name` given as "--name V" or "--name=V". Returns 1 when argv[*i]
+ * is that option (and *val set), 0 when it is not, -1 when the value is missing. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return 0;
+    if (argv[*i][n] == '=') {
+        *val = argv[*i] + n + 1;
+        return 1;
+    }
+    if (argv[*i][n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+static bool parse_args(int argc, char **argv, struct args *a)
+{
+    memset(a, 0, sizeof(*a));
+    const struct {
+        const char *name;
+        const char **dst;
+    } valued[] = {
+        {"--out", &a->out},         {"--host", &a->host},
+        {"--service", &a->service}, {"--namespace", &a->namespace},
+        {"--days", &a->days},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool matched = false;
+        for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]) && !matched; k++) {
+            const char *val = NULL;
+            int r = opt_value(argc, argv, &i, valued[k].name, &val);
+            if (r < 0) {
+                fprintf(stderr, "kruise-webhook certs: %s needs a value\n", valued[k].name);
+                return false;
+            }
+            if (r > 0) {
+                *valued[k].dst = val;
+                matched = true;
+            }
+        }
+        if (matched)
+            continue;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            a->help = true;
+        } else if (strcmp(arg, "--ecdsa") == 0) {
+            a->ecdsa = true;
+        } else if (strcmp(arg, "--upstream-sans") == 0) {
+            a->upstream_sans = true;
+        } else if (strcmp(arg, "--json") == 0) {
+            a->json = true;
+        } else if (strncmp(arg, "--secret=", 9) == 0) {
+            a->use_secret = true;
+            a->secret = arg + 9;
+        } else if (strcmp(arg, "--secret") == 0) {
+            a->use_secret = true;
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                a->secret = argv[++i];
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "kruise-webhook certs: unknown option %s\n", arg);
+            return false;
+        } else if (!a->dir) {
+            a->dir = arg;
+        } else {
+            fprintf(stderr, "kruise-webhook certs: unexpected argument %s\n", arg);
+            return false;
+        }
+    }
+    if (a->host && (a->service || a->namespace)) {
+        fprintf(stderr, "kruise-webhook certs: --host excludes --service/--namespace\n");
+        return false;
+    }
+    return true;
+}
+
+/* The target named on the command line, else the server's (environment) one. */
+static void pick_target(const struct args *a, const struct wh_certs_env *env,
+                        struct wh_certs_target *t)
+{
+    wh_certs_env_target(env, t);
+    if (a->host) {
+        t->host = a->host;
+    } else if (a->service || a->namespace) {
+        t->host = NULL;
+        if (a->service)
+            t->service = a->service;
+        if (a->namespace)
+            t->namespace = a->namespace;
+    }
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s ? s : "?";
+}
+
+static void print_list(const json_t *arr)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        printf("%s%s", i ? ", " : "", json_string_value(v));
+    }
+    if (json_array_size(arr) == 0)
+        printf("(none)");
+    printf("\n");
+}
+
+static void print_cert(const char *title, const json_t *c)
+{
+    printf("%s\n", title);
+    if (json_object_get(c, "error")) {
+        printf("  error:       %s\n", jstr(c, "error"));
+        return;
+    }
+    json_int_t left = json_integer_value(json_object_get(c, "secs_left"));
+    printf("  subject:     %s\n", jstr(c, "subject"));
+    printf("  issuer:      %s\n", jstr(c, "issuer"));
+    printf("  serial:      %s (0x%s)\n", jstr(c, "serial"), jstr(c, "serial_hex"));
+    printf("  not before:  %s\n", jstr(c, "not_before"));
+    printf("  not after:   %s (%lld days %s)\n", jstr(c, "not_after"),
+           (long long)((left < 0 ? -left : left) / 86400), left < 0 ? "ago, EXPIRED" : "left");
+    printf("  key:         %s\n", jstr(c, "key"));
+    printf("  CA:          %s\n", json_is_true(json_object_get(c, "is_ca")) ? "yes" : "no");
+    printf("  key usage:   ");
+    print_list(json_object_get(c, "key_usage"));
+    printf("  ext usage:   ");
+    print_list(json_object_get(c, "ext_key_usage"));
+    printf("  SANs:        ");
+    print_list(json_object_get(c, "sans"));
+    printf("  sha256:      %s\n", jstr(c, "sha256"));
+}
+
+static const char *yes_no(const json_t *r, const char *key)
+{
+    return json_is_true(json_object_get(r, key)) ? "yes" : "NO";
+}
+
+static void print_report(const char *where, const json_t *r)
+{
+    const json_t *k;
+    printf("source:        %s\n", where);
+    print_cert("CA certificate (ca-cert.pem)", json_object_get(r, "ca"));
+    print_cert("serving certificate (cert.pem, tls.crt)", json_object_get(r, "serving"));
+    k = json_object_get(r, "ca_key");
+    printf("CA key (ca-key.pem):           %s\n",
+           json_object_get(k, "error") ? jstr(k, "error") : jstr(k, "key"));
+    k = json_object_get(r, "serving_key");
+    printf("serving key (key.pem, tls.key): %s\n",
+           json_object_get(k, "error") ? jstr(k, "error") : jstr(k, "key"));
+    printf("checks\n");
+    printf("  serving key matches certificate: %s\n", yes_no(r, "pair_matches"));
+    printf("  CA key matches CA certificate:   %s\n", yes_no(r, "ca_pair_matches"));
+    printf("  serving certificate chains to CA: %s\n", yes_no(r, "chains"));
+    if (json_object_get(r, "host"))
+        printf("  valid for %s: %s\n", jstr(r, "host"), yes_no(r, "valid_for_host"));
+    printf("  CA reusable one more year:       %s\n", yes_no(r, "ca_reusable"));
+    printf("  verdict (renewal margin %lld days): %s\n",
+           (long long)json_integer_value(json_object_get(r, "renew_before_secs")) / 86400,
+           jstr(r, "verdict"));
+    if (strcmp(jstr(r, "verdict"), "valid") != 0)
+        printf("  reason: %s\n", jstr(r, "reason"));
+}
+
+/* For inspect: the four files one by one, so that a partial directory can still be shown. */
+static enum wh_err read_dir_lenient(const char *dir, struct wh_certs_bundle **out,
+                                    struct wh_errbuf *eb)
+{
+    enum wh_err rc = wh_certs_fs_read(dir, out, eb);
+    if (rc != WH_ERR_NOT_FOUND)
+        return rc;
+    struct wh_certs_bundle *b = wh_certs_bundle_new();
+    for (int i = 0; i < WH_CERTS_N_ITEMS; i++) {
+        const char *name = wh_certs_bundle_item_name((enum wh_certs_item)i);
+        char *data = NULL;
+        size_t len = 0;
+        rc = wh_certs_atomic_dir_read(dir, &name, 1, WH_CERTS_PEM_MAX, &data, &len, eb);
+        if (rc == WH_ERR_NOT_FOUND)
+            continue;
+        if (rc == WH_OK)
+            rc = wh_certs_bundle_set(b, (enum wh_certs_item)i, data, len);
+        if (data)
+            memset(data, 0, len);
+        free(data);
+        if (rc) {
+            wh_certs_bundle_free(b);
+            return rc;
+        }
+    }
+    *out = b;
+    return WH_OK;
+}
+
+static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
+{
+    int status = EXIT_TROUBLE;
+    struct wh_certs_bundle *b = NULL;
+    struct wh_errbuf eb = {{0}};
+    struct wh_certs_target t;
+    char *dns_name = NULL, *where = NULL;
+    json_t *report = NULL;
+
+    if (a->use_secret == (a->dir != NULL)) {
+        fprintf(stderr, "%s", usage_inspect);
+        return EXIT_TROUBLE;
+    }
+    if (a->use_secret) {
+        const char *name = a->secret && *a->secret ? a->secret : env->secret_name;
+        const char *ns = a->namespace ? a->namespace : env->pod_namespace;
+        if (!secret_reader) {
+            fprintf(stderr,
+                    "kruise-webhook certs inspect --secret: reading Secret %s/%s needs a "
+                    "cluster connection, which this build cannot make yet\n",
+                    ns, name);
+            return EXIT_TROUBLE;
+        }
+        if (secret_reader(ns, name, &b, &eb) != WH_OK) {
+            fprintf(stderr, "kruise-webhook certs inspect: Secret %s/%s: %s\n", ns, name, eb.msg);
+            return EXIT_TROUBLE;
+        }
+        where = wh_str_printf("Secret %s/%s", ns, name);
+    } else {
+        if (read_dir_lenient(a->dir, &b, &eb) != WH_OK) {
+            fprintf(stderr, "kruise-webhook certs inspect: %s\n", eb.msg);
+            return EXIT_TROUBLE;
+        }
+        where = wh_str_printf("directory %s", a->dir);
+    }
+    /* As in the server, one namespace holds the Secret and names the service. */
+    pick_target(a, env, &t);
+    dns_name = wh_certs_target_dns_name(&t);
+    report = wh_certs_bundle_inspect(b, dns_name, time(NULL), env->renew_before_secs);
+    if (a->json) {
+        int r = json_object_set_new(report, "source", json_string(where));
+        WH_ASSERT(r == 0);
+        char *text = json_dumps(report, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+    } else {
+        print_report(where, report);
+    }
+    status = strcmp(jstr(report, "verdict"), "valid") == 0 ? EXIT_VALID : EXIT_INVALID;
+    json_decref(report);
+    free(dns_name);
+    free(where);
+    wh_certs_bundle_free(b);
+    return status;
+}
+
+static int cmd_generate(const struct args *a, const struct wh_certs_env *env)
+{
+    struct wh_certs_gen_opts o;
+    struct wh_certs_target t;
+    struct wh_certs_bundle *b = NULL;
+    struct wh_errbuf eb = {{0}};
+    int status = EXIT_TROUBLE;
+    char *dns_name = NULL;
+    json_t *report = NULL;
+
+    if (!a->out || a->dir) {
+        fprintf(stderr, "%s", usage_generate);
+        return EXIT_TROUBLE;
+    }
+    wh_certs_gen_opts_init(&o);
+    o.key_type = a->ecdsa ? WH_CERTS_KEY_ECDSA : WH_CERTS_KEY_RSA;
+    o.upstream_sans = a->upstream_sans;
+    if (a->days) {
+        long long days = 0;
+        if (wh_str_to_ll(a->days, 1, 36500, &days) != WH_OK) {
+            fprintf(stderr, "kruise-webhook certs generate: --days must be 1..36500\n");
+            return EXIT_TROUBLE;
+        }
+        o.validity_secs = (int64_t)days * 86400;
+    }
+    pick_target(a, env, &t);
+    dns_name = wh_certs_target_dns_name(&t);
+    if (!dns_name) {
+        fprintf(stderr, "kruise-webhook certs generate: no host, or no service and namespace\n");
+        goto out;
+    }
+    if (wh_certs_bundle_generate(&o, &t, NULL, &b, NULL, &eb) != WH_OK ||
+        wh_certs_fs_write(a->out, b, NULL, &eb) != WH_OK) {
+        fprintf(stderr, "kruise-webhook certs generate: %s\n", eb.msg);
+        goto out;
+    }
+    report = wh_certs_bundle_inspect(b, dns_name, time(NULL), 0);
+    const json_t *s = json_object_get(report, "serving");
+    printf("wrote %s/{ca-key.pem,ca-cert.pem,cert.pem,key.pem,tls.crt,tls.key}\n", a->out);
+    printf("  CA:       %s, serial %s, until %s\n", jstr(json_object_get(report, "ca"), "subject"),
+           jstr(json_object_get(report, "ca"), "serial"),
+           jstr(json_object_get(report, "ca"), "not_after"));
+    printf("  serving:  %s, serial %s, until %s\n", jstr(s, "subject"), jstr(s, "serial"),
+           jstr(s, "not_after"));
+    printf("  key:      %s\n", jstr(s, "key"));
+    printf("  SANs:     ");
+    print_list(json_object_get(s, "sans"));
+    status = EXIT_VALID;
+out:
+    json_decref(report);
+    wh_certs_bundle_free(b);
+    free(dns_name);
+    return status;
+}
+
+int wh_certs_cli_main(int argc, char **argv)
+{
+    struct args a;
+    struct wh_certs_env env;
+    struct wh_errbuf eb = {{0}};
+    int status;
+
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        fprintf(argc < 2 ? stderr : stdout, "%s", usage_main);
+        return argc < 2 ? EXIT_TROUBLE : EXIT_VALID;
+    }
+    const char *cmd = argv[1];
+    bool is_generate = strcmp(cmd, "generate") == 0, is_inspect = strcmp(cmd, "inspect") == 0;
+    if (!is_generate && !is_inspect) {
+        fprintf(stderr, "kruise-webhook certs: unknown command %s\n\n%s", cmd, usage_main);
+        return EXIT_TROUBLE;
+    }
+    const char *usage = is_generate ? usage_generate : usage_inspect;
+    if (!parse_args(argc - 1, argv + 1, &a)) {
+        fprintf(stderr, "\n%s", usage);
+        return EXIT_TROUBLE;
+    }
+    if (a.help) {
+        printf("%s", usage);
+        return EXIT_VALID;
+    }
+    if (wh_certs_env_load(&env, &eb) != WH_OK) {
+        fprintf(stderr, "kruise-webhook certs: %s\n", eb.msg);
+        return EXIT_TROUBLE;
+    }
+    status = is_generate ? cmd_generate(&a, &env) : cmd_inspect(&a, &env);
+    wh_certs_env_fini(&env);
+    return status;
+}

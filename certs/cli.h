@@ -1,0 +1,32 @@
+#ifndef WH_CERTS_CLI_H
+#define WH_CERTS_CLI_H
+
+/* Operator commands for certificates:
+ *   kruise-webhook certs generate --out DIR [--host H | --service S --namespace N]
+ *                                 [--ecdsa] [--upstream-sans] [--days N]
+ *   kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--json]
+ *   kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]
+ * Defaults for host/service/namespace, the Secret name and the renewal margin come from the
+ * environment as for the server (CERT-01). Exit status: 0 success (inspect: the set is
+ * valid), 1 inspect found the set invalid, 2 usage, I/O or generation error.
+ * Thread rule: run from main before any thread starts (reads the environment). */
+
+#include "certs/bundle.h"
+#include "util/err.h"
+
+/* argv[0] is the word "certs"; argv[1] the command. main() wires it as
+ * `if (argc > 1 && strcmp(argv[1], "certs") == 0) return wh_certs_cli_main(argc - 1, argv + 1);` */
+int wh_certs_cli_main(int argc, char **argv);
+
+/* How `inspect --secret` reads Secret namespace/name: fills *out (new bundle) from the data
+ * keys ca-key.pem, ca-cert.pem, cert.pem, key.pem (CERT-32). Installed by the Kubernetes
+ * client code once it exists; until then the command says it needs a cluster connection
+ * and exits 2. */
+typedef enum wh_err (*wh_certs_secret_reader_fn)(const char *ns, const char *name,
+                                                 struct wh_certs_bundle **out,
+                                                 struct wh_errbuf *eb);
+
+/* Installs the reader (NULL removes it). Call before wh_certs_cli_main. */
+void wh_certs_cli_set_secret_reader(wh_certs_secret_reader_fn fn);
+
+#endif
