@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certs/cli.h"
 #include "config/config.h"
 #include "handlers/registry.h"
 #include "log/log.h"
@@ -124,7 +125,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "kruise-webhook: curl_global_init failed\n");
         return 1;
     }
-    int status = serve(argc, argv);
+    int status;
+    if (argc > 1 && strcmp(argv[1], "certs") == 0)
+        status = wh_certs_cli_main(argc - 1, argv + 1);
+    else
+        status = serve(argc, argv);
     curl_global_cleanup();
     return status;
 }

@@ -150,13 +150,25 @@ void wh_object_unref(struct wh_object *o)
     free(o);
 }
 
-/* Fields that no handler reads and that can be most of an object's size. */
-static void strip(json_t *obj)
+/* Returns: new ref; obj without the fields that no handler reads and that can be most of an
+ * object's size. obj itself is not modified: only the levels on the way are copied. */
+static json_t *stripped(const json_t *obj)
 {
+    static const char last_applied[] = "kubectl.kubernetes.io/last-applied-configuration";
     json_t *meta = json_object_get(obj, "metadata");
-    json_object_del(meta, "managedFields");
     json_t *ann = json_object_get(meta, "annotations");
-    json_object_del(ann, "kubectl.kubernetes.io/last-applied-configuration");
+    if (!json_object_get(meta, "managedFields") && !json_object_get(ann, last_applied))
+        return json_incref((json_t *)(uintptr_t)obj);
+    json_t *top = json_copy((json_t *)(uintptr_t)obj);
+    json_t *m = json_copy(meta);
+    json_object_del(m, "managedFields");
+    if (json_object_get(ann, last_applied)) {
+        json_t *a = json_copy(ann);
+        json_object_del(a, last_applied);
+        json_object_set_new(m, "annotations", a);
+    }
+    json_object_set_new(top, "metadata", m);
+    return top;
 }
 
 struct key_collector {
@@ -171,10 +183,11 @@ static void collect_key(void *ctx, const char *key)
         WH_PANIC("index keys of one object exceed %zu bytes", kc->keys._cap);
 }
 
-/* Steals: obj. */
-static struct wh_object *object_new(struct wh_cache *c, json_t *obj)
+/* Steals: in. */
+static struct wh_object *object_new(struct wh_cache *c, json_t *in)
 {
-    strip(obj);
+    json_t *obj = stripped(in);
+    json_decref(in);
     const char *ns = wh_json_meta_str(obj, "namespace");
     const char *name = wh_json_meta_str(obj, "name");
     const char *rv = wh_json_meta_str(obj, "resourceVersion");
@@ -506,7 +519,6 @@ void wh_cache_replace_all_new(struct wh_cache *c, json_t *items)
         const char *name = wh_json_meta_str(item, "name");
         if (!json_is_object(item) || !name || !name[0])
             continue;
-        /* items is ours (stolen), so object_new may strip each item in place. */
         struct wh_object *o = object_new(c, json_incref(item));
         char key[512];
         object_key(o->ns, o->name, key, sizeof(key));

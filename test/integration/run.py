@@ -1,0 +1,537 @@
+#!/usr/bin/env python3
+"""Integration tests: the real kruise-webhook binary over HTTPS, driven like the API server
+drives it. Each test starts its own server (port 0, ports read from the log) in a scratch
+directory. Prints one line per failure and ends with "N passed, N failed".
+
+Usage: run.py --bin build/kruise-webhook [--harness build/test/vector-harness] [test-name ...]
+"""
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import warnings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = None
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def gen_certs(directory, host="127.0.0.1"):
+    """A throwaway CA and serving certificate, made by the project's own certs/ code."""
+    subprocess.run([BIN, "certs", "generate", "--out", directory, "--host", host],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def serial_of(cert_pem_path):
+    out = subprocess.run([BIN, "certs", "inspect", os.path.dirname(cert_pem_path), "--json"],
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+class Server:
+    """A running kruise-webhook with its log captured."""
+
+    def __init__(self, workdir, args=(), env=None, cert_dir=None, certs=True):
+        self.workdir = workdir
+        self.cert_dir = cert_dir or os.path.join(workdir, "certs")
+        if certs and not os.path.exists(os.path.join(self.cert_dir, "tls.crt")):
+            gen_certs(self.cert_dir)
+        self.log_path = os.path.join(workdir, "server.log")
+        self.log = open(self.log_path, "wb")
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        cmd = [BIN, "--port", "0", "--cert-dir", self.cert_dir, "--health-addr", "127.0.0.1:0",
+               "--metrics-addr", "127.0.0.1:0", "--cert-reload-interval", "200ms"] + list(args)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=full_env)
+        self.port = self.health_port = self.metrics_port = None
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            m = re.search(rb"listening https=(\d+) health=(\d+) metrics=(\d+)", self.read_log())
+            if m:
+                self.port, self.health_port, self.metrics_port = map(int, m.groups())
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise Failure("server did not start:\n" + self.read_log().decode(errors="replace"))
+
+    def read_log(self):
+        with open(self.log_path, "rb") as f:
+            return f.read()
+
+    def ssl_context(self, ca=None):
+        ctx = ssl.create_default_context(cafile=ca or os.path.join(self.cert_dir, "ca-cert.pem"))
+        return ctx
+
+    def conn(self, ctx=None):
+        return http.client.HTTPSConnection("127.0.0.1", self.port, context=ctx or self.ssl_context(),
+                                           timeout=10)
+
+    def request(self, method, path, body=None, headers=None, conn=None):
+        own = conn is None
+        c = conn or self.conn()
+        h = {"Content-Type": "application/json"}
+        h.update(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        c.request(method, path, body=body, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        if own:
+            c.close()
+        return r.status, dict(r.getheaders()), data
+
+    def plain(self, port, path):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("GET", path)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        """Stops the server; a non-zero exit (a crash, or a sanitizer report) fails the test."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise Failure("server did not exit within %ss of the signal" % timeout)
+        self.log.close()
+        log = self.read_log()
+        if self.proc.returncode != 0 or b"Sanitizer" in log or b"runtime error" in log:
+            raise Failure("server exited with %s:\n%s" % (self.proc.returncode,
+                                                        log[-3000:].decode(errors="replace")))
+        return self.proc.returncode
+
+
+def admission_review(obj=None, old=None, operation="CREATE", kind="Pod", resource="pods",
+                     group="", version="v1", namespace="default", name="p", api="v1",
+                     uid="11111111-2222-3333-4444-555555555555", options_kind="CreateOptions"):
+    return {
+        "apiVersion": "admission.k8s.io/" + api,
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": group, "version": version, "kind": kind},
+            "resource": {"group": group, "version": version, "resource": resource},
+            "operation": operation,
+            "namespace": namespace,
+            "name": name,
+            "object": obj,
+            "oldObject": old,
+            "dryRun": False,
+            "options": {"apiVersion": "meta.k8s.io/v1", "kind": options_kind},
+            "userInfo": {"username": "tester"},
+        },
+    }
+
+
+def conversion_review(objects, desired="apps.kruise.io/v1beta1", uid="c-1"):
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+            "request": {"uid": uid, "desiredAPIVersion": desired, "objects": objects}}
+
+
+def apply_patch(doc, patch):
+    """RFC 6902 add/remove/replace, enough for the patches the server sends."""
+    import copy
+    doc = copy.deepcopy(doc)
+
+    def walk(ptr):
+        toks = [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]]
+        return toks[:-1], toks[-1]
+
+    for op in patch:
+        parents, last = walk(op["path"])
+        cur = doc
+        for t in parents:
+            cur = cur[int(t)] if isinstance(cur, list) else cur[t]
+        if op["op"] == "add":
+            if isinstance(cur, list):
+                cur.insert(len(cur) if last == "-" else int(last), op["value"])
+            else:
+                cur[last] = op["value"]
+        elif op["op"] == "replace":
+            cur[int(last) if isinstance(cur, list) else last] = op["value"]
+        elif op["op"] == "remove":
+            del cur[int(last) if isinstance(cur, list) else last]
+        else:
+            raise Failure("unexpected op %s" % op["op"])
+    return doc
+
+
+def metric(text, name, **labels):
+    for line in text.splitlines():
+        if not line.startswith(name):
+            continue
+        m = re.match(r"([a-z_]+)(\{(.*)\})? (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(3) or ""))
+        if all(got.get(k) == v for k, v in labels.items()):
+            return float(m.group(4))
+    return None
+
+
+# --- the tests ----------------------------------------------------------------------------
+
+
+@test
+def health_and_readiness(tmp):
+    s = Server(tmp)
+    try:
+        check(s.request("GET", "/healthz")[2] == b"ok", "/healthz on HTTPS")
+        st, _, body = s.request("GET", "/readyz")
+        check(st == 200, "/readyz on HTTPS is %d %s" % (st, body))
+        check(s.plain(s.health_port, "/healthz") == (200, b"ok"), "/healthz on the health port")
+        check(s.plain(s.health_port, "/readyz")[0] == 200, "/readyz on the health port")
+        check(s.plain(s.health_port, "/metrics")[0] == 404, "no /metrics on the health port")
+        st, text = s.plain(s.metrics_port, "/metrics")
+        check(st == 200 and b"# TYPE" in text, "/metrics on the metrics port")
+    finally:
+        check(s.stop() == 0, "exit status 0")
+
+
+@test
+def not_ready_until_a_certificate_appears(tmp):
+    certs = os.path.join(tmp, "later")
+    os.makedirs(certs)
+    s = Server(tmp, cert_dir=certs, certs=False)
+    try:
+        st, body = s.plain(s.health_port, "/readyz")
+        check(st == 503 and b"certificates" in body, "readyz before certs: %d %s" % (st, body))
+        gen_certs(certs)
+        deadline = time.time() + 5
+        while time.time() < deadline and s.plain(s.health_port, "/readyz")[0] != 200:
+            time.sleep(0.05)
+        check(s.plain(s.health_port, "/readyz")[0] == 200, "ready once the certificate appears")
+        check(s.request("GET", "/healthz")[0] == 200, "HTTPS works with the new certificate")
+    finally:
+        s.stop()
+
+
+@test
+def bad_requests_get_clear_http_errors(tmp):
+    s = Server(tmp)
+    try:
+        st, _, body = s.request("POST", "/no-such-webhook", body="{}")
+        check(st == 404, "unknown path: %d" % st)
+        check(json.loads(body)["kind"] == "Status", "404 body is a Status")
+        st, hdrs, _ = s.request("GET", "/convert")
+        check(st == 405 and hdrs.get("Allow") == "POST", "GET on a webhook: %d %s" % (st, hdrs))
+        st, _, body = s.request("POST", "/convert", body="{}", headers={"Content-Type": "text/plain"})
+        check(st == 415, "text/plain: %d" % st)
+        st, _, _ = s.request("POST", "/convert", body="{}",
+                             headers={"Content-Type": "application/json; charset=utf-8"})
+        check(st == 400, "json with charset is accepted (then 400 for the empty review): %d" % st)
+        st, _, body = s.request("POST", "/convert", body='{"apiVersion": ')
+        msg = json.loads(body)["message"]
+        check(st == 400 and "line 1, column" in msg, "malformed JSON: %d %s" % (st, msg))
+        st, _, body = s.request("POST", "/convert", body=json.dumps(
+            {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"}))
+        check(st == 400 and "request: required" in json.loads(body)["message"], "missing request")
+        review = conversion_review([])
+        del review["request"]["uid"]
+        st, _, body = s.request("POST", "/convert", body=json.dumps(review))
+        check(st == 400 and "request.uid: required" in json.loads(body)["message"], "missing uid")
+    finally:
+        s.stop()
+
+
+@test
+def body_over_the_cap_is_413(tmp):
+    s = Server(tmp, args=["--max-body-bytes", "4096"])
+    try:
+        big = json.dumps(conversion_review([{"pad": "x" * 8000}]))
+        st, _, _ = s.request("POST", "/convert", body=big)
+        check(st == 413, "Content-Length over the cap: %d" % st)
+        # Chunked: no Content-Length, the cap is found while reading.
+        c = s.conn()
+        c.putrequest("POST", "/convert")
+        c.putheader("Content-Type", "application/json")
+        c.putheader("Transfer-Encoding", "chunked")
+        c.endheaders()
+        for i in range(0, len(big), 1000):
+            part = big[i:i + 1000].encode()
+            c.send(b"%x\r\n%s\r\n" % (len(part), part))
+        c.send(b"0\r\n\r\n")
+        r = c.getresponse()
+        r.read()
+        check(r.status == 413, "chunked body over the cap: %d" % r.status)
+        c.close()
+        small = json.dumps(conversion_review([]))
+        check(s.request("POST", "/convert", body=small)[0] == 200, "server still answers")
+    finally:
+        s.stop()
+
+
+@test
+def tls_versions(tmp):
+    s = Server(tmp)
+    try:
+        for version in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+            ctx = s.ssl_context()
+            ctx.minimum_version = ctx.maximum_version = version
+            check(s.request("GET", "/healthz", conn=s.conn(ctx))[0] == 200, "%s works" % version)
+        ctx = s.ssl_context()
+        ctx.minimum_version = ssl.TLSVersion.MINIMUM_SUPPORTED
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+        try:
+            s.request("GET", "/healthz", conn=s.conn(ctx))
+            raise Failure("TLS 1.1 was accepted")
+        except (ssl.SSLError, ConnectionError, OSError):
+            pass
+    finally:
+        s.stop()
+
+
+@test
+def metrics_count_requests(tmp):
+    s = Server(tmp)
+    try:
+        review = json.dumps(conversion_review([]))
+        for _ in range(3):
+            check(s.request("POST", "/convert", body=review)[0] == 200, "review answered")
+        s.request("POST", "/convert", body="nope")
+        text = s.plain(s.metrics_port, "/metrics")[1].decode()
+        ok = metric(text, "controller_runtime_webhook_requests_total", webhook="/convert", code="200")
+        bad = metric(text, "controller_runtime_webhook_requests_total", webhook="/convert", code="400")
+        check(ok == 3 and bad == 1, "requests_total 200=%s 400=%s" % (ok, bad))
+        count = metric(text, "controller_runtime_webhook_latency_seconds_count", webhook="/convert")
+        check(count == 4, "latency histogram count %s" % count)
+        # MHD reports a request completed just after the client has its answer: allow a moment.
+        deadline = time.time() + 2
+        while True:
+            text = s.plain(s.metrics_port, "/metrics")[1].decode()
+            flight = metric(text, "controller_runtime_webhook_requests_in_flight", webhook="/convert")
+            if flight == 0 or time.time() > deadline:
+                break
+            time.sleep(0.02)
+        check(flight == 0, "in flight %s" % flight)
+    finally:
+        s.stop()
+
+
+def swap_cert_dir(cert_dir, new_dir):
+    """Replaces the files as the kubelet does: a new directory, then an atomic symlink swap."""
+    stamp = "..%d" % time.time_ns()
+    os.rename(new_dir, os.path.join(cert_dir, stamp))
+    tmp_link = os.path.join(cert_dir, "..data_tmp")
+    os.symlink(stamp, tmp_link)
+    os.rename(tmp_link, os.path.join(cert_dir, "..data"))
+
+
+def peer_serial(s, ctx):
+    c = s.conn(ctx)
+    c.connect()
+    der = c.sock.getpeercert(binary_form=True)
+    c.close()
+    return der
+
+
+@test
+def certificate_hot_reload_under_load(tmp):
+    # The cert dir in the kubelet layout: files are symlinks into ..data.
+    cert_dir = os.path.join(tmp, "mounted")
+    os.makedirs(cert_dir)
+    first = os.path.join(tmp, "gen1")
+    gen_certs(first)
+    names = [n for n in os.listdir(first) if not n.startswith("..")]
+    plain1 = os.path.join(tmp, "plain1")
+    os.makedirs(plain1)
+    for n in names:
+        shutil.copy(os.path.join(first, n), os.path.join(plain1, n))
+    swap_cert_dir(cert_dir, plain1)
+    for n in names:
+        os.symlink(os.path.join("..data", n), os.path.join(cert_dir, n))
+    second = os.path.join(tmp, "gen2")
+    gen_certs(second)
+    # Clients trust both CAs, as they do while a caBundle carries old and new.
+    bundle = os.path.join(tmp, "bundle.pem")
+    with open(bundle, "w") as out:
+        for d in (first, second):
+            out.write(open(os.path.join(d, "ca-cert.pem")).read())
+    s = Server(tmp, cert_dir=cert_dir, certs=False)
+    errors, done = [], threading.Event()
+    count = [0]
+
+    def loop():
+        review = json.dumps(conversion_review([]))
+        while not done.is_set():
+            try:
+                c = s.conn(s.ssl_context(bundle))  # a new handshake each time
+                st = s.request("POST", "/convert", body=review, conn=c)[0]
+                c.close()
+                if st != 200:
+                    errors.append(st)
+                count[0] += 1
+            except Exception as e:  # noqa: BLE001 - any failure counts
+                errors.append(repr(e))
+
+    try:
+        ctx = s.ssl_context(bundle)
+        before = peer_serial(s, ctx)
+        threads = [threading.Thread(target=loop) for _ in range(3)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        plain2 = os.path.join(tmp, "plain2")
+        os.makedirs(plain2)
+        for n in names:
+            shutil.copy(os.path.join(second, n), os.path.join(plain2, n))
+        swap_cert_dir(cert_dir, plain2)
+        deadline = time.time() + 5
+        after = before
+        while time.time() < deadline and after == before:
+            time.sleep(0.05)
+            after = peer_serial(s, ctx)
+        time.sleep(0.3)
+        done.set()
+        for t in threads:
+            t.join()
+        check(after != before, "a new handshake sees the new certificate")
+        check(not errors, "no failed request during the swap: %s" % errors[:5])
+        check(count[0] > 10, "the request loop kept running (%d requests)" % count[0])
+        check(s.proc.poll() is None, "no restart")
+    finally:
+        done.set()
+        s.stop()
+
+
+@test
+def sigterm_drains_in_flight_requests(tmp):
+    s = Server(tmp, args=["--shutdown-grace", "5s"])
+    try:
+        review = json.dumps(conversion_review([])).encode()
+        # An idle keep-alive connection and a request whose body is still arriving.
+        idle = s.conn()
+        st, _, _ = s.request("GET", "/healthz", conn=idle)
+        check(st == 200, "keep-alive connection works")
+        busy = s.conn()
+        busy.putrequest("POST", "/convert")
+        busy.putheader("Content-Type", "application/json")
+        busy.putheader("Content-Length", str(len(review)))
+        busy.endheaders()
+        busy.send(review[:10])
+        time.sleep(0.2)
+        s.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        check(s.proc.poll() is None, "still running while a request is in flight")
+        st, body = s.plain(s.health_port, "/readyz")
+        check(st == 503, "not ready while draining: %d %s" % (st, body))
+        try:
+            socket.create_connection(("127.0.0.1", s.port), timeout=1).close()
+            refused = False
+        except OSError:
+            refused = True
+        check(refused, "new connections are refused while draining")
+        busy.send(review[10:])
+        r = busy.getresponse()
+        r.read()
+        check(r.status == 200, "the in-flight request was answered: %d" % r.status)
+        check((r.getheader("Connection") or "").lower() == "close", "with Connection: close")
+        s.proc.wait(5)
+        check(s.proc.returncode == 0, "exit 0 (got %s)" % s.proc.returncode)
+        try:
+            idle.request("GET", "/healthz")
+            idle.getresponse()
+            raise Failure("the idle keep-alive connection was left open")
+        except (ConnectionError, http.client.HTTPException, OSError):
+            pass
+    finally:
+        s.stop()
+
+
+@test
+def grace_period_bounds_the_drain(tmp):
+    s = Server(tmp, args=["--shutdown-grace", "1s"])
+    try:
+        stuck = s.conn()
+        stuck.putrequest("POST", "/convert")
+        stuck.putheader("Content-Type", "application/json")
+        stuck.putheader("Content-Length", "1000")
+        stuck.endheaders()
+        stuck.send(b"{")
+        time.sleep(0.1)
+        t0 = time.time()
+        s.proc.send_signal(signal.SIGINT)
+        s.proc.wait(5)
+        took = time.time() - t0
+        check(s.proc.returncode == 0, "exit 0 after SIGINT")
+        check(0.8 < took < 4, "exited after the grace period (%.2fs)" % took)
+    finally:
+        s.stop()
+
+
+@test
+def bad_flags_fail_before_starting(tmp):
+    for args, want in ((["--port", "x"], "--port"), (["--feature-gates", "Nope=true"], "Nope"),
+                       (["--log-format", "xml"], "--log-format")):
+        r = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=10)
+        check(r.returncode == 2 and want in r.stderr, "%s: %d %s" % (args, r.returncode, r.stderr))
+    r = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0 and "--max-body-bytes" in r.stdout and "WEBHOOK_PORT" in r.stdout,
+          "--help lists flags and variables")
+
+
+def main():
+    global BIN
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--harness")
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+    BIN = os.path.abspath(args.bin)
+    passed = failed = 0
+    for fn in TESTS:
+        if args.names and fn.__name__ not in args.names:
+            continue
+        tmp = tempfile.mkdtemp(prefix="wh-it-")
+        t0 = time.time()
+        try:
+            fn(tmp)
+            passed += 1
+            shutil.rmtree(tmp, ignore_errors=True)
+        except Exception as e:  # noqa: BLE001 - report every kind of failure
+            failed += 1
+            print("FAIL %s: %s" % (fn.__name__, e if isinstance(e, Failure) else traceback.format_exc()))
+            print("  (logs kept in %s)" % tmp)
+        if os.environ.get("WH_TEST_VERBOSE"):
+            print("  %s %.2fs" % (fn.__name__, time.time() - t0))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+#ifndef WH_KUBE_CLUSTER_H
+#define WH_KUBE_CLUSTER_H
+
+/* Cluster state as the handlers see it, with one interface for two backends:
+ *  - API: a Kubernetes client, versions from discovery, one informer per declared cache;
+ *  - standalone: objects loaded from local YAML/JSON files (--state), no API server; writes
+ *    apply to the in-memory store and are logged.
+ * Handlers declare the caches they need before start; only those are kept.
+ * Thread rule: declare and start on the main thread before the HTTP server starts; afterwards
+ * every function is thread-safe. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kube/cache.h"
+#include "kube/client.h"
+#include "kube/resource.h"
+#include "util/err.h"
+
+struct wh_cluster;
+
+/* Steals: client. */
+WH_NODISCARD enum wh_err wh_cluster_new_api(struct wh_kube_client *client,
+                                            struct wh_cluster **out, struct wh_errbuf *eb);
+/* Loads every object of state_path: a file or a directory of .yaml/.yml/.json files (sorted by
+ * name; not recursive), multi-document YAML allowed. NULL or "" = empty cluster. Errors name
+ * file:line:col. */
+WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path,
+                                                   struct wh_cluster **out,
+                                                   struct wh_errbuf *eb);
+/* Stops informers and frees everything. Accepts NULL. */
+void wh_cluster_free(struct wh_cluster *cl);
+
+bool wh_cluster_standalone(const struct wh_cluster *cl);
+/* Returns: borrowed; NULL in standalone mode. */
+struct wh_kube_client *wh_cluster_client(struct wh_cluster *cl);
+
+/* Declares a cache of resource id, limited to namespace ns (NULL = every namespace), and returns
+ * it so the caller can add views and indexes before start. Declaring the same resource twice
+ * returns the same cache; the scopes must agree (programming error otherwise). */
+struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id,
+                                    const char *ns);
+/* Returns: borrowed; the declared cache, or NULL when nobody declared it. */
+struct wh_cache *wh_cluster_cache(struct wh_cluster *cl, enum wh_resource_id id);
+
+/* API mode: resolves versions by discovery and starts one informer per declared cache.
+ * Standalone: fills the declared caches and marks them synced. */
+WH_NODISCARD enum wh_err wh_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb);
+
+/* True when every declared cache has synced; else why names one that has not. */
+bool wh_cluster_synced(struct wh_cluster *cl, char *why, size_t whysz);
+
+/* Returns: the version in use for id (the cluster's choice among the catalogue's candidates once
+ * started; the first candidate before, or when the group is not served). */
+const char *wh_cluster_version(const struct wh_cluster *cl, enum wh_resource_id id);
+
+/* Live, paginated list straight from the API server (or the standalone store), for decisions
+ * that must not trust a cache and are rare (deletion protection). ns NULL = all namespaces.
+ * fn gets each item (borrowed). Standalone mode supports no selectors (WH_ERR_INVALID). */
+WH_NODISCARD enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group,
+                                              const char *version, const char *resource,
+                                              const char *ns, const char *label_selector,
+                                              wh_kube_item_fn fn, void *arg,
+                                              struct wh_errbuf *eb);
+
+/* Writes obj (borrowed) with PUT, to the status subresource when status is true. A stale
+ * metadata.resourceVersion returns WH_ERR_CONFLICT for the caller to re-read and retry.
+ * Returns in *out (may be NULL): new ref, the object as stored. */
+WH_NODISCARD enum wh_err wh_cluster_update(struct wh_cluster *cl, enum wh_resource_id id,
+                                           const json_t *obj, bool status, json_t **out,
+                                           struct wh_errbuf *eb);
+
+#endif
