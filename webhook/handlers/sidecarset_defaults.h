@@ -1,0 +1,27 @@
+#ifndef WH_HANDLERS_SIDECARSET_DEFAULTS_H
+#define WH_HANDLERS_SIDECARSET_DEFAULTS_H
+
+/* SidecarSet defaulting as upstream's SetDefaultsSidecarSet / SetDefaultsSidecarSetV1beta1
+ * (apis/apps/defaults; spec sidecarset.md 6.1), identical for v1alpha1 and v1beta1: update
+ * strategy, revisionHistoryLimit, patchPodMetadata policy, injection revision policy, volumes,
+ * and per sidecar the SidecarSet fields plus the core/v1 container defaults upstream applies.
+ * Existing non-empty values are never changed.
+ * Thread rule: thread-safe (no shared state); the object passed is modified in place and must
+ * not be shared. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Defaults a whole SidecarSet object (apiVersion/kind/metadata/spec/status), in place. */
+void wh_sidecarset_defaults(json_t *sidecarset);
+
+/* Defaults one SidecarContainer in place: init selects the default podInjectPolicy
+ * (AfterAppContainer for init containers, BeforeAppContainer for containers). */
+void wh_sidecarset_default_container(json_t *container, bool init);
+
+/* core/v1 defaults of a volume list (SetDefaultPodVolumes), in place: a volume without a source
+ * becomes emptyDir, defaultMode 420, hostPath.type "", fieldRef apiVersion v1, projected token
+ * expirationSeconds 3600. Anything but an array is left alone. */
+void wh_sidecarset_default_volumes(json_t *volumes);
+
+#endif
