@@ -193,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
                      "userAgent": self.headers.get("User-Agent", ""),
                      "accept": self.headers.get("Accept", ""),
                      "authorization": "Authorization" in self.headers,
-                     "time": time.time()}
+                     "time": time.time(), "code": None}
             self.server.control.record(entry)
             if path in ("/healthz", "/livez", "/readyz"):
                 self._send_bytes(200, b"ok", "text/plain; charset=utf-8")
@@ -229,8 +229,23 @@ class Handler(BaseHTTPRequestHandler):
             self.server.log("%s %s %s -> %s (%.1f ms)" % (self.client_address[0], self.command, self.path,
                                                          self._code, (time.monotonic() - t0) * 1000))
 
+    def _read_exactly(self, n, keep):
+        """Read n body bytes; keep them only if keep (an oversized body is drained, not stored)."""
+        parts = []
+        while n > 0:
+            data = self.rfile.read(min(n, 1 << 16))
+            if not data:
+                raise ClientGone()
+            n -= len(data)
+            if keep:
+                parts.append(data)
+        return b"".join(parts)
+
     def _read_body(self):
         limit = self.server.cfg.max_body
+        # Past the limit the body is still read (up to a point) so that the client, which is
+        # probably still sending, gets to read the 413 answer on a usable connection.
+        drain_limit = max(limit * 8, 32 << 20)
         te = self.headers.get("Transfer-Encoding", "").lower()
         if "chunked" in te:
             chunks, total = [], 0
@@ -238,17 +253,23 @@ class Handler(BaseHTTPRequestHandler):
                 line = self.rfile.readline(1024)
                 if not line:
                     raise ClientGone()
-                size = int(line.split(b";")[0].strip() or b"0", 16)
+                try:
+                    size = int(line.split(b";")[0].strip() or b"0", 16)
+                except ValueError:
+                    self.close_connection = True
+                    raise E.bad_request("malformed chunked request body")
                 if size == 0:
                     while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
                         pass
                     break
                 total += size
-                if total > limit:
+                if total > drain_limit:
                     self.close_connection = True
                     raise E.too_large("limit is %d" % limit)
-                chunks.append(self.rfile.read(size))
+                chunks.append(self._read_exactly(size, total <= limit))
                 self.rfile.readline(1024)
+            if total > limit:
+                raise E.too_large("limit is %d" % limit)
             return b"".join(chunks)
         length = self.headers.get("Content-Length")
         if not length:
@@ -259,12 +280,12 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise E.bad_request("invalid Content-Length")
         if n > limit:
-            self.close_connection = True
+            if n > drain_limit:
+                self.close_connection = True
+            else:
+                self._read_exactly(n, False)
             raise E.too_large("limit is %d" % limit)
-        data = self.rfile.read(n)
-        if len(data) < n:
-            raise ClientGone()
-        return data
+        return self._read_exactly(n, True)
 
     def _authenticated(self):
         cfg = self.server.cfg
@@ -400,6 +421,11 @@ class Handler(BaseHTTPRequestHandler):
         q = self._query
         dry_run = self._dry_run()
         m = self.command
+        if m in ("POST", "PUT"):
+            ctype = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if ctype and ctype != "application/json":
+                # The real server also takes YAML and protobuf; this one only JSON.
+                raise E.unsupported_media_type(["application/json"])
         if name is None:
             if m == "GET":
                 self._list_or_watch(rt, ns, None, watch_prefix)

@@ -238,14 +238,15 @@ class Store(object):
             return fallback
 
     def type_for_skey(self, skey):
+        """The built-in type, or for custom resources the preferred (highest priority) served version."""
         with self.lock:
             for t in R.BUILTIN:
                 if t.skey == skey:
                     return t
-            for t in self.crd_index.values():
-                if t.skey == skey:
-                    return t
-        return None
+            cands = {t.version: t for t in self.crd_index.values() if t.skey == skey}
+        if not cands:
+            return None
+        return cands[R.sort_kube_versions(cands)[0]]
 
     def discovery_groups(self):
         """[(group, [versions sorted by priority])] for /apis."""
