@@ -1,0 +1,211 @@
+#ifndef WH_CONVERSION_CONVERT_INT_H
+#define WH_CONVERSION_CONVERT_INT_H
+
+/* Internals of the conversion module, shared by convert.c (review level), table.c (the mapping
+ * engine) and the per-kind files; nothing outside webhook/conversion/ and its unit test includes
+ * this header.
+ *
+ * Every kind is described by one table of rows, written once for both directions. A row names
+ * a field by its path in v1alpha1 ("alpha") and/or v1beta1 ("beta"), its Go type, and a rule.
+ * The engine compiles the table (once, at first use) into two things:
+ *   - a schema tree per version, used to type-check the source object exactly where Go's
+ *     decoder would fail (error texts follow encoding/json's UnmarshalTypeError);
+ *   - a list of edits per direction. Converting copies the source object shallowly (unchanged
+ *     subtrees are shared, never deep-copied) and applies the edits; every edit reads the
+ *     source object (immutable) and writes the destination, so rows never see each other's
+ *     half-done work, only their writes.
+ * Fields that no row mentions are copied as they are (the API server prunes what the target
+ * version does not define), so a row exists for every field whose meaning or place differs
+ * between versions, and for every field the upstream decoder type-checks that we check too.
+ *
+ * Paths: member names joined by '.'; "name[]" steps into every element of a list, "*" into
+ * every value of a map ("status.versionedSubsetStatuses.*[].conditions[].reason"). A row for a
+ * path inside a struct needs a row for the struct itself (it carries the Go struct name that
+ * error messages quote). Go types are written as Go prints them; "V." stands for the package
+ * of the version being decoded (v1alpha1 or v1beta1).
+ *
+ * Thread rule: tables and compiled plans are immutable after the one-time compilation
+ * (pthread_once); conversions share nothing else. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+enum wh_conv_dir { WH_CONV_UP, WH_CONV_DOWN };   /* alpha -> beta, beta -> alpha */
+enum wh_conv_ver { WH_CONV_ALPHA, WH_CONV_BETA }; /* v1alpha1, v1beta1 */
+
+/* The JSON Go's decoder accepts for a field (for a container: for each element). */
+enum wh_conv_value {
+    WH_CK_STRING,
+    WH_CK_BOOL,
+    WH_CK_INT32,
+    WH_CK_INT64,
+    WH_CK_INTSTR, /* intstr.IntOrString: a string, or an integer that fits in int32 */
+    WH_CK_TIME,   /* metav1.Time: an RFC 3339 string */
+    WH_CK_RAW,    /* runtime.RawExtension: any JSON */
+    WH_CK_STRUCT, /* an object; its members are the child rows (none: not checked further) */
+};
+
+enum wh_conv_shape {
+    WH_CS_ONE,
+    WH_CS_LIST,     /* []T */
+    WH_CS_MAP,      /* map[string]T */
+    WH_CS_MAP_LIST, /* map[string][]T */
+};
+
+struct wh_conv_type {
+    enum wh_conv_value kind;
+    enum wh_conv_shape shape;
+    const char *go;      /* the field's Go type, "V." = the decoded version's package */
+    const char *elem;    /* element type of a container; NULL: go minus its "[]"/"map[string]" */
+    const char *values;  /* enum values the spec names, "A|B|C" (documentation, test generator) */
+    const char *go_beta; /* v1beta1's type when it is not go with "V." = v1beta1, else NULL */
+};
+
+enum wh_conv_rule {
+    WH_CONV_COPY = 0,   /* same meaning in both versions; different paths make it a rename */
+    WH_CONV_ALPHA_ONLY, /* no place in v1beta1: dropped both ways */
+    WH_CONV_BETA_ONLY,  /* no place in v1alpha1: dropped both ways */
+    WH_CONV_INVERT,     /* bool negated both ways (absent = false, so absent becomes true) */
+    WH_CONV_ENUM,       /* string values translated by .map */
+    WH_CONV_NO_NULLS,   /* list copied without its null elements */
+    WH_CONV_META_TRUE,  /* beta bool <- label/annotation .key == "true"; down writes "true"
+                           back when .write_back */
+    WH_CONV_META_MOVE,  /* beta string <-> label/annotation .key; up removes it from metadata */
+    WH_CONV_REJECT,     /* beta only; converting down fails with .key as message when set */
+    WH_CONV_CUSTOM,     /* .fn does the work (the odd cases) */
+    WH_CONV_TYPE_ONLY,  /* no edit of its own: a member of a struct that moves as a whole, or a
+                           field a CUSTOM row writes; listed for its type (and documentation) */
+};
+
+enum wh_conv_meta { WH_META_NONE, WH_META_LABEL, WH_META_ANNOTATION };
+
+/* One pair of an enum translation; dirs is a mask of (1 << enum wh_conv_dir). An absent value
+ * matches "". */
+struct wh_conv_enum {
+    const char *alpha;
+    const char *beta;
+    unsigned dirs;
+};
+#define WH_CONV_BOTH ((1u << WH_CONV_UP) | (1u << WH_CONV_DOWN))
+
+struct wh_conv_ctx;
+
+/* A CUSTOM rule: reads src (the source object, borrowed, never modified) and edits dst (the
+ * destination under construction, through the wh_conv_* editing helpers below). Fails with
+ * wh_conv_fail. */
+typedef enum wh_err (*wh_conv_fn)(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json_t *src,
+                                  json_t *dst);
+/* A condition on a rename: when false the field is dropped instead of moved. */
+typedef bool (*wh_conv_pred)(enum wh_conv_dir dir, const json_t *src);
+
+struct wh_conv_row {
+    const char *alpha; /* path in v1alpha1; NULL: none (see meta/key) */
+    const char *beta;  /* path in v1beta1; NULL: none */
+    struct wh_conv_type type;
+    enum wh_conv_rule rule;
+    enum wh_conv_meta meta; /* the alpha side is this label/annotation */
+    const char *key;        /* label/annotation key, or REJECT's message */
+    bool write_back;
+    const struct wh_conv_enum *map; /* ENUM, terminated by a {NULL} entry */
+    wh_conv_fn fn;                  /* CUSTOM */
+    wh_conv_pred when;              /* COPY with two paths: move only when true */
+};
+
+/* A convertible kind: both versions, hub v1beta1. */
+struct wh_conv_kind {
+    const char *group;
+    const char *kind;
+    const struct wh_conv_row *rows;
+    size_t nrows;
+};
+
+extern const struct wh_conv_kind wh_conv_statefulset, wh_conv_cloneset, wh_conv_sidecarset,
+    wh_conv_workloadspread, wh_conv_daemonset, wh_conv_broadcastjob, wh_conv_advancedcronjob,
+    wh_conv_imagepulljob, wh_conv_imagelistpulljob, wh_conv_nodeimage, wh_conv_crr,
+    wh_conv_resourcedistribution, wh_conv_persistentpodstate, wh_conv_uniteddeployment,
+    wh_conv_pub;
+
+/* ---- the engine (table.c) ------------------------------------------------------------------ */
+
+/* A compiled table. Immutable; lives until the process exits. */
+struct wh_conv_plan;
+
+/* Compiles k's rows; a malformed table is a programming error and aborts with the row.
+ * Returns: a new plan (never freed: plans are process-lifetime). Not thread-safe: call once. */
+struct wh_conv_plan *wh_conv_compile(const struct wh_conv_kind *k);
+
+/* Type-checks obj (a JSON object) against version v of the plan's kind, as Go's decoder would:
+ * on the first failing field returns WH_ERR_INVALID and sets *msg (caller frees) to
+ * "json: cannot unmarshal <what> into Go struct field <Struct>.<path> of type <T>" or, for a
+ * timestamp, Go's time parsing error. */
+WH_NODISCARD enum wh_err wh_conv_check(const struct wh_conv_plan *p, enum wh_conv_ver v,
+                                       const json_t *obj, char **msg);
+
+/* Applies the plan in direction dir: src is the checked source object (borrowed), dst a
+ * shallow copy of it (owned by the caller, edited in place; shares subtrees with src). On
+ * failure returns WH_ERR_INVALID and sets *msg (caller frees). */
+WH_NODISCARD enum wh_err wh_conv_apply(const struct wh_conv_plan *p, enum wh_conv_dir dir,
+                                       const json_t *src, json_t *dst, char **msg);
+
+/* The kind a plan was compiled from. */
+const struct wh_conv_kind *wh_conv_plan_kind(const struct wh_conv_plan *p);
+
+/* A node of a version's schema tree (for the test generator). Borrowed from the plan. */
+struct wh_conv_node;
+const struct wh_conv_node *wh_conv_schema(const struct wh_conv_plan *p, enum wh_conv_ver v);
+size_t wh_conv_node_nchildren(const struct wh_conv_node *n);
+const struct wh_conv_node *wh_conv_node_child(const struct wh_conv_node *n, size_t i);
+const char *wh_conv_node_name(const struct wh_conv_node *n);
+const struct wh_conv_type *wh_conv_node_type(const struct wh_conv_node *n);
+
+/* ---- helpers for CUSTOM rules ------------------------------------------------------------- */
+
+/* Failure of the conversion: the message becomes the review's result.message. Returns
+ * WH_ERR_INVALID. */
+enum wh_err wh_conv_fail(struct wh_conv_ctx *c, const char *fmt, ...) WH_PRINTF(2, 3);
+
+/* The value at a NULL-terminated list of member names under v.
+ * Returns: borrowed; NULL when a step is missing, not an object, or the value is null. */
+const json_t *wh_conv_get(const json_t *v, ...);
+/* The same for a string value ("" is returned as ""), NULL when absent or not a string. */
+const char *wh_conv_get_str(const json_t *v, ...);
+
+/* Sets the member at the NULL-terminated path under dst to val (stolen), creating the objects
+ * on the way and un-sharing those that dst shares with the source. */
+void wh_conv_set_new(json_t *dst, json_t *val, ...);
+/* Removes the member at the path (no-op when absent), un-sharing only what it changes. */
+void wh_conv_del(json_t *dst, ...);
+/* Returns: borrowed; the object at the path under dst, made writable (un-shared), or created
+ * when create is true; NULL when absent (create false) or not an object. */
+json_t *wh_conv_writable(json_t *dst, bool create, ...);
+/* Returns: borrowed; the list at the path under dst, made writable, or created empty when
+ * create is true (replacing a missing or non-list value); NULL when absent and !create. */
+json_t *wh_conv_writable_list(json_t *dst, bool create, ...);
+/* Returns: borrowed; element i of array (itself writable) made writable, NULL when it is not an
+ * object or array. */
+json_t *wh_conv_writable_elem(json_t *array, size_t i);
+
+/* metadata.labels / metadata.annotations of an object. */
+const char *wh_conv_meta_get(const json_t *obj, enum wh_conv_meta m, const char *key);
+void wh_conv_meta_set(json_t *dst, enum wh_conv_meta m, const char *key, const char *value);
+/* Removes the entry; removes the map itself when it becomes empty. */
+void wh_conv_meta_del(json_t *dst, enum wh_conv_meta m, const char *key);
+
+/* Base-10 integer with an optional sign, nothing else, within [min, max] (Go's
+ * strconv.ParseInt(s, 10, 32/64) without the "0x"/"_" forms, which base 10 rejects too). */
+bool wh_conv_parse_int(const char *s, long long min, long long max, long long *out);
+
+/* Parses s as Go's time.Parse(time.RFC3339, s) does (strictly: 'T', 'Z', field ranges, days of
+ * the month); *epoch is UTC seconds, the fraction cut off. */
+bool wh_conv_parse_time(const char *s, long long *epoch);
+/* Formats epoch as RFC 3339 in UTC with whole seconds ("0001-01-01T00:00:00Z"). */
+void wh_conv_format_time(long long epoch, char *out, size_t outsz);
+
+/* Go's %q of s: double-quoted, with '"', '\\' and control characters escaped.
+ * Returns: new string, caller frees. */
+char *wh_conv_quote(const char *s);
+
+#endif
