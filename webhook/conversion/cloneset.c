@@ -1,0 +1,200 @@
+/* CloneSet, apps.kruise.io (conversion.md section 6). The update strategy is restructured:
+ * v1alpha1's flat updateStrategy names the pod update method in `type`; v1beta1 has
+ * `type` RollingUpdate/OnDelete and a rollingUpdate object holding the method
+ * (podUpdatePolicy) and the rolling parameters. The three image pre-download settings are
+ * annotations in v1alpha1 and in-place strategy fields in v1beta1. */
+#include "conversion/rows_int.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define US "spec.updateStrategy"
+#define RU "spec.updateStrategy.rollingUpdate"
+
+#define ANN_PARALLELISM "apps.kruise.io/image-predownload-parallelism"
+#define ANN_TIMEOUT "apps.kruise.io/image-predownload-timeout-seconds"
+#define ANN_MIN_READY "apps.kruise.io/image-predownload-min-updated-ready-pods"
+
+static bool is_policy(const char *s)
+{
+    return s && (strcmp(s, "ReCreate") == 0 || strcmp(s, "InPlaceIfPossible") == 0 ||
+                 strcmp(s, "InPlaceOnly") == 0);
+}
+
+/* Going up, only a non-OnDelete type gets a rollingUpdate (6.1); going down the rolling
+ * fields come from rollingUpdate when it is there, so nothing needs deciding. */
+static bool rolling(enum wh_conv_dir dir, const json_t *src)
+{
+    if (dir == WH_CONV_DOWN)
+        return true;
+    const char *t = wh_conv_get_str(src, "spec", "updateStrategy", "type", NULL);
+    return !t || strcmp(t, "OnDelete") != 0;
+}
+
+/* type <-> type + rollingUpdate.podUpdatePolicy (6.1). */
+static enum wh_err strategy(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json_t *src,
+                            json_t *dst)
+{
+    (void)c;
+    const char *t = wh_conv_get_str(src, "spec", "updateStrategy", "type", NULL);
+    if (dir == WH_CONV_UP) {
+        if (!rolling(dir, src)) {
+            wh_conv_set_new(dst, json_string("OnDelete"), "spec", "updateStrategy", "type", NULL);
+            return WH_OK;
+        }
+        wh_conv_set_new(dst, json_string("RollingUpdate"), "spec", "updateStrategy", "type",
+                        NULL);
+        wh_conv_set_new(dst, json_string(is_policy(t) ? t : "ReCreate"), "spec",
+                        "updateStrategy", "rollingUpdate", "podUpdatePolicy", NULL);
+        return WH_OK;
+    }
+    const char *alpha = "ReCreate";
+    if (t && strcmp(t, "OnDelete") == 0) {
+        alpha = "OnDelete";
+    } else {
+        const char *p =
+            wh_conv_get_str(src, "spec", "updateStrategy", "rollingUpdate", "podUpdatePolicy", NULL);
+        if (wh_conv_get(src, "spec", "updateStrategy", "rollingUpdate", NULL) && is_policy(p))
+            alpha = p;
+    }
+    wh_conv_set_new(dst, json_string(alpha), "spec", "updateStrategy", "type", NULL);
+    return WH_OK;
+}
+
+static json_t *decimal(const json_t *v)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    return json_string(buf);
+}
+
+/* inPlaceUpdateStrategy and the pre-download annotations (6.3). */
+static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json_t *src,
+                           json_t *dst)
+{
+    (void)c;
+    /* dst still holds the source version's field at its source place; it never survives */
+    if (dir == WH_CONV_UP) {
+        wh_conv_del(dst, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
+        if (!rolling(dir, src))
+            return WH_OK;
+        const json_t *s = wh_conv_get(src, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
+        const char *par = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_PARALLELISM);
+        const char *tmo = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_TIMEOUT);
+        const char *min = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_MIN_READY);
+        bool annotated = (par && *par) || (tmo && *tmo) || (min && *min);
+        if (!s && !annotated)
+            return WH_OK;
+        json_t *b = json_object();
+        const json_t *grace = wh_conv_get(s, "gracePeriodSeconds", NULL);
+        if (json_integer_value(grace) != 0)
+            json_object_set(b, "gracePeriodSeconds", (json_t *)(uintptr_t)grace);
+        long long n;
+        if (par && *par)
+            json_object_set_new(b, "imagePreDownloadParallelism",
+                                wh_conv_parse_int(par, INT32_MIN, INT32_MAX, &n)
+                                    ? json_integer(n)
+                                    : json_string(par));
+        if (tmo && *tmo && wh_conv_parse_int(tmo, INT32_MIN, INT32_MAX, &n))
+            json_object_set_new(b, "imagePreDownloadTimeoutSeconds", json_integer(n));
+        if (min && *min && wh_conv_parse_int(min, INT32_MIN, INT32_MAX, &n))
+            json_object_set_new(b, "imagePreDownloadMinUpdatedReadyPods", json_integer(n));
+        wh_conv_set_new(dst, b, "spec", "updateStrategy", "rollingUpdate", "inPlaceUpdateStrategy",
+                        NULL);
+        return WH_OK;
+    }
+    wh_conv_del(dst, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
+    const json_t *b = wh_conv_get(src, "spec", "updateStrategy", "rollingUpdate",
+                                  "inPlaceUpdateStrategy", NULL);
+    if (!b)
+        return WH_OK;
+    const json_t *grace = wh_conv_get(b, "gracePeriodSeconds", NULL);
+    const json_t *par = wh_conv_get(b, "imagePreDownloadParallelism", NULL);
+    const json_t *tmo = wh_conv_get(b, "imagePreDownloadTimeoutSeconds", NULL);
+    const json_t *min = wh_conv_get(b, "imagePreDownloadMinUpdatedReadyPods", NULL);
+    if (json_integer_value(grace) == 0 && !par && !tmo && !min)
+        return WH_OK;
+    json_t *a = json_object();
+    if (json_integer_value(grace) != 0)
+        json_object_set(a, "gracePeriodSeconds", (json_t *)(uintptr_t)grace);
+    wh_conv_set_new(dst, a, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
+    if (par)
+        wh_conv_set_new(dst, json_is_string(par) ? json_string(json_string_value(par)) : decimal(par),
+                        "metadata", "annotations", ANN_PARALLELISM, NULL);
+    if (tmo)
+        wh_conv_set_new(dst, decimal(tmo), "metadata", "annotations", ANN_TIMEOUT, NULL);
+    if (min)
+        wh_conv_set_new(dst, decimal(min), "metadata", "annotations", ANN_MIN_READY, NULL);
+    return WH_OK;
+}
+
+static const struct wh_conv_row rows[] = {
+    /* spec */
+    COPY("spec", T_STRUCT("V.CloneSetSpec")),
+    COPY("spec.replicas", T_I32),
+    COPY("spec.selector", T_STRUCT("v1.LabelSelector")),
+    COPY("spec.template", T_STRUCT("v1.PodTemplateSpec")),
+    COPY("spec.volumeClaimTemplates", T_LIST("[]v1.PersistentVolumeClaim")),
+    COPY("spec.revisionHistoryLimit", T_I32),
+    COPY("spec.minReadySeconds", T_I32),
+    COPY("spec.lifecycle", T_STRUCT("pub.Lifecycle")),
+    WH_ROWS_LIFECYCLE(INSIDE, "spec.lifecycle", "spec.lifecycle"),
+    COPY("spec.progressDeadlineSeconds", T_I32),
+
+    /* scale strategy (6.2) */
+    COPY("spec.scaleStrategy", T_STRUCT("V.CloneSetScaleStrategy")),
+    COPY("spec.scaleStrategy.podsToDelete", T_STRS),
+    COPY("spec.scaleStrategy.maxUnavailable", T_INTSTR),
+    INVERT("spec.scaleStrategy.disablePVCReuse", "spec.scaleStrategy.enablePVCReuse"),
+    LABEL_TRUE("apps.kruise.io/cloneset-scaling-exclude-preparing-delete",
+               "spec.scaleStrategy.excludePreparingDelete"),
+
+    /* update strategy (6.1): rollingUpdate is rebuilt from scratch going up */
+    COPY(US, T_STRUCT("V.CloneSetUpdateStrategy")),
+    BETA_ONLY(RU, T_STRUCT("V.RollingUpdateCloneSetStrategy")),
+    DERIVED(US ".type", NULL,
+            T_ENUM("V.CloneSetUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly|OnDelete")),
+    CUSTOM(NULL, US ".type", T_ENUM("V.CloneSetUpdateStrategyType", "RollingUpdate|OnDelete"),
+           strategy),
+    DERIVED(NULL, RU ".podUpdatePolicy",
+            T_ENUM("V.CloneSetPodUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly")),
+    MOVE_IF(rolling, US ".partition", RU ".partition", T_INTSTR),
+    MOVE_IF(rolling, US ".maxUnavailable", RU ".maxUnavailable", T_INTSTR),
+    MOVE_IF(rolling, US ".maxSurge", RU ".maxSurge", T_INTSTR),
+    MOVE_IF(rolling, US ".paused", RU ".paused", T_BOOL),
+    MOVE_IF(rolling, US ".priorityStrategy", RU ".priorityStrategy",
+            T_STRUCT("pub.UpdatePriorityStrategy")),
+    WH_ROWS_PRIORITY(INSIDE, US ".priorityStrategy", RU ".priorityStrategy"),
+    MOVE_IF(rolling, US ".scatterStrategy", RU ".scatterStrategy", T_SCATTER),
+    WH_ROWS_SCATTER(INSIDE, US ".scatterStrategy", RU ".scatterStrategy"),
+
+    /* in-place strategy (6.3): gracePeriodSeconds moves; the pre-download settings travel
+     * between v1alpha1 annotations and v1beta1 fields */
+    CUSTOM(US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy",
+           T_STRUCT("pub.InPlaceUpdateStrategy"), inplace),
+    WH_ROWS_INPLACE(INSIDE, US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy"),
+    ANNOTATION_DERIVED(ANN_PARALLELISM, T_TEXT("5|50%|+7|abc")),
+    ANNOTATION_DERIVED(ANN_TIMEOUT, T_TEXT("600|+30|soon")),
+    ANNOTATION_DERIVED(ANN_MIN_READY, T_TEXT("2|-1|x")),
+
+    /* status */
+    COPY("status", T_STRUCT("V.CloneSetStatus")),
+    COPY("status.observedGeneration", T_I64),
+    COPY("status.replicas", T_I32),
+    COPY("status.readyReplicas", T_I32),
+    COPY("status.availableReplicas", T_I32),
+    COPY("status.updatedReplicas", T_I32),
+    COPY("status.updatedReadyReplicas", T_I32),
+    COPY("status.updatedAvailableReplicas", T_I32),
+    COPY("status.expectedUpdatedReplicas", T_I32),
+    COPY("status.updateRevision", T_STR),
+    COPY("status.currentRevision", T_STR),
+    COPY("status.collisionCount", T_I32),
+    COPY("status.conditions", T_LIST("[]V.CloneSetCondition")),
+    WH_ROWS_CONDITION(INSIDE, "status.conditions", "status.conditions", "V.CloneSetConditionType"),
+    COPY("status.conditions[].lastUpdateTime", T_TIME),
+    COPY("status.labelSelector", T_STR),
+};
+
+const struct wh_conv_kind wh_conv_cloneset = {"apps.kruise.io", "CloneSet", WH_ROWS(rows)};
