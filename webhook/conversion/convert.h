@@ -1,0 +1,33 @@
+#ifndef WH_CONVERSION_CONVERT_H
+#define WH_CONVERSION_CONVERT_H
+
+/* Converts the objects of a ConversionReview request (conversion.md sections 2.4 and 2.5, and
+ * the per-kind sections 5-19): the fifteen kruise kinds with a v1alpha1 and a v1beta1 version,
+ * in both directions, with upstream's error texts for malformed, unregistered, cross-group and
+ * same-version objects.
+ *
+ * Sharing: a converted object shares every subtree that the conversion leaves unchanged with
+ * its input (they are the same json_t, reference-counted). Neither the input nor the output
+ * may be modified while the other is in use; encoding and freeing are fine in any order.
+ * Thread rule: thread-safe (the conversion tables are compiled once, on first use, under
+ * pthread_once, and are immutable afterwards). */
+
+#include <jansson.h>
+
+#include "util/err.h"
+
+/* Converts every object of a ConversionReview request to desired_api_version, in order, with
+ * the semantics of spec section 2.4/2.5 (first error aborts; no partial results).
+ * objects: borrowed; the request's "objects" member (may be NULL or an empty array: then
+ * *out = NULL, success).
+ * On success returns WH_OK and *out = new ref, a JSON array of converted objects.
+ * On failure returns WH_ERR_INVALID and *message = a new string (caller frees) with the failure
+ * text (spec 2.5 texts; a wrong-typed field names the object and the field). */
+WH_NODISCARD enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *objects,
+                                            json_t **out, char **message);
+
+/* One object. Returns: as above, *out a new ref. */
+WH_NODISCARD enum wh_err wh_convert_object(const char *desired_api_version, const json_t *object,
+                                           json_t **out, char **message);
+
+#endif
