@@ -535,8 +535,10 @@ def not_found_shapes():
     eq(doc["message"], 'sidecarsets.apps.kruise.io "x" not found')
     eq(doc["details"], {"name": "x", "group": "apps.kruise.io", "kind": "sidecarsets"})
     for path in ("/api/v1/namespaces/default/foos", "/api/v1/foos", "/api/v1/pods/x",
-                 "/apis/apps.kruise.io/v1beta1/namespaces/default/sidecarsets", "/api/v1/namespaces/default/pods/x/log",
-                 "/api/v1/namespaces/default/configmaps/x/status", "/nope", "/api/v2", "/apis/apps/v1beta1/deployments"):
+                 "/apis/apps.kruise.io/v1beta1/namespaces/default/sidecarsets",
+                 "/api/v1/namespaces/default/pods/x/log",
+                 "/api/v1/namespaces/default/configmaps/x/status", "/nope", "/api/v2",
+                 "/apis/apps/v1beta1/deployments"):
         st, doc = A.req("GET", path)
         eq(st, 404, path)
         eq((doc["reason"], doc["message"]), ("NotFound", "the server could not find the requested resource"), path)
@@ -759,6 +761,9 @@ def namespace_deletion_removes_contents():
          {"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet", "metadata": {"name": "cs"}})
     w = Watch(S.port, "/api/v1/pods?watch=1")
     w.expect(["ADDED"])
+    st, doc = A.req("DELETE", "/api/v1/namespaces/default")
+    eq((st, doc["reason"], doc["message"]),
+       (403, "Forbidden", 'namespaces "default" is forbidden: this namespace may not be deleted'))
     out = A.ok("DELETE", "/api/v1/namespaces/doomed")
     eq(out["kind"], "Namespace")
     eq(w.next_non_bookmark()["type"], "DELETED")
@@ -1166,7 +1171,7 @@ def concurrent_watchers_see_the_same_order():
 def control_reset():
     A.ok("POST", ns_path("configmaps"), cm("r1"))
     A.ok("POST", "/api/v1/namespaces", {"metadata": {"name": "scratch"}})
-    A.ok("DELETE", "/api/v1/namespaces/kube-public")
+    A.ok("DELETE", "/api/v1/namespaces/kube-node-lease")
     A.ok("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clonesets.apps.kruise.io")
     sc = A.ok("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sidecarsets.apps.kruise.io")
     sc["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"] = "Zm9v"

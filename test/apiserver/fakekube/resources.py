@@ -1,6 +1,7 @@
 """Resource types served by the fake API server: the built-in ones, the ones that
 CustomResourceDefinition objects define, the OpenKruise CRDs, and discovery documents."""
 
+import functools
 import re
 
 CORE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -172,7 +173,6 @@ def compare_kube_versions(a, b):
 
 
 def sort_kube_versions(versions):
-    import functools
     return sorted(versions, key=functools.cmp_to_key(lambda x, y: -compare_kube_versions(x, y)))
 
 

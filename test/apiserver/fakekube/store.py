@@ -43,6 +43,8 @@ _CONTINUE_EXPIRED = ("The provided continue parameter is too old to display a co
                      "results in an inconsistent list - objects that were created, modified, or deleted between "
                      "the time the first chunk was returned and now may show up in the list.")
 SYSTEM_NAMESPACES = ["default", "kube-node-lease", "kube-public", "kube-system"]
+# The NamespaceLifecycle admission plugin refuses to delete these.
+IMMORTAL_NAMESPACES = ("default", "kube-public", "kube-system")
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
@@ -642,6 +644,9 @@ class Store(object):
     def delete(self, rt, ns, name, options, dry_run=False):
         """Returns (object, deleted_now)."""
         pre = options.get("preconditions") or {}
+        if rt.skey == R.NS_SKEY and name in IMMORTAL_NAMESPACES:
+            raise E.ApiError(403, "Forbidden", 'namespaces "%s" is forbidden: this namespace may not be deleted'
+                             % name, {"name": name, "kind": "namespaces"})
         with self.lock:
             cur = self.get(rt, ns, name)
             md = cur["metadata"]
