@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "certs/atomic_dir.h"
@@ -305,6 +306,11 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
         }
         where = wh_str_printf("Secret %s/%s", ns, name);
     } else {
+        struct stat st;
+        if (stat(a->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "kruise-webhook certs inspect: %s: not a directory\n", a->dir);
+            return EXIT_TROUBLE;
+        }
         if (read_dir_lenient(a->dir, &b, &eb) != WH_OK) {
             fprintf(stderr, "kruise-webhook certs inspect: %s\n", eb.msg);
             return EXIT_TROUBLE;

@@ -112,6 +112,12 @@ static enum wh_err make_dirs(const char *dir, struct wh_errbuf *eb)
     struct stat st;
     if (!rc && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
         rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: not a directory", dir);
+    /* The default lives in /tmp: someone else owning it could read or swap our keys. */
+    if (!rc && (st.st_uid != geteuid() || (st.st_mode & 022)))
+        WH_LOG_EVERY(3600, WH_LOG_WARN,
+                     "%s: owned by uid %u or writable by others; other local users may be "
+                     "able to replace the certificates",
+                     dir, (unsigned)st.st_uid);
     free(path);
     return rc;
 }

@@ -240,7 +240,8 @@ enum wh_err wh_certs_pem_read_file(const char *path, size_t cap, char **out, siz
 {
     enum wh_err rc = WH_OK;
     char *buf = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO planted under a certificate name must not hang the reader. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT)
             return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s: not found", path);

@@ -718,6 +718,10 @@ TEST(certs_pem_read_file_caps)
     CHECK_EQ_INT(len, 13);
     free(data);
     CHECK_EQ_INT(wh_certs_pem_read_file(dir, 10, &data, &len, &eb), WH_ERR_IO);
+    /* A FIFO under a certificate name is refused without blocking. */
+    snprintf(path, sizeof(path), "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(wh_certs_pem_read_file(path, 10, &data, &len, &eb), WH_ERR_IO);
     wh_tls_fixture_rmtree(dir);
 }
 
@@ -1611,7 +1615,12 @@ TEST(certs_cli_generate_and_inspect)
     char *bad_days[] = {"certs", "generate", "--out", dir, "--days", "0"};
     CHECK_EQ_INT(run_cli(6, bad_days), 2);
     char *nodir[] = {"certs", "inspect", "/nonexistent/certs/dir"};
-    CHECK_EQ_INT(run_cli(3, nodir), 1); /* everything missing: invalid */
+    CHECK_EQ_INT(run_cli(3, nodir), 2);
+    char empty_dir[420];
+    snprintf(empty_dir, sizeof(empty_dir), "%s/empty", base);
+    CHECK(mkdir(empty_dir, 0700) == 0);
+    char *empty[] = {"certs", "inspect", empty_dir};
+    CHECK_EQ_INT(run_cli(3, empty), 1); /* everything missing: invalid */
     wh_tls_fixture_rmtree(base);
 }
 
