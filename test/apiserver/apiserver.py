@@ -32,6 +32,8 @@ KUBE_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.10", "gitCommi
                 "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "go1.23.0",
                 "compiler": "gc", "platform": "linux/amd64"}
 MAX_REQUESTS_LOGGED = 10000
+# A watch client that stops reading for this long is disconnected.
+WATCH_WRITE_TIMEOUT = 60.0
 CLIENT_GONE_ERRORS = (ConnectionError, ssl.SSLError, socket.timeout, BrokenPipeError, OSError)
 
 
@@ -601,6 +603,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self.wfile.flush()
+            self.connection.settimeout(WATCH_WRITE_TIMEOUT)
             now = time.monotonic()
             deadline = now + timeout if timeout > 0 else None
             interval = self.server.cfg.bookmark_interval
@@ -618,6 +621,7 @@ class Handler(BaseHTTPRequestHandler):
                 now = time.monotonic()
                 if state == "end" or self.server.stopping.is_set() or (deadline is not None and now >= deadline):
                     self.wfile.write(b"0\r\n\r\n")
+                    self.connection.settimeout(None)
                     return
                 if next_bm is not None and now >= next_bm:
                     store.bookmark(w)
@@ -637,6 +641,7 @@ class Handler(BaseHTTPRequestHandler):
             return True
         if not readable:
             return False
+        previous = sock.gettimeout()
         sock.settimeout(0.0)
         try:
             data = sock.recv(1)
@@ -646,7 +651,7 @@ class Handler(BaseHTTPRequestHandler):
             return True
         finally:
             try:
-                sock.settimeout(None)
+                sock.settimeout(previous)
             except OSError:
                 pass
         if data:
