@@ -640,6 +640,32 @@ def generation_and_status_rules():
     eq(A.ok("POST", ns_path("configmaps"), c)["status"], {"x": 1})
 
 
+@test
+def secret_and_configmap_rules():
+    sec = A.ok("POST", ns_path("secrets"), {"metadata": {"name": "s1"}, "data": {"a": "eA=="},
+                                            "stringData": {"b": "yy"}})
+    eq((sec["type"], sec["data"], "stringData" in sec), ("Opaque", {"a": "eA==", "b": "eXk="}, False))
+    # PUT without type: defaults to Opaque again, which is fine...
+    put = {"metadata": {"name": "s1", "resourceVersion": sec["metadata"]["resourceVersion"]}, "data": {"c": "eg=="}}
+    out = A.ok("PUT", ns_path("secrets", name="s1"), put)
+    eq((out["type"], out["data"]), ("Opaque", {"c": "eg=="}))
+    # ...but the type of an existing Secret cannot change.
+    tls = A.ok("POST", ns_path("secrets"), {"metadata": {"name": "s2"}, "type": "kubernetes.io/tls",
+                                            "data": {"tls.crt": "", "tls.key": ""}})
+    st, doc = A.req("PUT", ns_path("secrets", name="s2"), {"metadata": {"name": "s2"}, "data": {}})
+    eq((st, doc["reason"]), (422, "Invalid"))
+    eq(doc["message"], 'Secret "s2" is invalid: type: Invalid value: "Opaque": field is immutable')
+    eq(tls["type"], "kubernetes.io/tls")
+    eq(A.req("POST", ns_path("secrets"), {"metadata": {"name": "s3"}, "data": {"a": "not base64!"}})[0], 400)
+    c = cm("im")
+    c["immutable"] = True
+    A.ok("POST", ns_path("configmaps"), c)
+    st, doc = A.req("PATCH", ns_path("configmaps", name="im"), {"data": {"k": "x"}}, "application/merge-patch+json")
+    eq((st, doc["reason"]), (422, "Invalid"))
+    A.ok("PATCH", ns_path("configmaps", name="im"), {"metadata": {"labels": {"a": "b"}}},
+         "application/merge-patch+json")
+
+
 # ----- patch ---------------------------------------------------------------------------------
 
 @test

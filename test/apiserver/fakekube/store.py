@@ -477,6 +477,45 @@ class Store(object):
         status["storedVersions"] = stored
         return status
 
+    def _kind_rules(self, rt, obj, old):
+        """Defaulting and validation of the few kinds whose content the project relies on:
+        Secret (type defaults to Opaque and is immutable, stringData is folded into data,
+        data must be base64) and ConfigMap/Secret `immutable`."""
+        if rt.skey not in (("", "secrets"), ("", "configmaps")):
+            return
+        name = obj["metadata"].get("name", "")
+        causes = []
+        if rt.skey == ("", "secrets"):
+            data = obj.get("data")
+            if data is not None and not isinstance(data, dict):
+                raise E.bad_request('Secret in version "v1" cannot be handled as a Secret: data must be a map')
+            for k, v in (data or {}).items():
+                try:
+                    if not isinstance(v, str):
+                        raise ValueError("not a string")
+                    base64.b64decode(v, validate=True)
+                except ValueError as e:
+                    raise E.bad_request('Secret in version "v1" cannot be handled as a Secret: illegal base64 '
+                                        'data in data[%s]: %s' % (k, e))
+            sd = obj.pop("stringData", None)
+            if isinstance(sd, dict) and sd:
+                data = dict(data or {})
+                for k, v in sd.items():
+                    data[k] = base64.b64encode(str(v).encode()).decode()
+                obj["data"] = data
+            if not obj.get("type"):
+                obj["type"] = "Opaque"
+            if old is not None and obj["type"] != old.get("type", "Opaque"):
+                causes.append(("type", "Invalid", E.invalid_value(obj["type"], "field is immutable")))
+        if old is not None and old.get("immutable") is True:
+            if obj.get("immutable") is not True:
+                causes.append(("immutable", "Forbidden", "field is immutable when `immutable` is set"))
+            for f in ("data", "binaryData"):
+                if not _same(obj.get(f) or {}, old.get(f) or {}):
+                    causes.append((f, "Forbidden", "field is immutable when `immutable` is set"))
+        if causes:
+            raise E.invalid(rt.group, rt.kind, name, causes)
+
     def _prepare_create(self, rt, obj):
         """System fields and the strategy's PrepareForCreate for a new object."""
         meta = obj["metadata"]
@@ -540,6 +579,7 @@ class Store(object):
                     if obj_key(obj) not in self.objects.get(rt.skey, {}):
                         break
             self._validate_meta(rt, obj)
+            self._kind_rules(rt, obj, None)
             if meta.get("resourceVersion"):
                 raise E.unknown(500, "resourceVersion should not be set on objects to be created")
             if obj_key(obj) in self.objects.get(rt.skey, {}):
@@ -596,6 +636,7 @@ class Store(object):
             if rt.skey == R.NS_SKEY:
                 meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = name
             self._validate_meta(rt, result, cur)
+            self._kind_rules(rt, result, cur)
             if rt.skey == R.CRD_SKEY:
                 result["status"] = self._crd_status(result, cur.get("status"))
             self._generation(rt, cur, result)
