@@ -155,6 +155,22 @@ static enum wh_certs_verdict missing(enum wh_certs_item i, struct wh_errbuf *why
     return WH_CERTS_MISSING;
 }
 
+enum wh_err wh_certs_bundle_not_after(const struct wh_certs_bundle *b, enum wh_certs_item i,
+                                      time_t *out)
+{
+    X509 *x = NULL;
+    WH_ASSERT(i == WH_CERTS_CA_CERT || i == WH_CERTS_CERT);
+    if (!present(b, i))
+        return WH_ERR_NOT_FOUND;
+    enum wh_err rc = wh_certs_pem_first_cert(b->item[i].data, b->item[i].len, &x);
+    if (rc == WH_ERR_NOT_FOUND)
+        rc = WH_ERR_PARSE;
+    if (!rc)
+        rc = wh_certs_verify_asn1_time(X509_get0_notAfter(x), out);
+    X509_free(x);
+    return rc;
+}
+
 /* now + secs without overflowing time_t. */
 static time_t time_add(time_t now, int64_t secs)
 {

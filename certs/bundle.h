@@ -56,6 +56,11 @@ WH_NODISCARD enum wh_err wh_certs_bundle_set(struct wh_certs_bundle *b, enum wh_
 /* True when all four items are byte-identical. */
 bool wh_certs_bundle_equal(const struct wh_certs_bundle *a, const struct wh_certs_bundle *b);
 
+/* notAfter of the first certificate of item i (WH_CERTS_CA_CERT or WH_CERTS_CERT), for the
+ * certificate-expiry metric. WH_ERR_NOT_FOUND when absent, WH_ERR_PARSE when unparsable. */
+WH_NODISCARD enum wh_err wh_certs_bundle_not_after(const struct wh_certs_bundle *b,
+                                                   enum wh_certs_item i, time_t *out);
+
 /* Generates a new serving key and certificate for t, signed by a CA that is either reused
  * from reuse_ca_from (when not NULL and wh_certs_bundle_ca_reusable says so for o->key_type
  * at o->now) or freshly generated. Reused CA material is re-encoded, as upstream does.

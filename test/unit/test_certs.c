@@ -27,8 +27,10 @@
 #include "certs/fs_store.h"
 #include "certs/keypair.h"
 #include "certs/pem.h"
+#include "certs/secret.h"
 #include "certs/verify.h"
 #include "test/support/tls_fixture.h"
+#include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -1629,8 +1631,11 @@ static enum wh_err fake_secret(const char *ns, const char *name, struct wh_certs
 {
     if (strcmp(ns, "kruise-system") != 0 || strcmp(name, "kruise-webhook-certs") != 0)
         return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "not found");
-    *out = wh_certs_bundle_dup(rsa_bundle());
-    return WH_OK;
+    /* What the Kubernetes half will do: GET the Secret, then read it. */
+    json_t *secret = wh_certs_secret_object(ns, name, "1", rsa_bundle());
+    enum wh_err rc = wh_certs_secret_read(secret, WH_CERTS_SECRET_GENERATED, out, eb);
+    json_decref(secret);
+    return rc;
 }
 
 TEST(certs_cli_inspect_secret_hook)
@@ -1642,4 +1647,95 @@ TEST(certs_cli_inspect_secret_hook)
     char *other[] = {"certs", "inspect", "--secret", "other"};
     CHECK_EQ_INT(run_cli(4, other), 2);
     wh_certs_cli_set_secret_reader(NULL);
+}
+
+/* --- Secret shapes (for the Secret writer, CERT-31..36) ---------------------------------- */
+
+TEST(cert31_secret_data_keys_and_object)
+{
+    struct wh_certs_bundle *b = ec_bundle(&service_target);
+    json_t *o = wh_certs_secret_object("kruise-system", "kruise-webhook-certs", NULL, b);
+    json_t *data = json_object_get(o, "data");
+    CHECK_EQ_INT(json_object_size(data), 6);
+    CHECK_EQ_STR(json_string_value(json_object_get(data, "tls.crt")),
+                 json_string_value(json_object_get(data, "cert.pem")));
+    CHECK_EQ_STR(json_string_value(json_object_get(data, "tls.key")),
+                 json_string_value(json_object_get(data, "key.pem")));
+    CHECK(json_object_get(data, "ca-key.pem") && json_object_get(data, "ca-cert.pem"));
+    /* CERT-33: metadata holds only namespace and name; no type, labels or annotations. */
+    json_t *want_meta = wh_test_json("{\"namespace\": \"kruise-system\", "
+                                     "\"name\": \"kruise-webhook-certs\"}");
+    CHECK_EQ_JSON(json_object_get(o, "metadata"), want_meta);
+    json_decref(want_meta);
+    CHECK(json_object_get(o, "type") == NULL);
+
+    /* Read back: the same bundle. */
+    struct wh_certs_bundle *back = NULL;
+    CHECK_EQ_INT(wh_certs_secret_read(o, WH_CERTS_SECRET_GENERATED, &back, NULL), WH_OK);
+    CHECK(back && wh_certs_bundle_equal(back, b));
+    wh_certs_bundle_free(back);
+    json_decref(o);
+
+    /* CERT-34: the PUT carries the resourceVersion of the GET. */
+    o = wh_certs_secret_object("ns", "n", "12345", b);
+    CHECK_EQ_STR(wh_json_path_str(o, "metadata", "resourceVersion", NULL), "12345");
+    json_decref(o);
+    wh_certs_bundle_free(b);
+}
+
+TEST(cert32_secret_read_rules)
+{
+    struct wh_certs_bundle *b = NULL;
+    struct wh_errbuf eb;
+    /* tls.crt/tls.key are ignored on read; keys absent give empty items (CERT-35). */
+    json_t *s = wh_test_json("{\"data\": {\"tls.crt\": \"eA==\", \"cert.pem\": \"Y2VydA==\", "
+                             "\"other\": \"eA==\"}}");
+    CHECK_EQ_INT(wh_certs_secret_read(s, WH_CERTS_SECRET_GENERATED, &b, NULL), WH_OK);
+    CHECK_EQ_STR(wh_certs_bundle_get(b, WH_CERTS_CERT, NULL), "cert");
+    CHECK(wh_certs_bundle_get(b, WH_CERTS_KEY, NULL) == NULL);
+    CHECK_EQ_INT(validate(b, SVC_DNS), WH_CERTS_MISSING);
+    wh_certs_bundle_free(b);
+    json_decref(s);
+
+    /* The empty Secret of the manifests. */
+    s = wh_test_json("{\"metadata\": {\"name\": \"kruise-webhook-certs\"}}");
+    CHECK_EQ_INT(wh_certs_secret_read(s, WH_CERTS_SECRET_GENERATED, &b, NULL), WH_OK);
+    CHECK_EQ_INT(validate(b, SVC_DNS), WH_CERTS_MISSING);
+    wh_certs_bundle_free(b);
+    json_decref(s);
+
+    /* CERT-36: cert-manager's names. */
+    s = wh_test_json("{\"data\": {\"ca.crt\": \"Y2E=\", \"tls.crt\": \"dGxz\", "
+                     "\"tls.key\": \"a2V5\"}}");
+    CHECK_EQ_INT(wh_certs_secret_read(s, WH_CERTS_SECRET_EXTERNAL, &b, NULL), WH_OK);
+    CHECK_EQ_STR(wh_certs_bundle_get(b, WH_CERTS_CA_CERT, NULL), "ca");
+    CHECK_EQ_STR(wh_certs_bundle_get(b, WH_CERTS_CERT, NULL), "tls");
+    CHECK_EQ_STR(wh_certs_bundle_get(b, WH_CERTS_KEY, NULL), "key");
+    CHECK(wh_certs_bundle_get(b, WH_CERTS_CA_KEY, NULL) == NULL);
+    wh_certs_bundle_free(b);
+    json_decref(s);
+
+    b = NULL;
+    s = wh_test_json("{\"data\": {\"cert.pem\": \"***\"}}");
+    CHECK_EQ_INT(wh_certs_secret_read(s, WH_CERTS_SECRET_GENERATED, &b, &eb), WH_ERR_PARSE);
+    CHECK(strstr(eb.msg, "cert.pem") != NULL);
+    CHECK(b == NULL);
+    json_decref(s);
+    s = wh_test_json("{\"data\": {\"key.pem\": 5}}");
+    CHECK_EQ_INT(wh_certs_secret_read(s, WH_CERTS_SECRET_GENERATED, &b, &eb), WH_ERR_PARSE);
+    json_decref(s);
+}
+
+TEST(certs_bundle_not_after)
+{
+    const struct wh_certs_bundle *b = rsa_bundle();
+    time_t t = 0;
+    CHECK_EQ_INT(wh_certs_bundle_not_after(b, WH_CERTS_CERT, &t), WH_OK);
+    CHECK_EQ_INT(t, shared_t0 + 3650 * DAY);
+    CHECK_EQ_INT(wh_certs_bundle_not_after(b, WH_CERTS_CA_CERT, &t), WH_OK);
+    struct wh_certs_bundle *e = wh_certs_bundle_new();
+    CHECK_EQ_INT(wh_certs_bundle_not_after(e, WH_CERTS_CERT, &t), WH_ERR_NOT_FOUND);
+    set_item(e, WH_CERTS_CERT, "junk");
+    CHECK_EQ_INT(wh_certs_bundle_not_after(e, WH_CERTS_CERT, &t), WH_ERR_PARSE);
+    wh_certs_bundle_free(e);
 }
