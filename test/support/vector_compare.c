@@ -119,6 +119,17 @@ static bool parse_quantity(const char *s, struct qty *q)
     q->e = dec_exp - (int)nfrac;
     if (q->m == 0)
         q->neg = false;
+    /* ParseQuantity caps binary quantities at the largest int64 */
+    if (q->fmt == Q_BINARY_SI && q->e >= 0) {
+        u128 v = q->m;
+        for (int e = q->e; e > 0; e--)
+            if (!mul_u128(&v, 10))
+                v = U128_MAX;
+        if (v > (u128)INT64_MAX) {
+            q->m = (u128)INT64_MAX;
+            q->e = 0;
+        }
+    }
     /* ParseQuantity rounds anything finer than a nano up (away from zero) */
     if (q->e < -9) {
         bool rem = false;

@@ -58,60 +58,67 @@ static const struct {
     {"autoscaling/v2", " HorizontalPodAutoscaler "},
 };
 
+/* A group/version/kind as slices of the strings it was parsed from (borrowed): no allocation
+ * on the success path. */
 struct gvk {
-    char *group;
-    char *version;
+    const char *group;
+    size_t glen;
+    const char *version;
+    size_t vlen;
     const char *kind;
 };
-
-static void gvk_fini(struct gvk *g)
-{
-    free(g->group);
-    free(g->version);
-}
 
 /* schema.ParseGroupVersion: "" and "/" are empty; more than one '/' is an error. */
 static bool parse_gv(const char *s, struct gvk *g)
 {
-    g->group = NULL;
-    g->version = NULL;
-    if (!s || !*s || strcmp(s, "/") == 0) {
-        g->group = wh_xstrdup("");
-        g->version = wh_xstrdup("");
+    g->group = g->version = "";
+    g->glen = g->vlen = 0;
+    if (!s || !*s || strcmp(s, "/") == 0)
         return true;
-    }
     const char *slash = strchr(s, '/');
     if (slash && strchr(slash + 1, '/'))
         return false;
     if (!slash) {
-        g->group = wh_xstrdup("");
-        g->version = wh_xstrdup(s);
+        g->version = s;
+        g->vlen = strlen(s);
     } else {
-        g->group = wh_xstrndup(s, (size_t)(slash - s));
-        g->version = wh_xstrdup(slash + 1);
+        g->group = s;
+        g->glen = (size_t)(slash - s);
+        g->version = slash + 1;
+        g->vlen = strlen(slash + 1);
     }
     return true;
+}
+
+static bool slice_eq(const char *a, size_t alen, const char *b)
+{
+    return strlen(b) == alen && memcmp(a, b, alen) == 0;
+}
+
+static bool slices_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && memcmp(a, b, alen) == 0;
 }
 
 /* GroupVersion.String(). Returns: new string. */
 static char *gv_string(const struct gvk *g)
 {
-    if (!*g->group)
-        return wh_xstrdup(g->version);
-    return wh_str_printf("%s/%s", g->group, g->version);
+    if (!g->glen)
+        return wh_xstrndup(g->version, g->vlen);
+    return wh_str_printf("%.*s/%.*s", (int)g->glen, g->group, (int)g->vlen, g->version);
 }
 
-static bool is_kruise_version(const char *group, const char *version)
+static bool is_kruise_version(const struct gvk *g)
 {
-    return (strcmp(group, "apps.kruise.io") == 0 || strcmp(group, "policy.kruise.io") == 0) &&
-           (strcmp(version, "v1alpha1") == 0 || strcmp(version, "v1beta1") == 0);
+    return (slice_eq(g->group, g->glen, "apps.kruise.io") ||
+            slice_eq(g->group, g->glen, "policy.kruise.io")) &&
+           (slice_eq(g->version, g->vlen, "v1alpha1") || slice_eq(g->version, g->vlen, "v1beta1"));
 }
 
-static bool has_word(const char *list, const char *word)
+static bool has_word(const char *list, const char *word, size_t n)
 {
-    size_t n = strlen(word);
-    for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
-        if (p[-1] == ' ' && p[n] == ' ')
+    for (const char *p = strstr(list, " "); p && p[1]; p = strchr(p + 1, ' '))
+        if (strncmp(p + 1, word, n) == 0 && p[1 + n] == ' ')
             return true;
     return false;
 }
@@ -122,13 +129,13 @@ static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
     *conv = NULL;
     if (!*g->kind)
         return false;
-    if (is_kruise_version(g->group, g->version)) {
-        bool alpha = strcmp(g->version, "v1alpha1") == 0;
-        size_t klen = strlen(g->kind);
-        bool list = klen > 4 && strcmp(g->kind + klen - 4, "List") == 0;
+    size_t klen = strlen(g->kind);
+    bool list = klen > 4 && strcmp(g->kind + klen - 4, "List") == 0;
+    if (is_kruise_version(g)) {
+        bool alpha = slice_eq(g->version, g->vlen, "v1alpha1");
         for (size_t i = 0; i < NKINDS; i++) {
             const struct wh_conv_kind *k = kinds[i];
-            if (strcmp(k->group, g->group) != 0)
+            if (!slice_eq(g->group, g->glen, k->group))
                 continue;
             if (strcmp(k->kind, g->kind) == 0) {
                 *conv = plans[i];
@@ -137,7 +144,7 @@ static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
             if (list && strlen(k->kind) == klen - 4 && strncmp(k->kind, g->kind, klen - 4) == 0)
                 return true;
         }
-        if (!alpha || strcmp(g->group, "apps.kruise.io") != 0)
+        if (!alpha || !slice_eq(g->group, g->glen, "apps.kruise.io"))
             return false;
         for (size_t i = 0; i < sizeof(alpha_only_kinds) / sizeof(alpha_only_kinds[0]); i++) {
             size_t n = strlen(alpha_only_kinds[i]);
@@ -149,18 +156,10 @@ static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
     }
     char *gv = gv_string(g);
     bool found = false;
-    for (size_t i = 0; !found && i < sizeof(builtin) / sizeof(builtin[0]); i++) {
-        if (strcmp(builtin[i].gv, gv) != 0)
-            continue;
-        size_t klen = strlen(g->kind);
-        if (has_word(builtin[i].kinds, g->kind)) {
-            found = true;
-        } else if (klen > 4 && strcmp(g->kind + klen - 4, "List") == 0) {
-            char *base = wh_xstrndup(g->kind, klen - 4);
-            found = has_word(builtin[i].kinds, base);
-            free(base);
-        }
-    }
+    for (size_t i = 0; !found && i < sizeof(builtin) / sizeof(builtin[0]); i++)
+        if (strcmp(builtin[i].gv, gv) == 0)
+            found = has_word(builtin[i].kinds, g->kind, klen) ||
+                    (list && has_word(builtin[i].kinds, g->kind, klen - 4));
     free(gv);
     return found;
 }
@@ -178,10 +177,10 @@ static char *not_registered(const struct gvk *g)
     return msg;
 }
 
-/* %T of a registered type: Go packages are named after their version. */
+/* %T of a registered type: Go packages are named after their version. Returns: new string. */
 static char *go_type(const struct gvk *g)
 {
-    return wh_str_printf("*%s.%s", g->version, g->kind);
+    return wh_str_printf("*%.*s.%s", (int)g->vlen, g->version, g->kind);
 }
 
 static bool ascii_ieq(const char *a, const char *b)
@@ -262,8 +261,8 @@ static char *missing(const char *what, const json_t *object)
 enum wh_err wh_convert_object(const char *desired_api_version, const json_t *object,
                               json_t **out, char **message)
 {
-    enum wh_err rc = WH_OK;
-    struct gvk src = {0}, dst = {0}, typed = {0};
+    enum wh_err rc = WH_ERR_INVALID;
+    struct gvk src, dst, typed;
     const struct wh_conv_plan *plan = NULL, *dst_plan = NULL;
     json_t *res = NULL;
     char *t1 = NULL, *t2 = NULL;
@@ -276,9 +275,8 @@ enum wh_err wh_convert_object(const char *desired_api_version, const json_t *obj
     if (!json_is_object(object))
         return decode_fail(object, message);
     struct typemeta tm;
-    rc = read_typemeta(object, &tm, message);
-    if (rc)
-        return rc;
+    if (read_typemeta(object, &tm, message))
+        return WH_ERR_INVALID;
     if (!parse_gv(tm.api, &src)) {
         *message = wh_str_printf("unexpected GroupVersion string: %s", tm.api);
         return WH_ERR_INVALID;
@@ -286,59 +284,51 @@ enum wh_err wh_convert_object(const char *desired_api_version, const json_t *obj
     src.kind = tm.kind ? tm.kind : "";
     if (!*src.kind) {
         *message = missing("Kind", object);
-        rc = WH_ERR_INVALID;
-        goto out;
+        return WH_ERR_INVALID;
     }
-    if (!*src.version) {
+    if (!src.vlen) {
         *message = missing("apiVersion", object);
-        rc = WH_ERR_INVALID;
-        goto out;
+        return WH_ERR_INVALID;
     }
     if (!registered(&src, &plan)) {
         *message = not_registered(&src);
-        rc = WH_ERR_INVALID;
-        goto out;
+        return WH_ERR_INVALID;
     }
-    enum wh_conv_ver ver = strcmp(src.version, "v1alpha1") == 0 ? WH_CONV_ALPHA : WH_CONV_BETA;
-    if (plan) {
-        rc = wh_conv_check(plan, ver, object, message);
-        if (rc)
-            goto out;
-    }
+    enum wh_conv_ver ver =
+        slice_eq(src.version, src.vlen, "v1alpha1") ? WH_CONV_ALPHA : WH_CONV_BETA;
+    if (plan && wh_conv_check(plan, ver, object, message))
+        return WH_ERR_INVALID;
 
     /* 2. allocate the destination: desiredAPIVersion as given, the decoded kind */
-    if (!parse_gv(desired_api_version, &dst)) {
-        dst.group = wh_xstrdup("");
-        dst.version = wh_xstrdup("");
-    }
+    /* FromAPIVersionAndKind: an unparsable group/version is the empty one */
+    if (!parse_gv(desired_api_version, &dst))
+        dst = (struct gvk){.group = "", .version = ""};
     dst.kind = src.kind;
     if (!registered(&dst, &dst_plan)) {
         *message = not_registered(&dst);
-        rc = WH_ERR_INVALID;
-        goto out;
+        return WH_ERR_INVALID;
     }
 
     /* 3. check: same group and kind, different version, both convertible */
-    if (!parse_gv(tm.typed_api, &typed)) {
-        typed.group = wh_xstrdup("");
-        typed.version = wh_xstrdup("");
-    }
+    if (!parse_gv(tm.typed_api, &typed))
+        typed = (struct gvk){.group = "", .version = ""};
     typed.kind = tm.typed_kind ? tm.typed_kind : "";
-    t1 = go_type(&src);
-    t2 = go_type(&dst);
-    if (strcmp(typed.group, dst.group) != 0 || strcmp(typed.kind, dst.kind) != 0) {
+    if (!slices_eq(typed.group, typed.glen, dst.group, dst.glen) ||
+        strcmp(typed.kind, dst.kind) != 0) {
+        t1 = go_type(&src);
+        t2 = go_type(&dst);
         *message = wh_str_printf("src %s and dst %s does not belong to same API Group", t1, t2);
-        rc = WH_ERR_INVALID;
         goto out;
     }
-    if (strcmp(typed.version, dst.version) == 0) {
+    if (slices_eq(typed.version, typed.vlen, dst.version, dst.vlen)) {
+        t1 = go_type(&src);
         *message = wh_str_printf("conversion is not allowed between same type %s", t1);
-        rc = WH_ERR_INVALID;
         goto out;
     }
-    if (!plan || plan != dst_plan || strcmp(src.version, dst.version) == 0) {
+    if (!plan || plan != dst_plan || slices_eq(src.version, src.vlen, dst.version, dst.vlen)) {
+        t1 = go_type(&src);
+        t2 = go_type(&dst);
         *message = wh_str_printf("%s is not convertible to %s", t1, t2);
-        rc = WH_ERR_INVALID;
         goto out;
     }
 
@@ -359,9 +349,6 @@ out:
     json_decref(res);
     free(t1);
     free(t2);
-    gvk_fini(&src);
-    gvk_fini(&dst);
-    gvk_fini(&typed);
     return rc;
 }
 

@@ -160,6 +160,11 @@ size_t wh_conv_node_nchildren(const struct wh_conv_node *n);
 const struct wh_conv_node *wh_conv_node_child(const struct wh_conv_node *n, size_t i);
 const char *wh_conv_node_name(const struct wh_conv_node *n);
 const struct wh_conv_type *wh_conv_node_type(const struct wh_conv_node *n);
+/* What a type error at this field says: "<owner>.<field> of type <go>" (elem: an element's). */
+const char *wh_conv_node_owner(const struct wh_conv_node *n);
+const char *wh_conv_node_field(const struct wh_conv_node *n);
+const char *wh_conv_node_go(const struct wh_conv_node *n);
+const char *wh_conv_node_elem(const struct wh_conv_node *n);
 
 /* ---- helpers for CUSTOM rules ------------------------------------------------------------- */
 

@@ -47,6 +47,7 @@ struct wh_conv_node {
     char *field;       /* JSON path of the field from the object root, as Go reports it */
     char *struct_name; /* STRUCT: the struct's own name, owner of the children */
     struct wh_conv_node **kids;
+    uint32_t *kid_hash; /* hash_key() of each kid's name, for the lookup in the check walk */
     size_t nkids, capkids;
 };
 
@@ -60,6 +61,8 @@ struct wh_conv_plan {
     struct wh_conv_node *root[2];
     struct prow *rows;
     size_t nrows;
+    size_t *ops[2]; /* per direction, the rows that edit anything, in table order */
+    size_t nops[2];
 };
 
 struct wh_conv_ctx {
@@ -213,14 +216,27 @@ static struct wh_conv_node *node_new(const char *name, const struct wh_conv_type
     return n;
 }
 
+/* FNV-1a: member lookups in the check walk compare hashes, not strings, first. */
+static uint32_t hash_key(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static struct wh_conv_node *find_kid_hashed(const struct wh_conv_node *n, const char *name,
+                                            uint32_t h)
+{
+    for (size_t i = 0; i < n->nkids; i++)
+        if (n->kid_hash[i] == h && strcmp(n->kids[i]->name, name) == 0)
+            return n->kids[i];
+    return NULL;
+}
+
 static struct wh_conv_node *find_kid(const struct wh_conv_node *n, const char *name)
 {
-    for (size_t i = 0; i < n->nkids; i++) {
-        const char *k = n->kids[i]->name;
-        if (k[0] == name[0] && strcmp(k, name) == 0)
-            return n->kids[i];
-    }
-    return NULL;
+    return find_kid_hashed(n, name, hash_key(name));
 }
 
 static void add_kid(struct wh_conv_node *n, struct wh_conv_node *kid)
@@ -228,7 +244,9 @@ static void add_kid(struct wh_conv_node *n, struct wh_conv_node *kid)
     if (n->nkids == n->capkids) {
         n->capkids = n->capkids ? n->capkids * 2 : 4;
         n->kids = wh_xrealloc(n->kids, n->capkids * sizeof(*n->kids));
+        n->kid_hash = wh_xrealloc(n->kid_hash, n->capkids * sizeof(*n->kid_hash));
     }
+    n->kid_hash[n->nkids] = hash_key(kid->name);
     n->kids[n->nkids++] = kid;
 }
 
@@ -318,6 +336,16 @@ static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
         table_error(k, r, "a condition only applies to a rename");
 }
 
+/* Rows that only describe a field (a copy in place, a member of a moved struct) edit nothing. */
+static bool row_edits(const struct wh_conv_row *r)
+{
+    if (r->rule == WH_CONV_TYPE_ONLY)
+        return false;
+    if (r->rule == WH_CONV_COPY)
+        return strcmp(r->alpha, r->beta) != 0;
+    return true;
+}
+
 struct wh_conv_plan *wh_conv_compile(const struct wh_conv_kind *k)
 {
     static const struct wh_conv_type top = T_STRUCT("");
@@ -336,6 +364,12 @@ struct wh_conv_plan *wh_conv_compile(const struct wh_conv_kind *k)
         compile_row(k, p, &meta_rows[i], &p->rows[i]);
     for (size_t i = 0; i < k->nrows; i++)
         compile_row(k, p, &k->rows[i], &p->rows[nmeta + i]);
+    for (int d = 0; d < 2; d++) {
+        p->ops[d] = wh_xcalloc(p->nrows, sizeof(*p->ops[d]));
+        for (size_t i = 0; i < p->nrows; i++)
+            if (row_edits(p->rows[i].row))
+                p->ops[d][p->nops[d]++] = i;
+    }
     return p;
 }
 
@@ -367,6 +401,26 @@ const char *wh_conv_node_name(const struct wh_conv_node *n)
 const struct wh_conv_type *wh_conv_node_type(const struct wh_conv_node *n)
 {
     return &n->type;
+}
+
+const char *wh_conv_node_owner(const struct wh_conv_node *n)
+{
+    return n->owner;
+}
+
+const char *wh_conv_node_field(const struct wh_conv_node *n)
+{
+    return n->field;
+}
+
+const char *wh_conv_node_go(const struct wh_conv_node *n)
+{
+    return n->go;
+}
+
+const char *wh_conv_node_elem(const struct wh_conv_node *n)
+{
+    return n->elem2 ? n->elem2 : n->elem;
 }
 
 /* ---- type checking ------------------------------------------------------------------------ */
@@ -608,7 +662,7 @@ static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *ty
         json_t *val;
         json_object_foreach((json_t *)(uintptr_t)v, key, val)
         {
-            const struct wh_conv_node *kid = find_kid(n, key);
+            const struct wh_conv_node *kid = find_kid_hashed(n, key, hash_key(key));
             if (kid)
                 chk_value(k, kid, val);
             if (k->stop)
@@ -1140,8 +1194,6 @@ static enum wh_err apply_row(struct wh_conv_ctx *c, const struct prow *pr, enum 
     a.to = dir == WH_CONV_UP ? &pr->b : &pr->a;
     switch (r->rule) {
     case WH_CONV_COPY:
-        if (strcmp(r->alpha, r->beta) == 0)
-            return WH_OK;
         if (r->when && !r->when(dir, src))
             return run_each(&a, &pr->a, src, dst, do_drop_both);
         return run_each(&a, &pr->a, src, dst, do_move);
@@ -1212,8 +1264,8 @@ enum wh_err wh_conv_apply(const struct wh_conv_plan *p, enum wh_conv_dir dir, co
                           json_t *dst, char **msg)
 {
     struct wh_conv_ctx c = {0};
-    for (size_t i = 0; i < p->nrows; i++) {
-        enum wh_err rc = apply_row(&c, &p->rows[i], dir, src, dst);
+    for (size_t i = 0; i < p->nops[dir]; i++) {
+        enum wh_err rc = apply_row(&c, &p->rows[p->ops[dir][i]], dir, src, dst);
         if (rc) {
             *msg = c.msg ? c.msg : wh_xstrdup("conversion failed");
             return rc;
