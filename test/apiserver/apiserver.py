@@ -140,6 +140,14 @@ class Server(ThreadingHTTPServer):
         self.stopping = threading.Event()
         super().__init__(addr, Handler)
 
+    def get_request(self):
+        sock, addr = super().get_request()
+        if self.ssl_ctx is not None:
+            # Wrapped here so that shutdown_request() closes the TLS socket; the handshake
+            # itself runs later, in the connection's own thread (Handler.setup).
+            sock = self.ssl_ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, addr
+
     def handle_error(self, request, client_address):
         exc = sys.exc_info()[1]
         if isinstance(exc, CLIENT_GONE_ERRORS):
@@ -154,10 +162,9 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
 
     def setup(self):
-        if self.server.ssl_ctx is not None:
-            # The TLS handshake runs here, in the connection's own thread.
+        if isinstance(self.request, ssl.SSLSocket):
             self.request.settimeout(10)
-            self.request = self.server.ssl_ctx.wrap_socket(self.request, server_side=True)
+            self.request.do_handshake()
             self.request.settimeout(None)
         super().setup()
 
@@ -762,6 +769,10 @@ def main(argv=None):
                     help="watch events kept before the oldest are compacted away (default 100000)")
     ap.add_argument("--max-body", type=int, default=3 * 1024 * 1024,
                     help="largest request body accepted, in bytes (default 3 MiB, like the real server)")
+    ap.add_argument("--no-parent-watch", action="store_true",
+                    help="keep running when the parent process exits (by default the server stops then, "
+                         "so that a test runner that dies, or a wrapper such as a pyenv shim that gets the "
+                         "SIGTERM, does not leave it behind)")
     cfg = ap.parse_args(argv)
     if not cfg.plain_http and not (cfg.cert and cfg.key):
         ap.error("--cert and --key are required (or --plain-http)")
@@ -804,8 +815,11 @@ def main(argv=None):
     sys.stdout.write("listening on %s://%s:%d\n" % (scheme, cfg.bind, server.server_address[1]))
     sys.stdout.flush()
     log("listening on %s://%s:%d" % (scheme, cfg.bind, server.server_address[1]))
+    parent = os.getppid()
     while not stop.wait(1.0):
-        pass
+        if not cfg.no_parent_watch and os.getppid() != parent:
+            log("parent process %d exited; stopping" % parent, always=False)
+            break
     server.stopping.set()
     for w in store.all_watchers():
         w.end("end")

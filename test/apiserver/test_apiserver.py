@@ -1407,6 +1407,29 @@ def sigterm_with_open_watch_exits_cleanly():
         pass
 
 
+@test
+def stops_when_its_parent_dies():
+    # A wrapper that does not exec (like some interpreter shims) gets the SIGTERM instead of
+    # the server; the server notices that its parent is gone and stops.
+    cmd = "%s %s --plain-http --port 0; true" % (sys.executable, os.path.join(HERE, "apiserver.py"))
+    wrapper = subprocess.Popen(["bash", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = wrapper.stdout.readline().decode()
+    port = int(line.strip().rsplit(":", 1)[1])
+    eq(Api(port, token=None, tls=False).req("GET", "/api")[0], 200)
+    wrapper.terminate()
+    wrapper.wait(5)
+
+    def gone():
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return False
+        except OSError:
+            return True
+    wait_for(gone, 5, "the orphaned server to stop")
+    wrapper.stdout.close()
+    wrapper.stderr.close()
+
+
 def main():
     global S, A
     only = sys.argv[1:]
