@@ -555,6 +555,8 @@ TEST(kube_client_retries_500_and_429_then_gives_up)
     wh_apiserver_post(fx.srv, "fail?code=500&count=2&path_prefix=/api/v1/namespaces");
     CHECK_EQ_INT(wh_kube_get(fx.c, "/api/v1/namespaces/default", &got, &st), WH_OK);
     CHECK_EQ_INT(st.attempts, 3);
+    CHECK_EQ_INT(st.code, 200);
+    CHECK_EQ_STR(st.reason, ""); /* nothing left over from the failed attempts */
     CHECK_EQ_STR(wh_json_meta_str(got, "name"), "default");
     json_decref(got);
     got = NULL;

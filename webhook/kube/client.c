@@ -741,6 +741,7 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
         } else {
             rc = map_code((int)code);
             if (rc == WH_OK) {
+                status_clear(st); /* forget what a failed earlier attempt said */
                 if (st)
                     st->code = (int)code;
                 break;
