@@ -21,6 +21,9 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+# Taken first thing, to narrow the window in which a parent that dies at once goes unnoticed.
+START_PPID = os.getppid()
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fakekube import errors as E  # noqa: E402
@@ -815,7 +818,7 @@ def main(argv=None):
     sys.stdout.write("listening on %s://%s:%d\n" % (scheme, cfg.bind, server.server_address[1]))
     sys.stdout.flush()
     log("listening on %s://%s:%d" % (scheme, cfg.bind, server.server_address[1]))
-    parent = os.getppid()
+    parent = START_PPID
     while not stop.wait(1.0):
         if not cfg.no_parent_watch and os.getppid() != parent:
             log("parent process %d exited; stopping" % parent, always=False)
