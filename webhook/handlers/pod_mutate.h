@@ -1,0 +1,69 @@
+#ifndef WH_HANDLERS_POD_MUTATE_H
+#define WH_HANDLERS_POD_MUTATE_H
+
+/* /mutate-pod: the Pod mutating webhook (mpod.kb.io). As upstream's PodCreateHandler, several
+ * features run in a fixed order on one decoded Pod and answer with one patch
+ * (spec sidecarset.md 4, workloadspread.md 7): readiness gate, WorkloadSpread, SidecarSet,
+ * container launch priority, PodUnavailableBudget, PersistentPodState, ... Each step reads the
+ * Pod as the steps before it left it, and edits it through wh_pod_mutation_edit, so the deep
+ * copy is made only when something changes.
+ * Thread rule: thread-safe; a struct wh_pod_mutation belongs to one request. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "handlers/registry.h"
+#include "handlers/sidecarset_match.h"
+#include "util/err.h"
+
+/* One /mutate-pod request as the steps see it. */
+struct wh_pod_mutation {
+    const struct wh_handler_ctx *ctx;
+    const struct wh_admission_request *req;
+    struct wh_admission_response *resp;
+    /* metadata.namespace, or request.namespace when the Pod has none (upstream assigns it before
+     * any step; the assignment itself is not part of the patch) */
+    const char *namespace_;
+    /* the clock for timestamps written into annotations; 0 = now (tests fix it) */
+    time_t now;
+    /* inject --explain: told about every SidecarSet considered; NULL otherwise */
+    wh_sidecarset_explain_fn explain;
+    void *explain_arg;
+};
+
+/* Returns: borrowed; the Pod as the previous steps left it (the request's object until a step
+ * edits it). */
+const json_t *wh_pod_mutation_pod(const struct wh_pod_mutation *pm);
+
+/* Returns: borrowed, owned by pm->resp; the Pod to edit (a deep copy made on the first call). */
+json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm);
+
+/* Options of one run (all optional). */
+struct wh_pod_mutate_opts {
+    time_t now;
+    wh_sidecarset_explain_fn explain;
+    void *explain_arg;
+};
+
+/* The route's handler (wh_admit_fn). */
+WH_NODISCARD enum wh_err wh_pod_mutate_admit(const struct wh_handler_ctx *ctx,
+                                             const struct wh_admission_request *req,
+                                             struct wh_admission_response *resp,
+                                             struct wh_errbuf *eb);
+
+/* The same with options, for the offline inject command and tests (opts may be NULL). */
+WH_NODISCARD enum wh_err wh_pod_mutate_run(const struct wh_handler_ctx *ctx,
+                                           const struct wh_admission_request *req,
+                                           struct wh_admission_response *resp,
+                                           const struct wh_pod_mutate_opts *opts,
+                                           struct wh_errbuf *eb);
+
+/* The route is served when feature gate PodWebhook is on. */
+bool wh_pod_mutate_enabled(const struct wh_config *cfg);
+
+/* Declares the caches the steps read (the SidecarSet ones: wh_sidecarset_caches_setup). */
+WH_NODISCARD enum wh_err wh_pod_mutate_setup(struct wh_cluster *cl, const struct wh_config *cfg,
+                                             struct wh_errbuf *eb);
+
+#endif

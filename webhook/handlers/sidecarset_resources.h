@@ -1,0 +1,36 @@
+#ifndef WH_HANDLERS_SIDECARSET_RESOURCES_H
+#define WH_HANDLERS_SIDECARSET_RESOURCES_H
+
+/* A sidecar's resourcesPolicy, applied at Pod creation as upstream OpenKruise does
+ * (pkg/webhook/pod/mutating/sidecarset_resources.go, pkg/util/calculator; spec sidecarset.md
+ * 4.12): target containers by name regex (native sidecars among the init containers, then the
+ * containers, minus every sidecar name of the selected SidecarSets), their limits and requests
+ * aggregated by sum or max, then each expression evaluated with one bound variable.
+ * Thread rule: thread-safe (no shared state); inputs are only read. */
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+/* Computes the resources of a sidecar whose resourcesPolicy is policy (borrowed) for pod
+ * (borrowed, the Pod as it is before injection). exclude: the names (borrowed) of every
+ * container and init container of the selected SidecarSets.
+ * Returns in *out: new ref, {"limits": {...}, "requests": {...}} with only the computed entries
+ * (an empty object when none). Errors: WH_ERR_INVALID with upstream's message ("failed to get
+ * target containers: invalid regex pattern ...", "no containers match the regex pattern \"x\"",
+ * "failed to evaluate CPU limits expression: ..."). */
+WH_NODISCARD enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
+                                                 const char *const *exclude, size_t nexclude,
+                                                 json_t **out, struct wh_errbuf *eb);
+
+/* Evaluates one expression as evaluateResourceExpression does: the variable (named memory when
+ * the text contains the word memory, else cpu) holds aggregate (a quantity text, or NULL for the
+ * zero quantity); a plain number result becomes milli-cores for cpu and units for memory.
+ * Writes the canonical quantity into out. Errors: WH_ERR_INVALID ("failed to parse expression
+ * \"x\": ..."). */
+WH_NODISCARD enum wh_err wh_sidecarset_resource_expr(const char *expr, const char *aggregate,
+                                                     char *out, size_t outsz,
+                                                     struct wh_errbuf *eb);
+
+#endif
