@@ -344,10 +344,17 @@ TEST(dp_routes_and_gates)
     CHECK(wh_feature_on(&implied.features, WH_FEATURE_ResourcesDeletionProtection));
     CHECK(wh_feature_on(&implied.features, WH_FEATURE_DeletionProtectionForCRDCascadingGate));
 
-    /* Every route's setup runs (once) and declares nothing. */
-    struct wh_cluster *cl = cluster_of(NULL);
+    /* Every route's setup runs before the cluster starts (ours declares no cache). */
+    struct wh_cluster *cl = NULL;
     struct wh_errbuf eb = {{0}};
+    json_t *none = json_array();
+    CHECK_EQ_INT(wh_cluster_new_standalone_objects(none, &cl, &eb), WH_OK);
+    json_decref(none);
+    CHECK_EQ_INT(wh_dp_setup(cl, &on, &eb), WH_OK);
+    for (int id = 0; id < WH_RES_COUNT; id++)
+        CHECK(wh_cluster_cache(cl, (enum wh_resource_id)id) == NULL);
     CHECK_EQ_INT(wh_routes_setup(&on, cl, &eb), WH_OK);
+    CHECK_EQ_INT(wh_cluster_start(cl, &eb), WH_OK);
     wh_cluster_free(cl);
     CHECK(wh_dp_enabled_service_ingress(&on));
     CHECK(!wh_dp_enabled_service_ingress(&off));
