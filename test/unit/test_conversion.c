@@ -396,7 +396,7 @@ static bool loss_workloadspread(json_t *exp, const json_t *orig, enum wh_conv_ve
     unknown_reasons(json_object_get(json_object_get(exp, "status"), "subsetStatuses"));
     const char *k;
     json_t *list;
-    json_object_foreach(wh_conv_writable(exp, false, "status", "versionedSubsetStatuses", NULL), k,
+    json_object_foreach(wh_conv_writable(exp, "status", "versionedSubsetStatuses", NULL), k,
                         list) unknown_reasons(list);
     return true;
 }

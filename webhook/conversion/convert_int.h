@@ -183,12 +183,14 @@ const char *wh_conv_get_str(const json_t *v, ...);
 void wh_conv_set_new(json_t *dst, json_t *val, ...);
 /* Removes the member at the path (no-op when absent), un-sharing only what it changes. */
 void wh_conv_del(json_t *dst, ...);
-/* Returns: borrowed; the object at the path under dst, made writable (un-shared), or created
- * when create is true; NULL when absent (create false) or not an object. */
-json_t *wh_conv_writable(json_t *dst, bool create, ...);
-/* Returns: borrowed; the list at the path under dst, made writable, or created empty when
- * create is true (replacing a missing or non-list value); NULL when absent and !create. */
-json_t *wh_conv_writable_list(json_t *dst, bool create, ...);
+/* Returns: borrowed; the object at the path under dst, made writable (un-shared); NULL when
+ * absent or not an object. */
+json_t *wh_conv_writable(json_t *dst, ...);
+/* The same, creating the missing (or non-object) steps. Returns: borrowed, never NULL. */
+json_t *wh_conv_ensure(json_t *dst, ...);
+/* Returns: borrowed; the list at the path under dst made writable, created empty when missing
+ * or not a list (objects on the way created too). */
+json_t *wh_conv_ensure_list(json_t *dst, ...);
 /* Returns: borrowed; element i of array (itself writable) made writable, NULL when it is not an
  * object or array. */
 json_t *wh_conv_writable_elem(json_t *array, size_t i);

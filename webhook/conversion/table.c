@@ -886,33 +886,38 @@ void wh_conv_del(json_t *dst, ...)
     del_path(dst, keys, n);
 }
 
-json_t *wh_conv_writable(json_t *dst, bool create, ...)
+json_t *wh_conv_writable(json_t *dst, ...)
 {
     const char *keys[MAX_KEYS];
     va_list ap;
-    va_start(ap, create);
+    va_start(ap, dst);
     size_t n = collect_keys(ap, keys);
     va_end(ap);
-    return own_path(dst, keys, n, create);
+    return own_path(dst, keys, n, false);
 }
 
-json_t *wh_conv_writable_list(json_t *dst, bool create, ...)
+json_t *wh_conv_ensure(json_t *dst, ...)
 {
     const char *keys[MAX_KEYS];
     va_list ap;
-    va_start(ap, create);
+    va_start(ap, dst);
+    size_t n = collect_keys(ap, keys);
+    va_end(ap);
+    return own_path(dst, keys, n, true);
+}
+
+json_t *wh_conv_ensure_list(json_t *dst, ...)
+{
+    const char *keys[MAX_KEYS];
+    va_list ap;
+    va_start(ap, dst);
     size_t n = collect_keys(ap, keys);
     va_end(ap);
     WH_ASSERT(n > 0);
-    json_t *parent = own_path(dst, keys, n - 1, create);
-    if (!parent)
-        return NULL;
-    if (!json_is_array(json_object_get(parent, keys[n - 1]))) {
-        if (!create)
-            return NULL;
-        if (json_object_set_new(parent, keys[n - 1], json_array()))
-            WH_PANIC("json_object_set_new failed");
-    }
+    json_t *parent = own_path(dst, keys, n - 1, true);
+    if (!json_is_array(json_object_get(parent, keys[n - 1])) &&
+        json_object_set_new(parent, keys[n - 1], json_array()))
+        WH_PANIC("json_object_set_new failed");
     return own_member(parent, keys[n - 1]);
 }
 

@@ -32,7 +32,7 @@ static void fold(json_t *dst, const json_t *map, const char *member)
 {
     if (!json_is_object(map) || json_object_size(map) == 0)
         return;
-    json_t *list = wh_conv_writable_list(dst, true, "status", "subsetStatuses", NULL);
+    json_t *list = wh_conv_ensure_list(dst, "status", "subsetStatuses", NULL);
     const char *name;
     json_t *n;
     json_object_foreach((json_t *)(uintptr_t)map, name, n)
