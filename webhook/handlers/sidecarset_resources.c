@@ -69,6 +69,12 @@ static void qty_format(const struct qty *q, char *out, size_t outsz)
     w.scale = -9;
     w.neg = q->nano < 0;
     w.format = q->format;
+    /* Go prints a BinarySI value below 1024 or with a fraction as DecimalSI; decide here so the
+     * value is never rounded on the way */
+    i128 abs_nano = q->nano < 0 ? -q->nano : q->nano;
+    if (w.format == WH_QUANTITY_BINARY_SI &&
+        (abs_nano < 1024 * NANO_PER_UNIT || abs_nano % NANO_PER_UNIT != 0))
+        w.format = WH_QUANTITY_DECIMAL_SI;
     wh_quantity_format(&w, out, outsz);
 }
 

@@ -1,0 +1,419 @@
+#include "cli/inject.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "admission/review.h"
+#include "config/config.h"
+#include "handlers/pod_mutate.h"
+#include "handlers/registry.h"
+#include "handlers/sidecarset_match.h"
+#include "kube/cache.h"
+#include "kube/cluster.h"
+#include "log/log.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+#include "util/time.h"
+#include "util/yaml.h"
+#include "util/yaml_emit.h"
+
+#define MAX_INPUT (64 << 20)
+
+enum { EXIT_DONE = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
+
+static const char usage[] =
+    "usage: kruise-webhook inject -f FILE --state PATH [--explain] [-o yaml|json]\n"
+    "                             [--namespace NS] [--feature-gates A=true,B=false]\n"
+    "                             [--timestamp 2024-01-01T00:00:00Z]\n"
+    "\n"
+    "Injects SidecarSets into the Pods of FILE exactly as the /mutate-pod webhook would, and\n"
+    "prints the result.\n"
+    "\n"
+    "  -f FILE           Pods to inject, YAML or JSON, several documents allowed; - is stdin\n"
+    "  --state PATH      the cluster: a file or a directory of .yaml/.yml/.json files with the\n"
+    "                    SidecarSets, Namespaces (for namespaceSelector) and ControllerRevisions\n"
+    "                    (for injectionStrategy.revision, in the kruise namespace)\n"
+    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why not\n"
+    "  -o yaml|json      output format (default: the input's)\n"
+    "  --namespace NS    namespace of Pods that name none (default: default)\n"
+    "  --feature-gates   as the server's flag (e.g. EnableSortSidecarContainerByName=true)\n"
+    "  --timestamp T     the updateTimestamp written into kruise.io/sidecarset-hash (RFC 3339;\n"
+    "                    default now), for output that does not change from run to run\n"
+    "\n"
+    "The kruise namespace is $POD_NAMESPACE (default kruise-system).\n";
+
+struct args {
+    const char *file;
+    const char *state;
+    const char *output;
+    const char *ns;
+    const char *gates;
+    const char *timestamp;
+    time_t now;
+    bool explain;
+    bool help;
+};
+
+static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
+{
+    memset(a, 0, sizeof(*a));
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char **dst = NULL;
+        const char *name = arg;
+        const char *inline_value = NULL;
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            a->help = true;
+            continue;
+        }
+        if (strcmp(arg, "--explain") == 0) {
+            a->explain = true;
+            continue;
+        }
+        const char *eq = wh_str_has_prefix(arg, "--") ? strchr(arg, '=') : NULL;
+        char flag[64];
+        if (eq) {
+            size_t n = (size_t)(eq - arg);
+            if (n >= sizeof(flag))
+                n = sizeof(flag) - 1;
+            memcpy(flag, arg, n);
+            flag[n] = '\0';
+            name = flag;
+            inline_value = eq + 1;
+        }
+        if (strcmp(name, "-f") == 0 || strcmp(name, "--filename") == 0)
+            dst = &a->file;
+        else if (strcmp(name, "--state") == 0)
+            dst = &a->state;
+        else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0)
+            dst = &a->output;
+        else if (strcmp(name, "--namespace") == 0 || strcmp(name, "-n") == 0)
+            dst = &a->ns;
+        else if (strcmp(name, "--feature-gates") == 0)
+            dst = &a->gates;
+        else if (strcmp(name, "--timestamp") == 0)
+            dst = &a->timestamp;
+        if (!dst) {
+            fprintf(err, "kruise-webhook inject: unknown option %s\n", arg);
+            return false;
+        }
+        if (inline_value) {
+            *dst = inline_value;
+        } else if (i + 1 < argc) {
+            *dst = argv[++i];
+        } else {
+            fprintf(err, "kruise-webhook inject: %s needs a value\n", arg);
+            return false;
+        }
+    }
+    if (a->help)
+        return true;
+    if (!a->file || !a->state) {
+        fprintf(err, "kruise-webhook inject: -f and --state are required\n%s", usage);
+        return false;
+    }
+    if (a->timestamp && wh_time_parse_rfc3339(a->timestamp, &a->now) != 0) {
+        fprintf(err, "kruise-webhook inject: --timestamp %s is not an RFC 3339 time\n",
+                a->timestamp);
+        return false;
+    }
+    if (a->output && strcmp(a->output, "yaml") != 0 && strcmp(a->output, "json") != 0) {
+        fprintf(err, "kruise-webhook inject: -o must be yaml or json, not %s\n", a->output);
+        return false;
+    }
+    return true;
+}
+
+static enum wh_err read_input(const char *path, char **text, size_t *len, struct wh_errbuf *eb)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open", path);
+    struct wh_buf b;
+    wh_buf_init(&b, MAX_INPUT);
+    enum wh_err rc = WH_OK;
+    char chunk[65536];
+    size_t n;
+    while (!rc && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        rc = wh_buf_add(&b, chunk, n);
+    if (!rc && ferror(f))
+        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: read error", path);
+    else if (rc)
+        wh_errbuf_set(eb, rc, "%s: larger than %d bytes", path, MAX_INPUT);
+    if (f != stdin)
+        fclose(f);
+    if (rc) {
+        wh_buf_fini(&b);
+        return rc;
+    }
+    *text = wh_buf_take(&b, len);
+    return WH_OK;
+}
+
+static bool looks_like_json(const char *text)
+{
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+        text++;
+    return *text == '{' || *text == '[';
+}
+
+/* --- --explain ------------------------------------------------------------------------------ */
+
+struct verdict {
+    char *name;
+    bool injected;
+    char *reason;
+};
+
+struct explain {
+    struct verdict *v;
+    size_t n, cap;
+    char **notes;
+    size_t nnotes;
+};
+
+static void on_explain(void *arg, const char *name, bool injected, const char *reason)
+{
+    struct explain *e = arg;
+    if (!name) {
+        e->notes = wh_xrealloc(e->notes, (e->nnotes + 1) * sizeof(*e->notes));
+        e->notes[e->nnotes++] = wh_xstrdup(reason);
+        return;
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        if (strcmp(e->v[i].name, name) == 0) { /* a later verdict (a canary) replaces it */
+            free(e->v[i].reason);
+            e->v[i].reason = wh_xstrdup(reason);
+            e->v[i].injected = injected;
+            return;
+        }
+    }
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 16;
+        e->v = wh_xrealloc(e->v, e->cap * sizeof(*e->v));
+    }
+    e->v[e->n++] = (struct verdict){wh_xstrdup(name), injected, wh_xstrdup(reason)};
+}
+
+static void explain_fini(struct explain *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->v[i].name);
+        free(e->v[i].reason);
+    }
+    for (size_t i = 0; i < e->nnotes; i++)
+        free(e->notes[i]);
+    free(e->v);
+    free(e->notes);
+    memset(e, 0, sizeof(*e));
+}
+
+/* Prints one line per SidecarSet of the state: the handler's verdict for the candidates, and
+ * for the others the namespaces they are filed under. */
+static void print_explain(FILE *err, struct wh_cluster *cl, const char *pod_id, const char *ns,
+                          const struct explain *e)
+{
+    fprintf(err, "pod %s (namespace %s):\n", pod_id, ns);
+    for (size_t i = 0; i < e->nnotes; i++)
+        fprintf(err, "  note: %s\n", e->notes[i]);
+    struct wh_cache *c = wh_cluster_cache(cl, WH_RES_SIDECARSET);
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    if (c)
+        wh_cache_list(c, NULL, &l);
+    if (l.n == 0)
+        fprintf(err, "  (the state has no SidecarSet)\n");
+    for (size_t i = 0; i < l.n; i++) {
+        const char *name = wh_object_name(l.items[i]);
+        const struct verdict *v = NULL;
+        for (size_t k = 0; k < e->n && !v; k++) {
+            if (strcmp(e->v[k].name, name) == 0)
+                v = &e->v[k];
+        }
+        if (v) {
+            fprintf(err, "  %-32s %-13s %s\n", name, v->injected ? "injected" : "not injected",
+                    v->reason);
+            continue;
+        }
+        const struct wh_sidecarset_view *view = wh_sidecarset_view_of(l.items[i]);
+        struct wh_buf b;
+        wh_buf_init(&b, 4096);
+        for (size_t k = 0; view && k < view->n_ns_keys; k++) {
+            if (wh_buf_printf(&b, "%s%s", k ? ", " : "", view->ns_keys[k]))
+                break;
+        }
+        fprintf(err,
+                "  %-32s %-13s not a candidate: spec.namespaceSelector names namespaces %s "
+                "(kubernetes.io/metadata.name), not %s\n",
+                name, "not injected", b.data ? b.data : "", ns);
+        wh_buf_fini(&b);
+    }
+    wh_objlist_fini(&l);
+}
+
+/* --- one Pod --------------------------------------------------------------------------------- */
+
+/* Runs the /mutate-pod handler on pod. Returns in *result (new ref) the Pod to print; false
+ * when the webhook would refuse it (message printed). */
+static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, const json_t *pod,
+                       json_t **result, FILE *err)
+{
+    const char *pod_ns = wh_json_meta_str(pod, "namespace");
+    const char *ns = pod_ns && pod_ns[0] ? pod_ns : a->ns ? a->ns : "default";
+    const char *name = wh_json_meta_str(pod, "name");
+    if (!name)
+        name = wh_json_meta_str(pod, "generateName");
+    json_t *review = json_pack(
+        "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:O,s:n,s:b,s:{s:s,s:s},"
+        "s:{s:s}}}",
+        "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid",
+        "kruise-webhook-inject", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
+        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
+        "CREATE", "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun",
+        0, "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo",
+        "username", "kruise-webhook-inject");
+    struct wh_admission_request req;
+    struct wh_admission_response resp;
+    struct wh_errbuf eb = {{0}};
+    struct explain ex = {0};
+    bool ok = true;
+    wh_admission_response_init(&resp);
+    if (wh_admission_decode(review, &req, &eb)) {
+        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        ok = false;
+        goto out;
+    }
+    struct wh_pod_mutate_opts opts = {.now = a->now,
+                                      .explain = a->explain ? on_explain : NULL,
+                                      .explain_arg = &ex};
+    enum wh_err rc = wh_pod_mutate_run(ctx, &req, &resp, &opts, &eb);
+    if (a->explain) {
+        char id[512];
+        snprintf(id, sizeof(id), "%s/%s", ns, name ? name : "(unnamed)");
+        print_explain(err, ctx->cluster, id, ns, &ex);
+    }
+    if (rc || !resp.allowed) {
+        fprintf(err, "kruise-webhook inject: pod %s/%s refused: %d %s\n", ns, name ? name : "",
+                rc ? 500 : resp.code, rc ? eb.msg : resp.message ? resp.message : "");
+        ok = false;
+        goto out;
+    }
+    *result = json_incref(resp.mutated ? resp.mutated : (json_t *)(uintptr_t)pod);
+out:
+    explain_fini(&ex);
+    wh_admission_response_fini(&resp);
+    json_decref(review);
+    return ok;
+}
+
+static bool is_pod(const json_t *doc)
+{
+    const char *kind = wh_json_str(doc, "kind");
+    const char *av = wh_json_str(doc, "apiVersion");
+    return wh_str_eq(kind, "Pod") && (!av || wh_str_eq(av, "v1"));
+}
+
+static enum wh_err print_doc(FILE *out, const json_t *doc, bool yaml, bool first,
+                             struct wh_errbuf *eb)
+{
+    if (yaml) {
+        char *text = NULL;
+        enum wh_err rc = wh_yaml_emit(doc, &text, NULL, eb);
+        if (rc)
+            return rc;
+        fprintf(out, "%s%s", first ? "" : "---\n", text);
+        free(text);
+        return WH_OK;
+    }
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fprintf(out, "%s\n", text ? text : "null");
+    free(text);
+    return WH_OK;
+}
+
+int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct args a;
+    struct wh_config cfg;
+    bool cfg_loaded = false;
+    struct wh_cluster *cl = NULL;
+    char *text = NULL;
+    json_t *docs = NULL;
+    struct wh_errbuf eb = {{0}};
+    int status = EXIT_USAGE;
+    if (!parse_args(argc, argv, &a, err))
+        return EXIT_USAGE;
+    if (a.help) {
+        fputs(usage, out);
+        return EXIT_DONE;
+    }
+    char gates[1024];
+    snprintf(gates, sizeof(gates), "--feature-gates=%s", a.gates ? a.gates : "");
+    char *cargv[] = {"kruise-webhook", gates, NULL};
+    if (wh_config_load(&cfg, a.gates ? 2 : 1, cargv, &eb)) {
+        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        return EXIT_USAGE;
+    }
+    cfg_loaded = true;
+    size_t len = 0;
+    if (read_input(a.file, &text, &len, &eb) ||
+        wh_yaml_load(text, len, strcmp(a.file, "-") == 0 ? "<stdin>" : a.file, &docs, &eb)) {
+        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        goto out;
+    }
+    bool yaml = a.output ? strcmp(a.output, "yaml") == 0 : !looks_like_json(text);
+
+    /* the server's own route and setup, on a standalone cluster */
+    const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");
+    if (!route) {
+        fprintf(err, "kruise-webhook inject: /mutate-pod is off (feature gate PodWebhook)\n");
+        goto out;
+    }
+    if (wh_cluster_new_standalone(a.state, &cl, &eb) ||
+        (route->setup && route->setup(cl, &cfg, &eb)) || wh_cluster_start(cl, &eb)) {
+        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        goto out;
+    }
+    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
+    status = EXIT_DONE;
+    size_t i, printed = 0;
+    json_t *doc;
+    json_array_foreach(docs, i, doc)
+    {
+        json_t *result = NULL;
+        if (!is_pod(doc)) {
+            fprintf(err, "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
+                         "unchanged\n",
+                    i + 1, wh_json_str(doc, "kind") ? wh_json_str(doc, "kind") : "(no kind)");
+            result = json_incref(doc);
+        } else if (!inject_pod(&ctx, &a, doc, &result, err)) {
+            status = EXIT_REFUSED;
+            continue;
+        }
+        if (print_doc(out, result, yaml, printed++ == 0, &eb)) {
+            fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+            status = EXIT_USAGE;
+        }
+        json_decref(result);
+    }
+    fflush(out);
+out:
+    json_decref(docs);
+    free(text);
+    wh_cluster_free(cl);
+    if (cfg_loaded)
+        wh_config_fini(&cfg);
+    return status;
+}
+
+int wh_inject_main(int argc, char **argv)
+{
+    /* the standalone loader logs what it reads; a command keeps stderr for its own words */
+    wh_log_setup(WH_LOG_WARN, WH_LOG_TEXT);
+    return wh_inject_run(argc, argv, stdout, stderr);
+}
