@@ -6,6 +6,7 @@
  *   MHD health      one thread for /healthz and /readyz on --health-addr
  *   MHD metrics     one thread for /metrics on --metrics-addr (none when shared or disabled)
  *   tls reload      re-reads the cert dir every --cert-reload-interval (server/tls.c)
+ *   informers       one per cached resource, API mode only (kube/informer.c)
  */
 #include <curl/curl.h>
 #include <signal.h>
@@ -14,8 +15,12 @@
 #include <string.h>
 
 #include "certs/cli.h"
+#include "certs/env.h"
+#include "certs/fs_store.h"
 #include "config/config.h"
 #include "handlers/registry.h"
+#include "kube/client.h"
+#include "kube/cluster.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "server/health.h"
@@ -30,6 +35,55 @@ static bool tls_ready(void *arg, char *why, size_t whysz)
         return true;
     snprintf(why, whysz, "no serving certificate loaded yet");
     return false;
+}
+
+static bool cluster_ready(void *arg, char *why, size_t whysz)
+{
+    return wh_cluster_synced(arg, why, whysz);
+}
+
+/* --state, or no cluster configuration at all: standalone; otherwise the API server from
+ * --kubeconfig or the in-cluster service account. */
+static enum wh_err open_cluster(const struct wh_config *cfg, struct wh_cluster **out,
+                                struct wh_errbuf *eb)
+{
+    if (cfg->state[0] || (!cfg->kubeconfig[0] && !wh_kube_in_cluster())) {
+        if (!cfg->state[0])
+            wh_log(WH_LOG_INFO, "no kubeconfig and not in a cluster: standalone, no objects");
+        return wh_cluster_new_standalone(cfg->state, out, eb);
+    }
+    struct wh_kube_opts ko = {
+        .kubeconfig = cfg->kubeconfig,
+        .qps = (double)cfg->kube_qps,
+        .burst = (int)cfg->kube_burst,
+        .timeout_ms = (long)cfg->kube_timeout_ms,
+        .max_retries = 3,
+    };
+    struct wh_kube_client *client = NULL;
+    enum wh_err rc = wh_kube_client_new(&ko, &client, eb);
+    if (rc)
+        return rc;
+    wh_log(WH_LOG_INFO, "using the API server at %s", wh_kube_client_server(client));
+    return wh_cluster_new_api(client, out, eb);
+}
+
+/* Standalone: the certificates live only in the cert dir; make them when absent or invalid
+ * (a self-signed CA and a serving certificate for the host, localhost and 127.0.0.1). */
+static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_errbuf *eb)
+{
+    struct wh_certs_fs_sync_opts o = {
+        .dir = cfg->cert_dir,
+        .target = {.host = cfg->host[0] ? cfg->host : "localhost",
+                   .service = cfg->service_name,
+                   .namespace = cfg->namespace_},
+        .renew_before_secs = wh_certs_env_parse_renew_before(cfg->renew_before, NULL),
+    };
+    wh_certs_gen_opts_init(&o.gen);
+    struct wh_certs_fs_sync_result res = {0};
+    enum wh_err rc = wh_certs_fs_sync(&o, &res, eb);
+    if (!rc)
+        wh_certs_fs_sync_result_fini(&res);
+    return rc;
 }
 
 /* SIGTERM/SIGINT are blocked in every thread and taken synchronously by main with sigwait, so
@@ -49,6 +103,7 @@ static int serve(int argc, char **argv)
     struct wh_config cfg;
     struct wh_errbuf eb = {{0}};
     struct wh_http *http = NULL;
+    struct wh_cluster *cluster = NULL;
     bool tls_started = false;
 
     if (wh_config_load(&cfg, argc, argv, &eb)) {
@@ -76,6 +131,12 @@ static int serve(int argc, char **argv)
     sigset_t sigs;
     block_signals(&sigs);
 
+    if (open_cluster(&cfg, &cluster, &eb)) {
+        wh_log(WH_LOG_ERROR, "%s", eb.msg);
+        goto out;
+    }
+    if (wh_cluster_standalone(cluster) && ensure_local_certs(&cfg, &eb))
+        wh_log(WH_LOG_WARN, "cannot prepare certificates in %s: %s", cfg.cert_dir, eb.msg);
     if (wh_tls_init(cfg.cert_dir))
         goto out;
     tls_started = true;
@@ -89,7 +150,13 @@ static int serve(int argc, char **argv)
     }
     wh_health_add("certificates", tls_ready, NULL);
 
-    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = NULL};
+    if (wh_routes_setup(&cfg, cluster, &eb) || wh_cluster_start(cluster, &eb)) {
+        wh_log(WH_LOG_ERROR, "%s", eb.msg);
+        goto out;
+    }
+    wh_health_add("caches", cluster_ready, cluster);
+
+    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
     if (wh_http_start(&cfg, &ctx, &http, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
@@ -113,6 +180,7 @@ out:
         wh_tls_watch_stop();
         wh_tls_fini();
     }
+    wh_cluster_free(cluster);
     wh_metrics_reset();
     wh_config_fini(&cfg);
     return status;

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <curl/curl.h>
+
 #include "log/log.h"
 #include "util/mem.h"
 
@@ -78,6 +80,7 @@ char *wh_test_read_file(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
     wh_mem_init();
+    curl_global_init(CURL_GLOBAL_DEFAULT); /* before any test starts a thread, as main does */
     wh_log_setup(getenv("WH_TEST_VERBOSE") ? WH_LOG_DEBUG : WH_LOG_ERROR, WH_LOG_TEXT);
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
@@ -98,5 +101,6 @@ int main(int argc, char **argv)
         }
     }
     printf("%d passed, %d failed\n", passed, failed);
+    curl_global_cleanup();
     return failed ? 1 : 0;
 }

@@ -39,6 +39,9 @@ struct wh_config {
     long long connection_timeout_ms;
     long long connection_memory_limit;
     long long cert_reload_interval_ms;
+    long long kube_qps;
+    long long kube_burst;
+    long long kube_timeout_ms;
     char *config_file;
     bool check_config;
     bool show_help;

@@ -43,9 +43,11 @@ struct wh_route {
     wh_convert_fn convert; /* convert */
     /* Served only when this returns true (feature gates); NULL means always. */
     bool (*enabled)(const struct wh_config *cfg);
-    /* Resources whose caches must have synced before the server is ready: a mask of
-     * (1u << enum wh_resource_id) from kube/resource.h. */
-    uint32_t caches;
+    /* Runs once at start-up, before the caches start, for each enabled route: declares the
+     * caches the handler reads (wh_cluster_declare, views, indexes). NULL when it needs none.
+     * The server is ready only once every declared cache has synced. */
+    enum wh_err (*setup)(struct wh_cluster *cluster, const struct wh_config *cfg,
+                         struct wh_errbuf *eb);
 };
 
 /* Returns: the static table of every route the server knows, in a stable order. */
@@ -53,5 +55,9 @@ const struct wh_route *wh_routes_all(size_t *count);
 
 /* Returns: the route for path among those enabled by cfg, or NULL. */
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path);
+
+/* Runs the setup of every route enabled by cfg (a setup shared by several routes runs once). */
+WH_NODISCARD enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,
+                                         struct wh_errbuf *eb);
 
 #endif

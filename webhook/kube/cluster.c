@@ -187,29 +187,6 @@ static void resource_of(struct wh_cluster *cl, const json_t *crds, const char *g
     buf[n] = '\0';
 }
 
-static enum wh_err read_file(const char *path, char **out, size_t *len, struct wh_errbuf *eb)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "%s: %s", path, strerror(errno));
-    struct wh_buf b;
-    wh_buf_init(&b, MAX_STATE_FILE);
-    enum wh_err rc = WH_OK;
-    char chunk[65536];
-    for (size_t n = fread(chunk, 1, sizeof(chunk), f); n > 0 && !rc;
-         n = fread(chunk, 1, sizeof(chunk), f))
-        rc = wh_buf_add(&b, chunk, n);
-    bool failed = ferror(f);
-    fclose(f);
-    if (rc || failed) {
-        wh_buf_fini(&b);
-        return wh_errbuf_set(eb, rc ? rc : WH_ERR_IO, "%s: %s", path,
-                             rc ? "larger than 64 MiB" : "read error");
-    }
-    *out = wh_buf_take(&b, len);
-    return WH_OK;
-}
-
 /* Appends the objects of one document to objs, unwrapping List kinds. */
 static enum wh_err add_document(json_t *objs, json_t *doc, const char *path, size_t index,
                                 struct wh_errbuf *eb)
@@ -242,26 +219,16 @@ static enum wh_err add_document(json_t *objs, json_t *doc, const char *path, siz
 
 static enum wh_err load_file(json_t *objs, const char *path, struct wh_errbuf *eb)
 {
-    char *text = NULL;
-    size_t len = 0;
     json_t *docs = NULL;
-    enum wh_err rc = read_file(path, &text, &len, eb);
-    if (rc)
-        goto out;
-    rc = wh_yaml_load(text, len, path, &docs, eb);
-    if (rc)
-        goto out;
+    enum wh_err rc = wh_yaml_load_file(path, MAX_STATE_FILE, &docs, eb);
     size_t i;
     json_t *doc;
     json_array_foreach(docs, i, doc)
     {
-        rc = add_document(objs, doc, path, i, eb);
-        if (rc)
-            goto out;
+        if (!rc)
+            rc = add_document(objs, doc, path, i, eb);
     }
-out:
     json_decref(docs);
-    free(text);
     return rc;
 }
 
@@ -321,6 +288,28 @@ enum wh_err wh_cluster_new_standalone(const char *state_path, struct wh_cluster 
             return rc;
         }
     }
+    rc = wh_cluster_new_standalone_objects(objs, out, eb);
+    if (!rc)
+        wh_log(WH_LOG_INFO, "standalone: loaded %zu objects from %s", json_array_size(objs),
+               state_path && state_path[0] ? state_path : "(nothing)");
+    json_decref(objs);
+    return rc;
+}
+
+enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_cluster **out,
+                                              struct wh_errbuf *eb)
+{
+    json_t *objs = json_array();
+    size_t k;
+    json_t *doc;
+    json_array_foreach(objects, k, doc)
+    {
+        enum wh_err rc = add_document(objs, doc, "objects", k, eb);
+        if (rc) {
+            json_decref(objs);
+            return rc;
+        }
+    }
     struct wh_cluster *cl = cluster_alloc();
     /* CRDs first, so custom resources in the same files find their plural. */
     json_t *crds = json_array();
@@ -346,8 +335,6 @@ enum wh_err wh_cluster_new_standalone(const char *state_path, struct wh_cluster 
         if (wh_cache_upsert_new(store_cache(cl, group, resource, true), copy))
             WH_PANIC("a loaded object lost its name");
     }
-    wh_log(WH_LOG_INFO, "standalone: loaded %zu objects from %s", json_array_size(objs),
-           state_path && state_path[0] ? state_path : "(nothing)");
     json_decref(crds);
     json_decref(objs);
     *out = cl;
@@ -460,6 +447,32 @@ enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group, const
         rc = fn(arg, (json_t *)(uintptr_t)wh_object_json(l.items[i]));
     wh_objlist_fini(&l);
     return rc;
+}
+
+enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const char *version,
+                                const char *resource, const char *ns, const char *name,
+                                json_t **out, struct wh_errbuf *eb)
+{
+    if (cl->client) {
+        char path[512];
+        enum wh_err rc =
+            wh_kube_path(path, sizeof(path), group, version, resource, ns, name, NULL);
+        if (rc)
+            return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
+        struct wh_kube_status st = {0};
+        rc = wh_kube_get(cl->client, path, out, &st);
+        if (rc)
+            return wh_errbuf_set(eb, rc, "%s", st.message[0] ? st.message : wh_strerror(rc));
+        return WH_OK;
+    }
+    struct wh_cache *c = store_cache(cl, group, resource, false);
+    struct wh_object *o = c ? wh_cache_get(c, ns, name) : NULL;
+    if (!o)
+        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s%s%s \"%s\" not found", resource,
+                             group[0] ? "." : "", group, name);
+    *out = json_deep_copy(wh_object_json(o));
+    wh_object_unref(o);
+    return WH_OK;
 }
 
 static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id id,

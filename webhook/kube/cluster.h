@@ -29,6 +29,10 @@ WH_NODISCARD enum wh_err wh_cluster_new_api(struct wh_kube_client *client,
 WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path,
                                                    struct wh_cluster **out,
                                                    struct wh_errbuf *eb);
+/* The same from objects in memory (borrowed; List kinds are unwrapped). */
+WH_NODISCARD enum wh_err wh_cluster_new_standalone_objects(const json_t *objects,
+                                                           struct wh_cluster **out,
+                                                           struct wh_errbuf *eb);
 /* Stops informers and frees everything. Accepts NULL. */
 void wh_cluster_free(struct wh_cluster *cl);
 
@@ -63,6 +67,12 @@ WH_NODISCARD enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char 
                                               const char *ns, const char *label_selector,
                                               wh_kube_item_fn fn, void *arg,
                                               struct wh_errbuf *eb);
+
+/* Live get of one object. Returns in *out: new ref. WH_ERR_NOT_FOUND when absent. */
+WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group,
+                                             const char *version, const char *resource,
+                                             const char *ns, const char *name, json_t **out,
+                                             struct wh_errbuf *eb);
 
 /* Writes obj (borrowed) with PUT, to the status subresource when status is true. A stale
  * metadata.resourceVersion returns WH_ERR_CONFLICT for the caller to re-read and retry.

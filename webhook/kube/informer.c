@@ -117,6 +117,8 @@ static enum wh_err on_event(void *arg, const char *type, json_t *object)
         const char *name = wh_json_meta_str(object, "name");
         if (name)
             wh_cache_delete(inf->cache, wh_json_meta_str(object, "namespace"), name);
+    } else if (strcmp(type, "ERROR") == 0) {
+        return WH_OK; /* the client ends the watch with the Status's code (410: relist) */
     } else if (strcmp(type, "BOOKMARK") != 0) {
         wh_log(WH_LOG_WARN, "informer %s: unexpected watch event %s", inf->what, type);
         return WH_OK;
