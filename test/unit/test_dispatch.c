@@ -61,11 +61,11 @@ static enum wh_err fail(const struct wh_handler_ctx *ctx, const struct wh_admiss
     return wh_errbuf_set(eb, WH_ERR_INTERNAL, "listing sidecarsets failed");
 }
 
-static const struct wh_route r_allow = {"/t-allow", WH_ROUTE_VALIDATE, allow_all, NULL, NULL, 0};
-static const struct wh_route r_deny = {"/t-deny", WH_ROUTE_VALIDATE, deny_always, NULL, NULL, 0};
-static const struct wh_route r_mutate = {"/t-mutate", WH_ROUTE_MUTATE, add_label, NULL, NULL, 0};
-static const struct wh_route r_noop = {"/t-noop", WH_ROUTE_MUTATE, touch_nothing, NULL, NULL, 0};
-static const struct wh_route r_fail = {"/t-fail", WH_ROUTE_MUTATE, fail, NULL, NULL, 0};
+static const struct wh_route r_allow = {"/t-allow", WH_ROUTE_VALIDATE, allow_all, NULL, NULL, NULL};
+static const struct wh_route r_deny = {"/t-deny", WH_ROUTE_VALIDATE, deny_always, NULL, NULL, NULL};
+static const struct wh_route r_mutate = {"/t-mutate", WH_ROUTE_MUTATE, add_label, NULL, NULL, NULL};
+static const struct wh_route r_noop = {"/t-noop", WH_ROUTE_MUTATE, touch_nothing, NULL, NULL, NULL};
+static const struct wh_route r_fail = {"/t-fail", WH_ROUTE_MUTATE, fail, NULL, NULL, NULL};
 
 static const char *review(const char *version)
 {
@@ -240,8 +240,8 @@ static enum wh_err refuse(const char *desired, const json_t *objects, json_t **o
 
 TEST(dispatch_conversion_review_codec)
 {
-    static const struct wh_route conv = {"/convert", WH_ROUTE_CONVERT, NULL, upper_kind, NULL, 0};
-    static const struct wh_route bad = {"/convert", WH_ROUTE_CONVERT, NULL, refuse, NULL, 0};
+    static const struct wh_route conv = {"/convert", WH_ROUTE_CONVERT, NULL, upper_kind, NULL, NULL};
+    static const struct wh_route bad = {"/convert", WH_ROUTE_CONVERT, NULL, refuse, NULL, NULL};
     const char *body = "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\","
                        "\"request\":{\"uid\":\"c-1\",\"desiredAPIVersion\":\"x/v2\",\"objects\":"
                        "[{\"apiVersion\":\"x/v1\",\"n\":1},{\"apiVersion\":\"x/v1\",\"n\":2}]}}";
