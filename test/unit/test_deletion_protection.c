@@ -590,6 +590,13 @@ TEST(dp_malformed_old_objects_are_400)
         "{\"spec\":{\"names\":{\"listKind\":false}}}",
         "{\"spec\":{\"names\":{\"plural\":{}}}}",
     };
+    /* The singular spec.version is a v1beta1 field; v1 ignores it. */
+    CHECK_DENIED(run(cl, "/validate-customresourcedefinition",
+                     del("apiextensions.k8s.io", "v1beta1", "CustomResourceDefinition",
+                         "customresourcedefinitions", jf("{\"spec\":{\"version\":1}}"))),
+                 400, NULL);
+    CHECK_ALLOWED(
+        run(cl, "/validate-customresourcedefinition", crd_del(jf("{\"spec\":{\"version\":1}}"))));
     for (size_t i = 0; i < sizeof(bad_crd) / sizeof(bad_crd[0]); i++) {
         CHECK_DENIED(run(cl, "/validate-customresourcedefinition", crd_del(jf("%s", bad_crd[i]))),
                      400, NULL);

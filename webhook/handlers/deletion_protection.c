@@ -11,6 +11,7 @@
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
+#include "util/str.h"
 #include "util/time.h"
 
 #define DENIED_METRIC "kruise_webhook_deletion_protection_denied_total"
@@ -220,12 +221,13 @@ static enum wh_err check_meta(const json_t *meta, struct wh_errbuf *eb)
     return rc;
 }
 
-static enum wh_err check_crd_spec(const json_t *spec, struct wh_errbuf *eb)
+static enum wh_err check_crd_spec(const json_t *spec, bool v1beta1, struct wh_errbuf *eb)
 {
     static const char *const where = "CustomResourceDefinitionSpec.spec";
     enum wh_err rc = field(spec, where, "group", GO_STRING, eb);
-    if (!rc)
-        rc = field(spec, where, "version", GO_STRING, eb); /* v1beta1 only; absent in v1 */
+    /* v1beta1 still has the singular spec.version; v1 has no such field and ignores it */
+    if (!rc && v1beta1)
+        rc = field(spec, where, "version", GO_STRING, eb);
     if (!rc)
         rc = field(spec, where, "names", GO_OBJECT, eb);
     const json_t *names = json_object_get(spec, "names");
@@ -330,7 +332,7 @@ enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, st
         break;
     }
     case WH_DP_SHAPE_CRD:
-        rc = check_crd_spec(spec, eb);
+        rc = check_crd_spec(spec, wh_str_has_suffix(t->api_version, "/v1beta1"), eb);
         break;
     }
     return rc;
