@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *doc = json_loadb((const char *)data, size, JSON_DECODE_ANY, &err);
     if (!doc)
         return 0;
-    const char *desired = size && (data[0] & 1) ? "apps.kruise.io/v1alpha1" : "apps.kruise.io/v1beta1";
+    const char *desired =
+        size && (data[0] & 1) ? "apps.kruise.io/v1alpha1" : "apps.kruise.io/v1beta1";
     json_t *objects = NULL;
     if (json_is_object(doc) && json_object_get(doc, "objects")) {
         objects = json_incref(json_object_get(doc, "objects"));

@@ -98,7 +98,8 @@ void wh_bench_conversion(void)
 
     /* 100 CloneSets from the input of a full CloneSet vector, each with its own name */
     json_t *vec = load(CLONESET_VECTOR);
-    const json_t *proto = json_array_get(json_object_get(json_object_get(vec, "request"), "objects"), 0);
+    const json_t *proto =
+        json_array_get(json_object_get(json_object_get(vec, "request"), "objects"), 0);
     json_t *clonesets = json_array();
     for (int i = 0; i < 100; i++) {
         json_t *cs = json_deep_copy(proto);

@@ -255,9 +255,9 @@ static void set_decimal_annotation(json_t *exp, const char *key, long long n)
 static bool loss_cloneset(json_t *exp, const json_t *orig, enum wh_conv_ver start)
 {
     const char *t = wh_conv_get_str(orig, "spec", "updateStrategy", "type", NULL);
-    static const char *const rolling[] = {"partition",        "maxUnavailable",  "maxSurge",
-                                          "paused",           "priorityStrategy", "scatterStrategy",
-                                          "inPlaceUpdateStrategy"};
+    static const char *const rolling[] = {
+        "partition",       "maxUnavailable",       "maxSurge", "paused", "priorityStrategy",
+        "scatterStrategy", "inPlaceUpdateStrategy"};
     if (start == WH_CONV_ALPHA) {
         if (t && strcmp(t, "OnDelete") == 0) {
             for (size_t i = 0; i < sizeof(rolling) / sizeof(rolling[0]); i++)
@@ -266,7 +266,8 @@ static bool loss_cloneset(json_t *exp, const json_t *orig, enum wh_conv_ver star
         }
         if (!is_policy(t))
             wh_conv_set_new(exp, json_string("ReCreate"), "spec", "updateStrategy", "type", NULL);
-        const json_t *s = wh_conv_get(orig, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
+        const json_t *s =
+            wh_conv_get(orig, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
         json_int_t grace = json_integer_value(wh_conv_get(s, "gracePeriodSeconds", NULL));
         const char *par = wh_conv_meta_get(orig, WH_META_ANNOTATION, ANN_PAR);
         const char *tmo = wh_conv_meta_get(orig, WH_META_ANNOTATION, ANN_TMO);
@@ -321,7 +322,8 @@ static bool loss_cloneset(json_t *exp, const json_t *orig, enum wh_conv_ver star
     wh_conv_set_new(exp, json_string("RollingUpdate"), "spec", "updateStrategy", "type", NULL);
     json_t *nru = ru ? json_deep_copy(ru) : json_object();
     const char *policy = json_string_value(json_object_get(nru, "podUpdatePolicy"));
-    json_object_set_new(nru, "podUpdatePolicy", json_string(is_policy(policy) ? policy : "ReCreate"));
+    json_object_set_new(nru, "podUpdatePolicy",
+                        json_string(is_policy(policy) ? policy : "ReCreate"));
     /* going up rebuilds the in-place strategy from the (alpha) strategy and the annotations */
     const char *par = wh_conv_meta_get(exp, WH_META_ANNOTATION, ANN_PAR);
     const char *tmo = wh_conv_meta_get(exp, WH_META_ANNOTATION, ANN_TMO);
@@ -355,9 +357,9 @@ static bool loss_sidecarset(json_t *exp, const json_t *orig, enum wh_conv_ver st
         const char *ns = wh_conv_get_str(orig, "spec", "namespace", NULL);
         wh_conv_del(exp, "spec", "namespace", NULL);
         if (ns && *ns)
-            wh_conv_set_new(exp,
-                            json_pack("{s:{s:s}}", "matchLabels", "kubernetes.io/metadata.name", ns),
-                            "spec", "namespaceSelector", NULL);
+            wh_conv_set_new(
+                exp, json_pack("{s:{s:s}}", "matchLabels", "kubernetes.io/metadata.name", ns),
+                "spec", "namespaceSelector", NULL);
         if (label && !*label)
             wh_conv_meta_del(exp, WH_META_LABEL, CUSTOM_VERSION);
         return true;
@@ -396,8 +398,8 @@ static bool loss_workloadspread(json_t *exp, const json_t *orig, enum wh_conv_ve
     unknown_reasons(json_object_get(json_object_get(exp, "status"), "subsetStatuses"));
     const char *k;
     json_t *list;
-    json_object_foreach(wh_conv_writable(exp, "status", "versionedSubsetStatuses", NULL), k,
-                        list) unknown_reasons(list);
+    json_object_foreach(wh_conv_writable(exp, "status", "versionedSubsetStatuses", NULL), k, list)
+        unknown_reasons(list);
     return true;
 }
 
@@ -584,9 +586,9 @@ static bool loss_uniteddeployment(json_t *exp, const json_t *orig, enum wh_conv_
     json_t *n;
     json_object_foreach((json_t *)(uintptr_t)json_object_get(st, "subsetReplicas"), k, n)
         json_object_set(find_or_append(merged, k), "replicas", n);
-    json_object_foreach(
-        (json_t *)(uintptr_t)json_object_get(json_object_get(st, "updateStatus"), "currentPartitions"),
-        k, n) json_object_set(find_or_append(merged, k), "partition", n);
+    json_object_foreach((json_t *)(uintptr_t)json_object_get(json_object_get(st, "updateStatus"),
+                                                             "currentPartitions"),
+                        k, n) json_object_set(find_or_append(merged, k), "partition", n);
     const char *rev =
         json_string_value(json_object_get(json_object_get(st, "updateStatus"), "updatedRevision"));
     bool has_rev = rev && *rev;
@@ -821,14 +823,14 @@ TEST(conversion_round_trip_vectors)
         {
             const struct wh_conv_plan *p = plan_of(json_string_value(json_object_get(obj, "kind")));
             const char *api = json_string_value(json_object_get(obj, "apiVersion"));
-            if (!p || !api || (!wh_str_has_suffix(api, "/v1alpha1") && !wh_str_has_suffix(api, "/v1beta1")))
+            if (!p || !api ||
+                (!wh_str_has_suffix(api, "/v1alpha1") && !wh_str_has_suffix(api, "/v1beta1")))
                 continue;
             /* only objects that are valid at all (some vectors are about malformed ones) */
             json_t *probe = NULL;
             char *msg = NULL;
-            char *other = version_of(wh_conv_plan_kind(p), ver_of(obj) == WH_CONV_ALPHA
-                                                               ? WH_CONV_BETA
-                                                               : WH_CONV_ALPHA);
+            char *other = version_of(wh_conv_plan_kind(p),
+                                     ver_of(obj) == WH_CONV_ALPHA ? WH_CONV_BETA : WH_CONV_ALPHA);
             bool valid = wh_convert_object(other, obj, &probe, &msg) == WH_OK ||
                          strstr(msg, "cannot unmarshal") == NULL;
             json_decref(probe);
@@ -851,11 +853,21 @@ TEST(conversion_round_trip_vectors)
 /* ---- objects generated from the tables ---------------------------------------------------- */
 
 static const struct wh_conv_kind *const all_kinds[] = {
-    &wh_conv_statefulset,      &wh_conv_cloneset,           &wh_conv_sidecarset,
-    &wh_conv_workloadspread,   &wh_conv_daemonset,          &wh_conv_broadcastjob,
-    &wh_conv_advancedcronjob,  &wh_conv_imagepulljob,       &wh_conv_imagelistpulljob,
-    &wh_conv_nodeimage,        &wh_conv_crr,                &wh_conv_resourcedistribution,
-    &wh_conv_persistentpodstate, &wh_conv_uniteddeployment, &wh_conv_pub,
+    &wh_conv_statefulset,
+    &wh_conv_cloneset,
+    &wh_conv_sidecarset,
+    &wh_conv_workloadspread,
+    &wh_conv_daemonset,
+    &wh_conv_broadcastjob,
+    &wh_conv_advancedcronjob,
+    &wh_conv_imagepulljob,
+    &wh_conv_imagelistpulljob,
+    &wh_conv_nodeimage,
+    &wh_conv_crr,
+    &wh_conv_resourcedistribution,
+    &wh_conv_persistentpodstate,
+    &wh_conv_uniteddeployment,
+    &wh_conv_pub,
 };
 #define NKINDS (sizeof(all_kinds) / sizeof(all_kinds[0]))
 static struct wh_conv_plan *test_plans[NKINDS];
@@ -972,8 +984,8 @@ static json_t *gen_object(const struct wh_conv_plan *p, enum wh_conv_ver v, int 
             json_decref(val);
             continue;
         }
-        wh_conv_set_new(obj, val, "metadata",
-                        r->meta == WH_META_LABEL ? "labels" : "annotations", r->key, NULL);
+        wh_conv_set_new(obj, val, "metadata", r->meta == WH_META_LABEL ? "labels" : "annotations",
+                        r->key, NULL);
     }
     return obj;
 }
@@ -1004,16 +1016,15 @@ TEST(conversion_round_trip_generated)
 
 struct wrong {
     const char *label;
-    json_t *value;   /* the wrong value (new ref) */
+    json_t *value;    /* the wrong value (new ref) */
     const char *what; /* as Go names it */
     bool elem;        /* the message names the element type */
 };
 
 /* Walks every field of the schema together with the generated object, replaces the field (or
  * its first element) by a value of the wrong type, and checks the failure names it. */
-static void check_wrong_types(const struct wh_conv_plan *p, enum wh_conv_ver v,
-                              const json_t *base, json_t *loc, const struct wh_conv_node *n,
-                              size_t *checked)
+static void check_wrong_types(const struct wh_conv_plan *p, enum wh_conv_ver v, const json_t *base,
+                              json_t *loc, const struct wh_conv_node *n, size_t *checked)
 {
     for (size_t i = 0; i < wh_conv_node_nchildren(n); i++) {
         const struct wh_conv_node *k = wh_conv_node_child(n, i);
@@ -1076,11 +1087,12 @@ static void check_wrong_types(const struct wh_conv_plan *p, enum wh_conv_ver v,
             json_object_set_new(loc, name, bad);
             json_t *out = NULL;
             char *msg = NULL;
-            char *dst = version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA
-                                                                            : WH_CONV_ALPHA);
+            char *dst =
+                version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA : WH_CONV_ALPHA);
             enum wh_err rc = wh_convert_object(dst, base, &out, &msg);
-            char *want = wh_str_printf("json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-                                       what, wh_conv_node_owner(k), wh_conv_node_field(k), type);
+            char *want =
+                wh_str_printf("json: cannot unmarshal %s into Go struct field %s.%s of type %s",
+                              what, wh_conv_node_owner(k), wh_conv_node_field(k), type);
             CHECK(rc == WH_ERR_INVALID);
             if (rc)
                 CHECK_EQ_STR(msg, want);
@@ -1095,8 +1107,8 @@ static void check_wrong_types(const struct wh_conv_plan *p, enum wh_conv_ver v,
             json_object_set_new(loc, name, json_string("2025-13-01T00:00:00Z"));
             json_t *out = NULL;
             char *msg = NULL;
-            char *dst = version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA
-                                                                            : WH_CONV_ALPHA);
+            char *dst =
+                version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA : WH_CONV_ALPHA);
             CHECK(wh_convert_object(dst, base, &out, &msg) == WH_ERR_INVALID);
             CHECK(msg && strstr(msg, "parsing time \"2025-13-01T00:00:00Z\": month out of range"));
             free(msg);
@@ -1108,13 +1120,13 @@ static void check_wrong_types(const struct wh_conv_plan *p, enum wh_conv_ver v,
             json_object_set_new(loc, name, json_pack("[i]", 5));
             json_t *out = NULL;
             char *msg = NULL;
-            char *dst = version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA
-                                                                            : WH_CONV_ALPHA);
+            char *dst =
+                version_of(wh_conv_plan_kind(p), v == WH_CONV_ALPHA ? WH_CONV_BETA : WH_CONV_ALPHA);
             CHECK(wh_convert_object(dst, base, &out, &msg) == WH_ERR_INVALID);
-            char *want = wh_str_printf("json: cannot unmarshal number into Go struct field %s.%s "
-                                       "of type %s",
-                                       wh_conv_node_owner(k), wh_conv_node_field(k),
-                                       wh_conv_node_elem(k));
+            char *want =
+                wh_str_printf("json: cannot unmarshal number into Go struct field %s.%s "
+                              "of type %s",
+                              wh_conv_node_owner(k), wh_conv_node_field(k), wh_conv_node_elem(k));
             CHECK_EQ_STR(msg, want);
             free(want);
             free(msg);
@@ -1159,8 +1171,8 @@ TEST(conversion_wrong_types_every_field)
             if (rejects)
                 json_object_del(json_object_get(json_object_get(obj, "spec"), "template"),
                                 "imageListPullJobTemplate");
-            check_wrong_types(p, (enum wh_conv_ver)v, obj, obj, wh_conv_schema(p, (enum wh_conv_ver)v),
-                              &checked);
+            check_wrong_types(p, (enum wh_conv_ver)v, obj, obj,
+                              wh_conv_schema(p, (enum wh_conv_ver)v), &checked);
             json_decref(obj);
         }
     }
@@ -1222,11 +1234,12 @@ TEST(conversion_wrong_type_messages)
               "\"spec\":\"x\"}",
               "json: cannot unmarshal string into Go struct field StatefulSet.spec of type "
               "v1alpha1.StatefulSetSpec");
-    CHECK_MSG("apps.kruise.io/v1beta1",
-              "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"StatefulSet\","
-              "\"spec\":{\"replicas\":1.5}}",
-              "json: cannot unmarshal number 1.5 into Go struct field StatefulSetSpec.spec.replicas "
-              "of type int32");
+    CHECK_MSG(
+        "apps.kruise.io/v1beta1",
+        "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"StatefulSet\","
+        "\"spec\":{\"replicas\":1.5}}",
+        "json: cannot unmarshal number 1.5 into Go struct field StatefulSetSpec.spec.replicas "
+        "of type int32");
     /* IntOrString decodes a non-string into int32, and its error ends decoding at once: it
      * wins over the earlier replicas error */
     CHECK_MSG("apps.kruise.io/v1beta1",
@@ -1237,11 +1250,12 @@ TEST(conversion_wrong_type_messages)
               "RollingUpdateStatefulSetStrategy.spec.updateStrategy.rollingUpdate.maxUnavailable "
               "of type int32");
     /* two plain mismatches: the first in document order */
-    CHECK_MSG("apps.kruise.io/v1beta1",
-              "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"StatefulSet\","
-              "\"status\":{\"replicas\":\"x\"},\"spec\":{\"replicas\":\"y\"}}",
-              "json: cannot unmarshal string into Go struct field StatefulSetStatus.status.replicas "
-              "of type int32");
+    CHECK_MSG(
+        "apps.kruise.io/v1beta1",
+        "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"StatefulSet\","
+        "\"status\":{\"replicas\":\"x\"},\"spec\":{\"replicas\":\"y\"}}",
+        "json: cannot unmarshal string into Go struct field StatefulSetStatus.status.replicas "
+        "of type int32");
     CHECK_MSG("apps.kruise.io/v1beta1",
               "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"CloneSet\","
               "\"status\":{\"conditions\":[{\"lastTransitionTime\":5}]}}",
@@ -1305,8 +1319,9 @@ TEST(conversion_review_errors)
               "no kind \"CloneSet\" is registered for version \"\" in scheme \"main.go:75\"");
     CHECK_MSG("a/b/c", alpha_cs,
               "no kind \"CloneSet\" is registered for version \"\" in scheme \"main.go:75\"");
-    CHECK_MSG("apps/v1", alpha_cs,
-              "no kind \"CloneSet\" is registered for version \"apps/v1\" in scheme \"main.go:75\"");
+    CHECK_MSG(
+        "apps/v1", alpha_cs,
+        "no kind \"CloneSet\" is registered for version \"apps/v1\" in scheme \"main.go:75\"");
     CHECK_MSG("policy.kruise.io/v1beta1", alpha_cs,
               "no kind \"CloneSet\" is registered for version \"policy.kruise.io/v1beta1\" in "
               "scheme \"main.go:75\"");
@@ -1349,9 +1364,10 @@ TEST(conversion_review_lists)
     json_decref(empty);
 
     /* in order; the first failure aborts with no partial result */
-    json_t *two = wh_test_json("[{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"CloneSet\","
-                               "\"metadata\":{\"name\":\"a\"}},{\"apiVersion\":\"apps.kruise.io/"
-                               "v1alpha1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"b\"}}]");
+    json_t *two =
+        wh_test_json("[{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"CloneSet\","
+                     "\"metadata\":{\"name\":\"a\"}},{\"apiVersion\":\"apps.kruise.io/"
+                     "v1alpha1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"b\"}}]");
     CHECK(wh_convert_objects("apps.kruise.io/v1beta1", two, &out, &msg) == WH_OK);
     CHECK_EQ_INT(json_array_size(out), 2);
     CHECK_EQ_STR(wh_conv_get_str(json_array_get(out, 0), "metadata", "name", NULL), "a");
@@ -1483,7 +1499,8 @@ TEST(conversion_tables_compile)
         CHECK(wh_conv_node_nchildren(wh_conv_schema(p, WH_CONV_ALPHA)) >= 3);
         CHECK(wh_conv_node_nchildren(wh_conv_schema(p, WH_CONV_BETA)) >= 3);
     }
-    CHECK(schema_has(plan_of("CloneSet"), WH_CONV_BETA, "spec.updateStrategy.rollingUpdate.partition"));
+    CHECK(schema_has(plan_of("CloneSet"), WH_CONV_BETA,
+                     "spec.updateStrategy.rollingUpdate.partition"));
     CHECK(!schema_has(plan_of("CloneSet"), WH_CONV_ALPHA, "spec.updateStrategy.rollingUpdate"));
     CHECK(schema_has(plan_of("WorkloadSpread"), WH_CONV_ALPHA,
                      "status.versionedSubsetStatuses.*[].conditions[].reason"));

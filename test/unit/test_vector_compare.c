@@ -14,19 +14,44 @@ TEST(vec_quantity_canonical)
     static const struct {
         const char *in, *want;
     } cases[] = {
-        {"1000m", "1"},          {"0.5Gi", "512Mi"},     {"1073741824", "1073741824"},
-        {"10Gi", "10Gi"},        {"1500m", "1500m"},     {"1.5", "1500m"},
-        {"1000", "1k"},          {"1024", "1024"},       {"1Ki", "1Ki"},
-        {"2048Ki", "2Mi"},       {"1536Ki", "1536Ki"},   {"1.5Ki", "1536"},
-        {"0.5Ki", "512"},        {"1000Mi", "1000Mi"},   {"1e3", "1e3"},
-        {"1E3", "1e3"},          {"12e6", "12e6"},       {"1.5e3", "1500"},
-        {"100M", "100M"},        {"0.1", "100m"},        {"0.0001", "100u"},
-        {"1n", "1n"},            {"0.1n", "1n"},         {"0.0000000015", "2n"},
-        {"-1.5Gi", "-1536Mi"},   {"0", "0"},             {"0Mi", "0"},
-        {"+5", "5"},             {"-0.0", "0"},          {"2Ti", "2Ti"},
-        {"1024Ei", "9223372036854775807"},               {"1M", "1M"},
-        {"1200m", "1200m"},      {"12000m", "12"},       {"1.G", "1G"},
-        {".5", "500m"},          {"0.5e3", "500"},       {"1e-3", "1e-3"},
+        {"1000m", "1"},
+        {"0.5Gi", "512Mi"},
+        {"1073741824", "1073741824"},
+        {"10Gi", "10Gi"},
+        {"1500m", "1500m"},
+        {"1.5", "1500m"},
+        {"1000", "1k"},
+        {"1024", "1024"},
+        {"1Ki", "1Ki"},
+        {"2048Ki", "2Mi"},
+        {"1536Ki", "1536Ki"},
+        {"1.5Ki", "1536"},
+        {"0.5Ki", "512"},
+        {"1000Mi", "1000Mi"},
+        {"1e3", "1e3"},
+        {"1E3", "1e3"},
+        {"12e6", "12e6"},
+        {"1.5e3", "1500"},
+        {"100M", "100M"},
+        {"0.1", "100m"},
+        {"0.0001", "100u"},
+        {"1n", "1n"},
+        {"0.1n", "1n"},
+        {"0.0000000015", "2n"},
+        {"-1.5Gi", "-1536Mi"},
+        {"0", "0"},
+        {"0Mi", "0"},
+        {"+5", "5"},
+        {"-0.0", "0"},
+        {"2Ti", "2Ti"},
+        {"1024Ei", "9223372036854775807"},
+        {"1M", "1M"},
+        {"1200m", "1200m"},
+        {"12000m", "12"},
+        {"1.G", "1G"},
+        {".5", "500m"},
+        {"0.5e3", "500"},
+        {"1e-3", "1e-3"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *got = wh_vec_quantity_canonical(cases[i].in);
@@ -36,8 +61,8 @@ TEST(vec_quantity_canonical)
         CHECK_EQ_STR(got, cases[i].want);
         free(got);
     }
-    static const char *const bad[] = {"", "abc", "cpu*50%", "1x", "1Ki2", "--1", "e3", "1e",
-                                      "max(cpu*10%, 50m)", "1 Gi"};
+    static const char *const bad[] = {"",   "abc", "cpu*50%",           "1x",  "1Ki2", "--1",
+                                      "e3", "1e",  "max(cpu*10%, 50m)", "1 Gi"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char *got = wh_vec_quantity_canonical(bad[i]);
         CHECK(got == NULL);
@@ -52,10 +77,10 @@ TEST(vec_normalise_rules)
         "\"keep\":{\"t\":\"2025-03-01T23:59:59.999-01:00\",\"n\":1,\"list\":[0,null,{},\"\"]},"
         "\"resources\":{\"requests\":{\"cpu\":\"1000m\",\"memory\":\"0.5Gi\",\"n\":2},"
         "\"limits\":{\"x\":\"cpu*50%\"}},\"storage\":\"1024Mi\",\"requests\":\"1000m\"}");
-    json_t *want = wh_test_json(
-        "{\"keep\":{\"t\":\"2025-03-02T00:59:59Z\",\"n\":1,\"list\":[0,null,{},\"\"]},"
-        "\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"512Mi\",\"n\":\"2\"},"
-        "\"limits\":{\"x\":\"cpu*50%\"}},\"storage\":\"1Gi\",\"requests\":\"1000m\"}");
+    json_t *want =
+        wh_test_json("{\"keep\":{\"t\":\"2025-03-02T00:59:59Z\",\"n\":1,\"list\":[0,null,{},\"\"]},"
+                     "\"resources\":{\"requests\":{\"cpu\":\"1\",\"memory\":\"512Mi\",\"n\":\"2\"},"
+                     "\"limits\":{\"x\":\"cpu*50%\"}},\"storage\":\"1Gi\",\"requests\":\"1000m\"}");
     json_t *got = wh_vec_normalise(in);
     CHECK_EQ_JSON(got, want);
     json_decref(got);
@@ -88,8 +113,8 @@ TEST(vec_compare_matches)
     CHECK(eq("{\"spec\":{\"a\":1}}", "{\"spec\":{\"a\":1,\"fooBar\":\"x\"},\"Replicas\":9}",
              "{\"spec\":{\"fooBar\":\"x\"},\"Replicas\":9}", &d));
     free(d);
-    CHECK(eq("{\"l\":[{\"a\":1}]}", "{\"l\":[{\"a\":1,\"u\":true}]}", "{\"l\":[{\"u\":true}]}",
-             &d));
+    CHECK(
+        eq("{\"l\":[{\"a\":1}]}", "{\"l\":[{\"a\":1,\"u\":true}]}", "{\"l\":[{\"u\":true}]}", &d));
     free(d);
 }
 

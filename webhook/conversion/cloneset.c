@@ -43,18 +43,17 @@ static enum wh_err strategy(struct wh_conv_ctx *c, enum wh_conv_dir dir, const j
             wh_conv_set_new(dst, json_string("OnDelete"), "spec", "updateStrategy", "type", NULL);
             return WH_OK;
         }
-        wh_conv_set_new(dst, json_string("RollingUpdate"), "spec", "updateStrategy", "type",
-                        NULL);
-        wh_conv_set_new(dst, json_string(is_policy(t) ? t : "ReCreate"), "spec",
-                        "updateStrategy", "rollingUpdate", "podUpdatePolicy", NULL);
+        wh_conv_set_new(dst, json_string("RollingUpdate"), "spec", "updateStrategy", "type", NULL);
+        wh_conv_set_new(dst, json_string(is_policy(t) ? t : "ReCreate"), "spec", "updateStrategy",
+                        "rollingUpdate", "podUpdatePolicy", NULL);
         return WH_OK;
     }
     const char *alpha = "ReCreate";
     if (t && strcmp(t, "OnDelete") == 0) {
         alpha = "OnDelete";
     } else {
-        const char *p =
-            wh_conv_get_str(src, "spec", "updateStrategy", "rollingUpdate", "podUpdatePolicy", NULL);
+        const char *p = wh_conv_get_str(src, "spec", "updateStrategy", "rollingUpdate",
+                                        "podUpdatePolicy", NULL);
         if (wh_conv_get(src, "spec", "updateStrategy", "rollingUpdate", NULL) && is_policy(p))
             alpha = p;
     }
@@ -105,8 +104,8 @@ static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const js
         return WH_OK;
     }
     wh_conv_del(dst, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
-    const json_t *b = wh_conv_get(src, "spec", "updateStrategy", "rollingUpdate",
-                                  "inPlaceUpdateStrategy", NULL);
+    const json_t *b =
+        wh_conv_get(src, "spec", "updateStrategy", "rollingUpdate", "inPlaceUpdateStrategy", NULL);
     if (!b)
         return WH_OK;
     const json_t *grace = wh_conv_get(b, "gracePeriodSeconds", NULL);
@@ -120,7 +119,8 @@ static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const js
         json_object_set(a, "gracePeriodSeconds", (json_t *)(uintptr_t)grace);
     wh_conv_set_new(dst, a, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
     if (par)
-        wh_conv_set_new(dst, json_is_string(par) ? json_string(json_string_value(par)) : decimal(par),
+        wh_conv_set_new(dst,
+                        json_is_string(par) ? json_string(json_string_value(par)) : decimal(par),
                         "metadata", "annotations", ANN_PARALLELISM, NULL);
     if (tmo)
         wh_conv_set_new(dst, decimal(tmo), "metadata", "annotations", ANN_TIMEOUT, NULL);
@@ -153,8 +153,9 @@ static const struct wh_conv_row rows[] = {
     /* update strategy (6.1): rollingUpdate is rebuilt from scratch going up */
     COPY(US, T_STRUCT("V.CloneSetUpdateStrategy")),
     BETA_ONLY(RU, T_STRUCT("V.RollingUpdateCloneSetStrategy")),
-    DERIVED(US ".type", NULL,
-            T_ENUM("V.CloneSetUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly|OnDelete")),
+    DERIVED(
+        US ".type", NULL,
+        T_ENUM("V.CloneSetUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly|OnDelete")),
     CUSTOM(NULL, US ".type", T_ENUM("V.CloneSetUpdateStrategyType", "RollingUpdate|OnDelete"),
            strategy),
     DERIVED(NULL, RU ".podUpdatePolicy",

@@ -17,11 +17,21 @@
 #define SCHEME_NAME "main.go:75"
 
 static const struct wh_conv_kind *const kinds[] = {
-    &wh_conv_statefulset,      &wh_conv_cloneset,           &wh_conv_sidecarset,
-    &wh_conv_workloadspread,   &wh_conv_daemonset,          &wh_conv_broadcastjob,
-    &wh_conv_advancedcronjob,  &wh_conv_imagepulljob,       &wh_conv_imagelistpulljob,
-    &wh_conv_nodeimage,        &wh_conv_crr,                &wh_conv_resourcedistribution,
-    &wh_conv_persistentpodstate, &wh_conv_uniteddeployment, &wh_conv_pub,
+    &wh_conv_statefulset,
+    &wh_conv_cloneset,
+    &wh_conv_sidecarset,
+    &wh_conv_workloadspread,
+    &wh_conv_daemonset,
+    &wh_conv_broadcastjob,
+    &wh_conv_advancedcronjob,
+    &wh_conv_imagepulljob,
+    &wh_conv_imagelistpulljob,
+    &wh_conv_nodeimage,
+    &wh_conv_crr,
+    &wh_conv_resourcedistribution,
+    &wh_conv_persistentpodstate,
+    &wh_conv_uniteddeployment,
+    &wh_conv_pub,
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -258,8 +268,8 @@ static char *missing(const char *what, const json_t *object)
     return msg;
 }
 
-enum wh_err wh_convert_object(const char *desired_api_version, const json_t *object,
-                              json_t **out, char **message)
+enum wh_err wh_convert_object(const char *desired_api_version, const json_t *object, json_t **out,
+                              char **message)
 {
     enum wh_err rc = WH_ERR_INVALID;
     struct gvk src, dst, typed;
@@ -336,8 +346,8 @@ enum wh_err wh_convert_object(const char *desired_api_version, const json_t *obj
     res = json_copy((json_t *)(uintptr_t)object);
     if (!res)
         WH_PANIC("json_copy failed");
-    rc = wh_conv_apply(plan, ver == WH_CONV_ALPHA ? WH_CONV_UP : WH_CONV_DOWN, object, res,
-                       message);
+    rc =
+        wh_conv_apply(plan, ver == WH_CONV_ALPHA ? WH_CONV_UP : WH_CONV_DOWN, object, res, message);
     if (rc)
         goto out;
     if (json_object_set_new(res, "apiVersion", json_string(desired_api_version)) ||
@@ -352,8 +362,8 @@ out:
     return rc;
 }
 
-enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *objects,
-                               json_t **out, char **message)
+enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *objects, json_t **out,
+                               char **message)
 {
     enum wh_err rc = WH_OK;
     json_t *list = NULL;
@@ -362,8 +372,8 @@ enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *ob
     if (!objects || json_is_null(objects))
         return WH_OK;
     if (!json_is_array(objects)) {
-        *message = wh_str_printf("request.objects: must be an array, not %s",
-                                 wh_json_type_name(objects));
+        *message =
+            wh_str_printf("request.objects: must be an array, not %s", wh_json_type_name(objects));
         return WH_ERR_INVALID;
     }
     if (json_array_size(objects) == 0)

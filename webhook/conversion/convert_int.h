@@ -33,7 +33,7 @@
 
 #include "util/err.h"
 
-enum wh_conv_dir { WH_CONV_UP, WH_CONV_DOWN };   /* alpha -> beta, beta -> alpha */
+enum wh_conv_dir { WH_CONV_UP, WH_CONV_DOWN };    /* alpha -> beta, beta -> alpha */
 enum wh_conv_ver { WH_CONV_ALPHA, WH_CONV_BETA }; /* v1alpha1, v1beta1 */
 
 /* The JSON Go's decoder accepts for a field (for a container: for each element). */
@@ -125,8 +125,7 @@ struct wh_conv_kind {
 extern const struct wh_conv_kind wh_conv_statefulset, wh_conv_cloneset, wh_conv_sidecarset,
     wh_conv_workloadspread, wh_conv_daemonset, wh_conv_broadcastjob, wh_conv_advancedcronjob,
     wh_conv_imagepulljob, wh_conv_imagelistpulljob, wh_conv_nodeimage, wh_conv_crr,
-    wh_conv_resourcedistribution, wh_conv_persistentpodstate, wh_conv_uniteddeployment,
-    wh_conv_pub;
+    wh_conv_resourcedistribution, wh_conv_persistentpodstate, wh_conv_uniteddeployment, wh_conv_pub;
 
 /* ---- the engine (table.c) ------------------------------------------------------------------ */
 

@@ -114,10 +114,10 @@ static enum wh_err go_json_string(struct wh_buf *b, const char *s)
             rc = wh_buf_add(b, esc, 2);
         } else if (ch == '\b' || ch == '\f' || ch == '\n' || ch == '\r' || ch == '\t') {
             char esc[2] = {'\\', ch == '\b'   ? 'b'
-                                  : ch == '\f' ? 'f'
-                                  : ch == '\n' ? 'n'
-                                  : ch == '\r' ? 'r'
-                                               : 't'};
+                                 : ch == '\f' ? 'f'
+                                 : ch == '\n' ? 'n'
+                                 : ch == '\r' ? 'r'
+                                              : 't'};
             rc = wh_buf_add(b, esc, 2);
         } else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&') {
             char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};

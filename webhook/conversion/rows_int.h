@@ -13,6 +13,9 @@
 
 #include "conversion/convert_int.h"
 
+/* The tables read best one row per line: clang-format would break these macros apart. */
+/* clang-format off */
+
 #define WH_ROWS(rows) (rows), (sizeof(rows) / sizeof((rows)[0]))
 
 /* ---- types ---- */
@@ -39,9 +42,9 @@
 #define T_STRMAP {WH_CK_STRING, WH_CS_MAP, "map[string]string", NULL, NULL, NULL}
 #define T_I32MAP {WH_CK_INT32, WH_CS_MAP, "map[string]int32", NULL, NULL, NULL}
 #define T_TIMEMAP {WH_CK_TIME, WH_CS_MAP, "map[string]v1.Time", NULL, NULL, NULL}
-/* Annotation values parsed by a CUSTOM rule: a string in metadata, examples for tests. */
 /* A string whose Go type differs by version (e.g. a kruise enum vs metav1's plain string). */
 #define T_ENUM2(go, go_beta) {WH_CK_STRING, WH_CS_ONE, go, NULL, NULL, go_beta}
+/* Annotation values parsed by a CUSTOM rule: a string in metadata, examples for tests. */
 #define T_TEXT(values) {WH_CK_STRING, WH_CS_ONE, "string", NULL, values, NULL}
 
 /* ---- rows ---- (parameters are not called "type": the designator .type would be replaced) */
@@ -51,7 +54,8 @@
 #define ALPHA_ONLY(path, t) {.alpha = (path), .type = t, .rule = WH_CONV_ALPHA_ONLY}
 #define BETA_ONLY(path, t) {.beta = (path), .type = t, .rule = WH_CONV_BETA_ONLY}
 #define INVERT(a, b) {.alpha = (a), .beta = (b), .type = T_BOOL, .rule = WH_CONV_INVERT}
-#define ENUM_MAP(path, t, m) {.alpha = (path), .beta = (path), .type = t, .rule = WH_CONV_ENUM, .map = (m)}
+#define ENUM_MAP(path, t, m)                                                                       \
+    {.alpha = (path), .beta = (path), .type = t, .rule = WH_CONV_ENUM, .map = (m)}
 #define NO_NULLS(path, t) {.alpha = (path), .beta = (path), .type = t, .rule = WH_CONV_NO_NULLS}
 /* beta bool = (label == "true"); going down the bool is lost (no label written). */
 #define LABEL_TRUE(k, b)                                                                           \
@@ -62,8 +66,10 @@
      .key = (k), .write_back = true}
 #define LABEL_MOVE(k, b, t)                                                                        \
     {.beta = (b), .type = t, .rule = WH_CONV_META_MOVE, .meta = WH_META_LABEL, .key = (k)}
-#define REJECT_DOWN(b, t, message) {.beta = (b), .type = t, .rule = WH_CONV_REJECT, .key = (message)}
-#define CUSTOM(a, b, t, f) {.alpha = (a), .beta = (b), .type = t, .rule = WH_CONV_CUSTOM, .fn = (f)}
+#define REJECT_DOWN(b, t, message)                                                                 \
+    {.beta = (b), .type = t, .rule = WH_CONV_REJECT, .key = (message)}
+#define CUSTOM(a, b, t, f)                                                                         \
+    {.alpha = (a), .beta = (b), .type = t, .rule = WH_CONV_CUSTOM, .fn = (f)}
 /* Written by the CUSTOM row above it (either path may be NULL). */
 #define DERIVED(a, b, t) {.alpha = (a), .beta = (b), .type = t, .rule = WH_CONV_TYPE_ONLY}
 /* An annotation (the alpha side) that a CUSTOM row reads or writes; t describes its text. */
@@ -131,8 +137,8 @@
         R(a ".completionPolicy", b ".completionPolicy", T_STRUCT("V.CompletionPolicy")),           \
         R(a ".completionPolicy.type", b ".completionPolicy.type",                                  \
           T_ENUM("V.CompletionPolicyType", "Always|Never")),                                       \
-        R(a ".completionPolicy.activeDeadlineSeconds", b ".completionPolicy.activeDeadlineSeconds", \
-          T_I64),                                                                                  \
+        R(a ".completionPolicy.activeDeadlineSeconds",                                             \
+          b ".completionPolicy.activeDeadlineSeconds", T_I64),                                     \
         R(a ".completionPolicy.ttlSecondsAfterFinished",                                           \
           b ".completionPolicy.ttlSecondsAfterFinished", T_I32),                                   \
         R(a ".paused", b ".paused", T_BOOL),                                                       \
@@ -160,13 +166,15 @@
         R(a ".completionPolicy", b ".completionPolicy", T_STRUCT("V.CompletionPolicy")),           \
         R(a ".completionPolicy.type", b ".completionPolicy.type",                                  \
           T_ENUM("V.CompletionPolicyType", "Always|Never")),                                       \
-        R(a ".completionPolicy.activeDeadlineSeconds", b ".completionPolicy.activeDeadlineSeconds", \
-          T_I64),                                                                                  \
+        R(a ".completionPolicy.activeDeadlineSeconds",                                             \
+          b ".completionPolicy.activeDeadlineSeconds", T_I64),                                     \
         R(a ".completionPolicy.ttlSecondsAfterFinished",                                           \
           b ".completionPolicy.ttlSecondsAfterFinished", T_I32),                                   \
         R(a ".sandboxConfig", b ".sandboxConfig", T_STRUCT("V.SandboxConfig")),                    \
         WH_ROWS_SANDBOX(R, a ".sandboxConfig", b ".sandboxConfig"),                                \
         R(a ".imagePullPolicy", b ".imagePullPolicy",                                              \
           T_ENUM("V.ImagePullPolicy", "Always|IfNotPresent"))
+
+/* clang-format on */
 
 #endif

@@ -31,7 +31,8 @@ static enum wh_err namespace_to_selector(struct wh_conv_ctx *c, enum wh_conv_dir
                T_ENUM("V.SidecarContainerUpgradeType", "ColdUpgrade|HotUpgrade")),                 \
         INSIDE(p "[].upgradeStrategy.hotUpgradeEmptyImage",                                        \
                p "[].upgradeStrategy.hotUpgradeEmptyImage", T_STR),                                \
-        INSIDE(p "[].shareVolumePolicy", p "[].shareVolumePolicy", T_STRUCT("V.ShareVolumePolicy")), \
+        INSIDE(p "[].shareVolumePolicy", p "[].shareVolumePolicy",                                 \
+               T_STRUCT("V.ShareVolumePolicy")),                                                   \
         INSIDE(p "[].shareVolumePolicy.type", p "[].shareVolumePolicy.type",                       \
                T_ENUM("V.ShareVolumePolicyType", "enabled|disabled")),                             \
         INSIDE(p "[].shareVolumeDevicePolicy", p "[].shareVolumeDevicePolicy",                     \
@@ -42,21 +43,23 @@ static enum wh_err namespace_to_selector(struct wh_conv_ctx *c, enum wh_conv_dir
         INSIDE(p "[].transferEnv[].sourceContainerName", p "[].transferEnv[].sourceContainerName", \
                T_STR),                                                                             \
         INSIDE(p "[].transferEnv[].sourceContainerNameFrom",                                       \
-               p "[].transferEnv[].sourceContainerNameFrom", T_STRUCT("V.SourceContainerNameSource")), \
+               p "[].transferEnv[].sourceContainerNameFrom",                                       \
+               T_STRUCT("V.SourceContainerNameSource")),                                           \
         INSIDE(p "[].transferEnv[].sourceContainerNameFrom.fieldRef",                              \
                p "[].transferEnv[].sourceContainerNameFrom.fieldRef",                              \
                T_STRUCT("v1.ObjectFieldSelector")),                                                \
         INSIDE(p "[].transferEnv[].envName", p "[].transferEnv[].envName", T_STR),                 \
         INSIDE(p "[].transferEnv[].envNames", p "[].transferEnv[].envNames", T_STRS),              \
         INSIDE(p "[].resourcesPolicy", p "[].resourcesPolicy", T_STRUCT("V.ResourcesPolicy")),     \
-        INSIDE(p "[].resourcesPolicy.targetContainersMode", p "[].resourcesPolicy.targetContainersMode", \
+        INSIDE(p "[].resourcesPolicy.targetContainersMode",                                        \
+               p "[].resourcesPolicy.targetContainersMode",                                        \
                T_ENUM("V.TargetContainersModeType", "sum|max")),                                   \
         INSIDE(p "[].resourcesPolicy.targetContainersNameRegex",                                   \
                p "[].resourcesPolicy.targetContainersNameRegex", T_STR),                           \
         INSIDE(p "[].resourcesPolicy.resourcesExpr", p "[].resourcesPolicy.resourcesExpr",         \
                T_STRUCT("V.ResourcesExpr")),                                                       \
-        INSIDE(p "[].resourcesPolicy.resourcesExpr.limits", p "[].resourcesPolicy.resourcesExpr.limits", \
-               T_STRUCT("V.ResourceExprLimits")),                                                  \
+        INSIDE(p "[].resourcesPolicy.resourcesExpr.limits",                                        \
+               p "[].resourcesPolicy.resourcesExpr.limits", T_STRUCT("V.ResourceExprLimits")),     \
         INSIDE(p "[].resourcesPolicy.resourcesExpr.limits.cpu",                                    \
                p "[].resourcesPolicy.resourcesExpr.limits.cpu", T_STR),                            \
         INSIDE(p "[].resourcesPolicy.resourcesExpr.limits.memory",                                 \

@@ -210,8 +210,8 @@ static struct wh_conv_node *node_new(const char *name, const struct wh_conv_type
     }
     if (parent) {
         n->owner = wh_xstrdup(parent->struct_name);
-        n->field = parent->field[0] ? wh_str_printf("%s.%s", parent->field, name)
-                                    : wh_xstrdup(name);
+        n->field =
+            parent->field[0] ? wh_str_printf("%s.%s", parent->field, name) : wh_xstrdup(name);
     }
     return n;
 }
@@ -610,8 +610,7 @@ void wh_conv_format_time(long long epoch, char *out, size_t outsz)
 
 static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t *v);
 
-static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *type,
-                     const json_t *v)
+static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *type, const json_t *v)
 {
     if (json_is_null(v))
         return;

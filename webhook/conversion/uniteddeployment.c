@@ -106,8 +106,7 @@ static enum wh_err status_maps(struct wh_conv_ctx *c, enum wh_conv_dir dir, cons
 #define TEMPLATE_ROWS(p, spec_go)                                                                  \
     COPY(p ".metadata", T_STRUCT("v1.ObjectMeta")), COPY(p ".spec", T_STRUCT(spec_go))
 
-#define CONDITION_ROWS(p, type_go)                                                                 \
-    WH_ROWS_CONDITION(INSIDE, p, p, type_go)
+#define CONDITION_ROWS(p, type_go) WH_ROWS_CONDITION(INSIDE, p, p, type_go)
 
 static const struct wh_conv_row rows[] = {
     /* spec (18.1) */

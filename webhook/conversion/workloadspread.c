@@ -14,11 +14,9 @@ static const struct wh_conv_enum empty_reason[] = {
 #define SUBSET_STATUS_ROWS(e)                                                                      \
     COPY(e ".name", T_STR), COPY(e ".replicas", T_I32), COPY(e ".missingReplicas", T_I32),         \
         COPY(e ".creatingPods", T_TIMEMAP), COPY(e ".deletingPods", T_TIMEMAP),                    \
-        COPY(e ".conditions",                                                                      \
-             T_LIST2("[]V.WorkloadSpreadSubsetCondition", "[]v1.Condition")),                      \
+        COPY(e ".conditions", T_LIST2("[]V.WorkloadSpreadSubsetCondition", "[]v1.Condition")),     \
         COPY(e ".conditions[].type", T_ENUM2("V.WorkloadSpreadSubsetConditionType", "string")),    \
-        COPY(e ".conditions[].status",                                                             \
-             T_ENUM("v1.ConditionStatus", "True|False|Unknown")),                                  \
+        COPY(e ".conditions[].status", T_ENUM("v1.ConditionStatus", "True|False|Unknown")),        \
         COPY(e ".conditions[].lastTransitionTime", T_TIME),                                        \
         ENUM_MAP(e ".conditions[].reason", T_STR, empty_reason),                                   \
         COPY(e ".conditions[].message", T_STR),                                                    \
