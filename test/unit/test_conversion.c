@@ -165,6 +165,31 @@ TEST(conversion_vectors_share_and_keep_input)
     free_files(files, n);
 }
 
+/* A conversion that changes nothing under spec, status or metadata shares them whole. */
+TEST(conversion_unchanged_parts_are_shared)
+{
+    static const char *const files[] = {
+        VECTOR_DIR "/010-statefulset-v1alpha1-to-v1beta1-full.json",
+        VECTOR_DIR "/062-nodeimage-v1alpha1-to-v1beta1.json",
+        VECTOR_DIR "/053-broadcastjob-v1alpha1-to-v1beta1.json",
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        json_t *v = load(files[i]);
+        const json_t *req = json_object_get(v, "request");
+        const json_t *in = json_array_get(json_object_get(req, "objects"), 0);
+        json_t *out = NULL;
+        char *msg = NULL;
+        CHECK(wh_convert_object(json_string_value(json_object_get(req, "desiredAPIVersion")), in,
+                                &out, &msg) == WH_OK);
+        CHECK(json_object_get(out, "spec") == json_object_get(in, "spec"));
+        CHECK(json_object_get(out, "status") == json_object_get(in, "status"));
+        CHECK(json_object_get(out, "metadata") == json_object_get(in, "metadata"));
+        json_decref(out);
+        free(msg);
+        json_decref(v);
+    }
+}
+
 /* ---- the round-trip property -------------------------------------------------------------- */
 
 /* A path with "[]" and "*" steps, as in the tables: removes every value it reaches. */

@@ -1189,6 +1189,57 @@ static enum wh_err run_each(struct apply *a, const struct path *iter_path, const
     return each(a, iter_path->segs, iter_path->iter, src, dst, fn);
 }
 
+/* Does any element that segs[0..n) reaches under v hold the path's tail? A read-only probe, so
+ * that dropping a field nobody sent un-shares nothing. */
+static bool present(const struct path *p, const struct seg *segs, size_t n, const json_t *v);
+
+static bool present_in_list(const struct path *p, const struct seg *segs, size_t n,
+                            const json_t *list)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        if (present(p, segs, n, e))
+            return true;
+    }
+    return false;
+}
+
+static bool present(const struct path *p, const struct seg *segs, size_t n, const json_t *v)
+{
+    if (!json_is_object(v))
+        return false;
+    if (n == 0) {
+        const char *k[MAX_KEYS];
+        size_t nk = tail_keys(p, k);
+        const json_t *parent = nk > 1 ? get_path(v, k, nk - 1) : v;
+        return json_is_object(parent) && json_object_get(parent, k[nk - 1]) != NULL;
+    }
+    const struct seg *g = &segs[0];
+    if (g->any) {
+        const char *key;
+        json_t *x;
+        json_object_foreach((json_t *)(uintptr_t)v, key, x)
+        {
+            if (g->arr ? present_in_list(p, segs + 1, n - 1, x) : present(p, segs + 1, n - 1, x))
+                return true;
+        }
+        return false;
+    }
+    const json_t *x = json_object_get(v, g->name);
+    return g->arr ? present_in_list(p, segs + 1, n - 1, x) : present(p, segs + 1, n - 1, x);
+}
+
+/* Drops the field at path p (a one-version field) from dst. */
+static enum wh_err drop(struct apply *a, const struct path *p, const json_t *src, json_t *dst)
+{
+    if (!present(p, p->segs, p->iter, dst))
+        return WH_OK;
+    a->to = p;
+    return run_each(a, p, src, dst, do_drop);
+}
+
 static enum wh_err apply_row(struct wh_conv_ctx *c, const struct prow *pr, enum wh_conv_dir dir,
                              const json_t *src, json_t *dst)
 {
@@ -1208,18 +1259,15 @@ static enum wh_err apply_row(struct wh_conv_ctx *c, const struct prow *pr, enum 
     case WH_CONV_NO_NULLS:
         return run_each(&a, &pr->a, src, dst, do_no_nulls);
     case WH_CONV_ALPHA_ONLY:
-        a.to = &pr->a;
-        return run_each(&a, &pr->a, src, dst, do_drop);
+        return drop(&a, &pr->a, src, dst);
     case WH_CONV_BETA_ONLY:
-        a.to = &pr->b;
-        return run_each(&a, &pr->b, src, dst, do_drop);
+        return drop(&a, &pr->b, src, dst);
     case WH_CONV_REJECT: {
         const char *k[MAX_KEYS];
         size_t n = tail_keys(&pr->b, k);
         if (dir == WH_CONV_DOWN && pr->b.iter == 0 && get_path(src, k, n))
             return wh_conv_fail(c, "%s", r->key);
-        a.to = &pr->b;
-        return run_each(&a, &pr->b, src, dst, do_drop);
+        return drop(&a, &pr->b, src, dst);
     }
     case WH_CONV_META_TRUE: {
         const char *k[MAX_KEYS];
