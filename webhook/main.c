@@ -135,7 +135,10 @@ static int serve(int argc, char **argv)
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
-    if (wh_cluster_standalone(cluster) && ensure_local_certs(&cfg, &eb))
+    /* External certificates (EnableExternalCerts) are only ever read, never written. */
+    if (wh_cluster_standalone(cluster) &&
+        !wh_feature_on(&cfg.features, WH_FEATURE_EnableExternalCerts) &&
+        ensure_local_certs(&cfg, &eb))
         wh_log(WH_LOG_WARN, "cannot prepare certificates in %s: %s", cfg.cert_dir, eb.msg);
     if (wh_tls_init(cfg.cert_dir))
         goto out;

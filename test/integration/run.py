@@ -206,6 +206,20 @@ def metric(text, name, **labels):
 
 
 @test
+def standalone_generates_missing_certificates(tmp):
+    certs = os.path.join(tmp, "empty")
+    s = Server(tmp, cert_dir=certs, certs=False)
+    try:
+        check(os.path.exists(os.path.join(certs, "ca-cert.pem")), "a CA was written")
+        check(s.request("GET", "/readyz")[0] == 200, "ready with the generated certificate")
+        ctx = s.ssl_context()
+        c = http.client.HTTPSConnection("localhost", s.port, context=ctx, timeout=10)
+        check(s.request("GET", "/healthz", conn=c)[0] == 200, "valid for the name localhost")
+    finally:
+        s.stop()
+
+
+@test
 def health_and_readiness(tmp):
     s = Server(tmp)
     try:
@@ -225,7 +239,8 @@ def health_and_readiness(tmp):
 def not_ready_until_a_certificate_appears(tmp):
     certs = os.path.join(tmp, "later")
     os.makedirs(certs)
-    s = Server(tmp, cert_dir=certs, certs=False)
+    # External certificates: the server only reads the cert dir, so it waits for them.
+    s = Server(tmp, cert_dir=certs, certs=False, args=["--feature-gates", "EnableExternalCerts=true"])
     try:
         st, body = s.plain(s.health_port, "/readyz")
         check(st == 503 and b"certificates" in body, "readyz before certs: %d %s" % (st, body))

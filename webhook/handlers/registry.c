@@ -2,9 +2,43 @@
 
 #include <string.h>
 
+#include "conversion/convert.h"
+#include "handlers/deletion_protection.h"
+#include "handlers/pod_mutate.h"
+#include "handlers/sidecarset_mutate.h"
+
 static const struct wh_route routes[] = {
-    /* Filled in as features land: {path, kind, admit, convert, enabled, caches}. */
-    {NULL, WH_ROUTE_VALIDATE, NULL, NULL, NULL, 0},
+    /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches)} */
+    {"/convert", WH_ROUTE_CONVERT, NULL, wh_convert_objects, NULL, NULL},
+    {"/mutate-apps-kruise-io-sidecarset", WH_ROUTE_MUTATE, wh_sidecarset_mutate_admit, NULL, NULL,
+     NULL},
+    {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_mutate_enabled,
+     wh_pod_mutate_setup},
+    {"/validate-apps-deployment", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
+     wh_dp_setup},
+    {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
+     wh_dp_setup},
+    {"/validate-apps-kruise-io-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_advanced_statefulset,
+     NULL, NULL, wh_dp_setup},
+    {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
+     NULL, NULL, wh_dp_setup},
+    /* The Helm chart's older names of the two paths above (spec deletion-protection 3). */
+    {"/validate-apps-kruise-io-v1alpha1-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL,
+     NULL, wh_dp_setup},
+    {"/validate-apps-kruise-io-v1alpha1-uniteddeployment", WH_ROUTE_VALIDATE,
+     wh_dp_admit_uniteddeployment, NULL, NULL, wh_dp_setup},
+    {"/validate-apps-replicaset", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
+     wh_dp_setup},
+    {"/validate-apps-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
+     wh_dp_setup},
+    {"/validate-customresourcedefinition", WH_ROUTE_VALIDATE, wh_dp_admit_crd, NULL, NULL,
+     wh_dp_setup},
+    {"/validate-ingress", WH_ROUTE_VALIDATE, wh_dp_admit_ingress, NULL,
+     wh_dp_enabled_service_ingress, wh_dp_setup},
+    {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup},
+    {"/validate-service", WH_ROUTE_VALIDATE, wh_dp_admit_service, NULL,
+     wh_dp_enabled_service_ingress, wh_dp_setup},
+    {NULL, WH_ROUTE_VALIDATE, NULL, NULL, NULL, NULL},
 };
 
 const struct wh_route *wh_routes_all(size_t *count)
@@ -23,4 +57,22 @@ const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *p
             return r;
     }
     return NULL;
+}
+
+enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,
+                            struct wh_errbuf *eb)
+{
+    for (const struct wh_route *r = routes; r->path; r++) {
+        if (!r->setup || (r->enabled && !r->enabled(cfg)))
+            continue;
+        bool done = false;
+        for (const struct wh_route *p = routes; p < r; p++)
+            done |= p->setup == r->setup && (!p->enabled || p->enabled(cfg));
+        if (done)
+            continue;
+        enum wh_err rc = r->setup(cluster, cfg, eb);
+        if (rc)
+            return rc;
+    }
+    return WH_OK;
 }

@@ -144,7 +144,7 @@ static enum wh_err watch(struct wh_informer *inf)
     struct wh_kube_status st = {0};
     wh_metric_add(inf->m_watches, 1);
     enum wh_err rc = wh_kube_watch(inf->client, inf->path, &wo, on_event, inf, &st);
-    if (rc && rc != WH_ERR_GONE)
+    if (rc && rc != WH_ERR_GONE && !atomic_load(&inf->stop))
         WH_LOG_EVERY(30, WH_LOG_WARN, "informer %s: watch failed: %s (%d %s)", inf->what,
                      wh_strerror(rc), st.code, st.message);
     return rc;

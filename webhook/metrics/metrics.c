@@ -24,6 +24,7 @@ static const double buckets[] = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.
 struct wh_metric {
     struct wh_metric *next;
     char *labels;
+    bool counter; /* value holds a count, not the bits of a double */
     _Atomic uint64_t value; /* counters: the count; gauges: the bits of a double */
     double (*fn)(void *);
     void *arg;
@@ -110,6 +111,7 @@ static struct wh_metric *series_get(const char *name, const char *help, const ch
     }
     struct wh_metric *m = wh_xcalloc(1, sizeof(*m));
     m->labels = wh_xstrdup(l);
+    m->counter = kind == COUNTER;
     *tail = m;
     pthread_mutex_unlock(&lock);
     return m;
@@ -200,8 +202,9 @@ void wh_metric_dec(struct wh_metric *m)
 
 double wh_metric_value(const struct wh_metric *m)
 {
-    return bitsd(atomic_load_explicit(&((struct wh_metric *)(uintptr_t)m)->value,
-                                      memory_order_relaxed));
+    uint64_t v = atomic_load_explicit(&((struct wh_metric *)(uintptr_t)m)->value,
+                                      memory_order_relaxed);
+    return m->counter ? (double)v : bitsd(v);
 }
 
 void wh_histogram_observe(struct wh_histogram *h, double seconds)
@@ -240,12 +243,7 @@ enum wh_err wh_metrics_render(struct wh_buf *out)
                            types[f->kind]);
         for (struct wh_metric *m = f->series; m && !rc; m = m->next) {
             double v;
-            if (m->fn)
-                v = m->fn(m->arg);
-            else if (f->kind == COUNTER)
-                v = (double)atomic_load_explicit(&m->value, memory_order_relaxed);
-            else
-                v = wh_metric_value(m);
+            v = m->fn ? m->fn(m->arg) : wh_metric_value(m);
             rc = render_value(out, f->name, "", m->labels, "", v);
         }
         for (struct wh_histogram *h = f->hseries; h && !rc; h = h->next) {

@@ -33,7 +33,7 @@ void wh_metric_add(struct wh_metric *m, uint64_t n); /* counters */
 void wh_metric_set(struct wh_metric *m, double v);   /* gauges */
 void wh_metric_inc(struct wh_metric *m);             /* gauges: +1 */
 void wh_metric_dec(struct wh_metric *m);             /* gauges: -1 */
-double wh_metric_value(const struct wh_metric *m);
+double wh_metric_value(const struct wh_metric *m); /* counters and gauges alike */
 void wh_histogram_observe(struct wh_histogram *h, double seconds);
 
 /* Renders every series. */

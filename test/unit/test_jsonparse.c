@@ -1,0 +1,165 @@
+#include "test/unit/test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "util/jsonparse.h"
+
+static void same_as_jansson(const char *text)
+{
+    json_error_t jerr;
+    json_t *want = json_loads(text, JSON_DECODE_ANY, &jerr);
+    struct wh_jsonparse_error err;
+    json_t *got = wh_json_parse(text, strlen(text), &err);
+    CHECK(want != NULL);
+    CHECK(got != NULL);
+    if (want && got)
+        CHECK_EQ_JSON(got, want);
+    if (!got)
+        fprintf(stderr, "  input: %s\n  error: %d:%d %s\n", text, err.line, err.column, err.text);
+    json_decref(want);
+    json_decref(got);
+}
+
+static void rejected(const char *text, size_t len, int line, int column, const char *msg)
+{
+    struct wh_jsonparse_error err = {0};
+    json_t *got = wh_json_parse(text, len, &err);
+    CHECK(got == NULL);
+    json_decref(got);
+    CHECK_EQ_INT(err.line, line);
+    CHECK_EQ_INT(err.column, column);
+    CHECK(strstr(err.text, msg) != NULL);
+    if (!strstr(err.text, msg))
+        fprintf(stderr, "  input: %.*s\n  error: %s (wanted %s)\n", (int)len, text, err.text, msg);
+}
+
+TEST(jsonparse_matches_jansson_on_valid_input)
+{
+    same_as_jansson("{}");
+    same_as_jansson("[]");
+    same_as_jansson(" \t\r\n{ \"a\" : [1, -2, 3.5, -0.25e-3, 1E+2, 0, -0, true, false, null] } \n");
+    same_as_jansson("{\"nested\":{\"deep\":[[[{\"x\":\"y\"}]]]},\"e\":\"\"}");
+    same_as_jansson("\"just a string\"");
+    same_as_jansson("42");
+    same_as_jansson("{\"esc\":\"q\\\"b\\\\s\\/n\\nr\\rt\\tb\\bf\\f\"}");
+    same_as_jansson("{\"u\":\"\\u00e9\\u4e2d\\ud83d\\ude00 \\u0041\"}");
+    same_as_jansson("{\"utf8\":\"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80\"}");
+    same_as_jansson("{\"k\xc3\xa9y\":1,\"a\\u0062c\":2}");
+    same_as_jansson("{\"dup\":1,\"dup\":2}"); /* the last one wins */
+    same_as_jansson("{\"big\":9223372036854775807,\"small\":-9223372036854775808}");
+    same_as_jansson("[1.7976931348623157e308, 5e-324, 123456789012345678e-3]");
+}
+
+TEST(jsonparse_extensions_over_jansson)
+{
+    json_t *v = wh_json_parse("{\"s\":\"a\\u0000b\"}", 16, NULL);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(json_string_length(json_object_get(v, "s")), 3);
+    json_decref(v);
+    v = wh_json_parse("[9223372036854775808]", 21, NULL);
+    CHECK(v && json_is_real(json_array_get(v, 0)));
+    json_decref(v);
+}
+
+TEST(jsonparse_rejects_with_positions)
+{
+    rejected("", 0, 1, 1, "unexpected end of input");
+    rejected("{\"apiVersion\": ", 15, 1, 16, "unexpected end of input");
+    rejected("{\"a\":1,}", 8, 1, 8, "expected a string key");
+    rejected("{\"a\" 1}", 7, 1, 6, "expected ':'");
+    rejected("[1 2]", 5, 1, 4, "expected ',' or ']'");
+    rejected("{\"a\":1\n\n  x}", 12, 3, 3, "expected ',' or '}'");
+    rejected("[01]", 4, 1, 3, "expected ',' or ']'");
+    rejected("[1.]", 4, 1, 4, "digits must follow '.'");
+    rejected("[1e]", 4, 1, 4, "digits must follow the exponent");
+    rejected("[-]", 3, 1, 3, "invalid number");
+    rejected("[tru]", 5, 1, 2, "invalid literal");
+    rejected("[1e999]", 7, 1, 2, "real number overflow");
+    rejected("{} x", 4, 1, 4, "unexpected data after the value");
+    rejected("\"a\tb\"", 5, 1, 3, "control character");
+    rejected("\"\\x\"", 4, 1, 2, "invalid escape");
+    rejected("\"\\u12\"", 6, 1, 2, "invalid \\u escape");
+    rejected("\"\\ud800\"", 8, 1, 2, "unpaired high surrogate");
+    rejected("\"\\udc00\"", 8, 1, 2, "lone low surrogate");
+    rejected("\"\xc3\x28\"", 4, 1, 2, "invalid UTF-8");
+    rejected("\"\xe0\x80\xaf\"", 5, 1, 2, "invalid UTF-8");     /* overlong */
+    rejected("\"\xed\xa0\x80\"", 5, 1, 2, "invalid UTF-8");     /* surrogate */
+    rejected("\"\xf4\x90\x80\x80\"", 6, 1, 2, "invalid UTF-8"); /* > U+10FFFF */
+    rejected("\"abc", 4, 1, 5, "unterminated string");
+    rejected("{\"a\\u0000\":1}", 13, 1, 11, "NUL byte in an object key");
+    rejected("[1]\0", 4, 1, 4, "unexpected data");
+}
+
+TEST(jsonparse_depth_limit)
+{
+    size_t n = WH_JSONPARSE_MAX_DEPTH + 1;
+    char *deep = wh_test_read_file("/dev/null", NULL);
+    free(deep);
+    deep = malloc(2 * n + 1);
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    deep[2 * n] = '\0';
+    struct wh_jsonparse_error err = {0};
+    CHECK(wh_json_parse(deep, 2 * n, &err) == NULL);
+    CHECK(strstr(err.text, "maximum nesting depth") != NULL);
+    json_t *ok = wh_json_parse(deep + 1, 2 * n - 2, &err);
+    CHECK(ok != NULL);
+    json_decref(ok);
+    free(deep);
+}
+
+/* Random documents: what jansson prints, we parse back to the same value. */
+static json_t *random_value(uint32_t *seed, int depth)
+{
+    *seed = *seed * 1103515245 + 12345;
+    int kind = (int)(*seed >> 16) % (depth > 4 ? 5 : 7);
+    char s[32];
+    switch (kind) {
+    case 0:
+        return json_integer((json_int_t)(*seed) - 0x40000000);
+    case 1:
+        return json_real((double)(*seed % 100000) / 7.0);
+    case 2:
+        snprintf(s, sizeof(s), "s\"\\/\n%u\x01\xc3\xa9", *seed % 1000);
+        return json_string(s);
+    case 3:
+        return json_boolean(*seed & 1);
+    case 4:
+        return json_null();
+    case 5: {
+        json_t *a = json_array();
+        for (uint32_t i = 0; i < *seed % 5; i++)
+            json_array_append_new(a, random_value(seed, depth + 1));
+        return a;
+    }
+    default: {
+        json_t *o = json_object();
+        for (uint32_t i = 0; i < *seed % 5; i++) {
+            snprintf(s, sizeof(s), "k%u/~\x7f", (*seed >> 8) % 50);
+            json_object_set_new(o, s, random_value(seed, depth + 1));
+        }
+        return o;
+    }
+    }
+}
+
+TEST(jsonparse_round_trips_random_documents)
+{
+    uint32_t seed = 7;
+    for (int i = 0; i < 2000; i++) {
+        json_t *doc = random_value(&seed, 0);
+        size_t flags = JSON_ENCODE_ANY | (i % 2 ? JSON_INDENT(2) : JSON_COMPACT) |
+                       (i % 3 ? 0 : JSON_ENSURE_ASCII);
+        char *text = json_dumps(doc, flags);
+        json_t *back = wh_json_parse(text, strlen(text), NULL);
+        CHECK(back != NULL);
+        if (back && !json_equal(back, doc)) {
+            CHECK_EQ_JSON(back, doc);
+            i = 2000;
+        }
+        json_decref(back);
+        json_decref(doc);
+        free(text);
+    }
+}

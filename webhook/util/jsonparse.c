@@ -1,0 +1,496 @@
+#include "util/jsonparse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/mem.h"
+
+struct parser {
+    const char *start, *p, *end;
+    int depth;
+    const char *err_at;
+    const char *err_text;
+    struct wh_buf scratch; /* decoded strings that contain escapes */
+};
+
+static json_t *fail(struct parser *ps, const char *at, const char *text)
+{
+    if (!ps->err_text) {
+        ps->err_at = at;
+        ps->err_text = text;
+    }
+    return NULL;
+}
+
+static void skip_ws(struct parser *ps)
+{
+    const char *p = ps->p;
+    while (p < ps->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    ps->p = p;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80), or 0 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = p[0];
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *out)
+{
+    if (end - p < 4)
+        return -1;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (uint32_t)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static bool put_utf8(struct wh_buf *b, uint32_t cp)
+{
+    char out[4];
+    size_t n;
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        out[0] = (char)(0xc0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        out[0] = (char)(0xe0 | cp >> 12);
+        out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        out[2] = (char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        out[0] = (char)(0xf0 | cp >> 18);
+        out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+        out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+        out[3] = (char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    return wh_buf_add(b, out, n) == WH_OK;
+}
+
+/* Parses a string whose opening quote was consumed. On success s and len describe it: a span of
+ * the input when it has no escapes, else the scratch buffer (valid until the next string). */
+static bool parse_string(struct parser *ps, const char **s, size_t *len, bool *has_nul)
+{
+    const char *start = ps->p, *p = ps->p, *end = ps->end;
+    *has_nul = false;
+    /* Fast path: plain ASCII up to the closing quote. */
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
+           (unsigned char)*p < 0x80)
+        p++;
+    if (p < end && *p == '"') {
+        *s = start;
+        *len = (size_t)(p - start);
+        ps->p = p + 1;
+        return true;
+    }
+    wh_buf_reset(&ps->scratch);
+    if (wh_buf_add(&ps->scratch, start, (size_t)(p - start))) {
+        fail(ps, p, "string too long");
+        return false;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            *s = ps->scratch.data ? ps->scratch.data : "";
+            *len = ps->scratch.len;
+            ps->p = p + 1;
+            return true;
+        }
+        if (c < 0x20) {
+            fail(ps, p, "control character in a string");
+            return false;
+        }
+        if (c >= 0x80) {
+            size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (!n) {
+                fail(ps, p, "invalid UTF-8 in a string");
+                return false;
+            }
+            if (wh_buf_add(&ps->scratch, p, n)) {
+                fail(ps, p, "string too long");
+                return false;
+            }
+            p += n;
+            continue;
+        }
+        if (c != '\\') {
+            const char *q = p;
+            while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20 &&
+                   (unsigned char)*q < 0x80)
+                q++;
+            if (wh_buf_add(&ps->scratch, p, (size_t)(q - p))) {
+                fail(ps, p, "string too long");
+                return false;
+            }
+            p = q;
+            continue;
+        }
+        if (p + 1 >= end)
+            break;
+        char e = p[1];
+        char lit = 0;
+        switch (e) {
+        case '"':
+            lit = '"';
+            break;
+        case '\\':
+            lit = '\\';
+            break;
+        case '/':
+            lit = '/';
+            break;
+        case 'b':
+            lit = '\b';
+            break;
+        case 'f':
+            lit = '\f';
+            break;
+        case 'n':
+            lit = '\n';
+            break;
+        case 'r':
+            lit = '\r';
+            break;
+        case 't':
+            lit = '\t';
+            break;
+        case 'u': {
+            uint32_t cp;
+            if (hex4(p + 2, end, &cp)) {
+                fail(ps, p, "invalid \\u escape");
+                return false;
+            }
+            p += 6;
+            if (cp >= 0xdc00 && cp <= 0xdfff) {
+                fail(ps, p - 6, "lone low surrogate in a \\u escape");
+                return false;
+            }
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                uint32_t lo;
+                if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, end, &lo) ||
+                    lo < 0xdc00 || lo > 0xdfff) {
+                    fail(ps, p - 6, "unpaired high surrogate in a \\u escape");
+                    return false;
+                }
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                p += 6;
+            }
+            if (cp == 0)
+                *has_nul = true;
+            if (!put_utf8(&ps->scratch, cp)) {
+                fail(ps, p, "string too long");
+                return false;
+            }
+            continue;
+        }
+        default:
+            fail(ps, p, "invalid escape in a string");
+            return false;
+        }
+        if (wh_buf_addc(&ps->scratch, lit)) {
+            fail(ps, p, "string too long");
+            return false;
+        }
+        p += 2;
+    }
+    fail(ps, end, "unterminated string");
+    return false;
+}
+
+static json_t *parse_number(struct parser *ps)
+{
+    const char *p = ps->p, *end = ps->end, *start = p;
+    bool integral = true;
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end)
+        return fail(ps, p, "unexpected end of input in a number");
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    } else {
+        return fail(ps, p, "invalid number");
+    }
+    if (p < end && *p == '.') {
+        integral = false;
+        p++;
+        if (p >= end || *p < '0' || *p > '9')
+            return fail(ps, p, "invalid number: digits must follow '.'");
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        integral = false;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || *p < '0' || *p > '9')
+            return fail(ps, p, "invalid number: digits must follow the exponent");
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    size_t n = (size_t)(p - start);
+    char tmp[512];
+    if (n >= sizeof(tmp))
+        return fail(ps, start, "number too long");
+    memcpy(tmp, start, n);
+    tmp[n] = '\0';
+    ps->p = p;
+    if (integral) {
+        errno = 0;
+        long long v = strtoll(tmp, NULL, 10);
+        if (errno != ERANGE)
+            return json_integer(v);
+        /* Outside int64: a real, as Go decodes such a number into a float64. */
+    }
+    errno = 0;
+    double d = strtod(tmp, NULL);
+    if (errno == ERANGE && isinf(d))
+        return fail(ps, start, "real number overflow");
+    return json_real(d);
+}
+
+static bool literal(struct parser *ps, const char *word, size_t n)
+{
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+        return false;
+    ps->p += n;
+    return true;
+}
+
+static json_t *parse_value(struct parser *ps);
+
+static json_t *parse_object(struct parser *ps)
+{
+    json_t *obj = json_object();
+    ps->p++; /* '{' */
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == '}') {
+        ps->p++;
+        return obj;
+    }
+    for (;;) {
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != '"') {
+            json_decref(obj);
+            return fail(ps, ps->p, "expected a string key");
+        }
+        ps->p++;
+        const char *key;
+        size_t klen;
+        bool has_nul;
+        if (!parse_string(ps, &key, &klen, &has_nul)) {
+            json_decref(obj);
+            return NULL;
+        }
+        if (has_nul) {
+            json_decref(obj);
+            return fail(ps, ps->p, "NUL byte in an object key is not supported");
+        }
+        /* The key may live in the scratch buffer, which the value below reuses. */
+        char small[128];
+        char *kcopy = klen < sizeof(small) ? small : wh_xmalloc(klen + 1);
+        memcpy(kcopy, key, klen);
+        kcopy[klen] = '\0';
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') {
+            if (kcopy != small)
+                free(kcopy);
+            json_decref(obj);
+            return fail(ps, ps->p, "expected ':'");
+        }
+        ps->p++;
+        json_t *v = parse_value(ps);
+        if (!v) {
+            if (kcopy != small)
+                free(kcopy);
+            json_decref(obj);
+            return NULL;
+        }
+        json_object_setn_new_nocheck(obj, kcopy, klen, v);
+        if (kcopy != small)
+            free(kcopy);
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == '}') {
+            ps->p++;
+            return obj;
+        }
+        json_decref(obj);
+        return fail(ps, ps->p, "expected ',' or '}'");
+    }
+}
+
+static json_t *parse_array(struct parser *ps)
+{
+    json_t *arr = json_array();
+    ps->p++; /* '[' */
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == ']') {
+        ps->p++;
+        return arr;
+    }
+    for (;;) {
+        json_t *v = parse_value(ps);
+        if (!v) {
+            json_decref(arr);
+            return NULL;
+        }
+        json_array_append_new(arr, v);
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == ']') {
+            ps->p++;
+            return arr;
+        }
+        json_decref(arr);
+        return fail(ps, ps->p, "expected ',' or ']'");
+    }
+}
+
+static json_t *parse_value(struct parser *ps)
+{
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, ps->p, "unexpected end of input");
+    if (++ps->depth > WH_JSONPARSE_MAX_DEPTH)
+        return fail(ps, ps->p, "maximum nesting depth exceeded");
+    json_t *v = NULL;
+    switch (*ps->p) {
+    case '{':
+        v = parse_object(ps);
+        break;
+    case '[':
+        v = parse_array(ps);
+        break;
+    case '"': {
+        ps->p++;
+        const char *s;
+        size_t len;
+        bool has_nul;
+        if (parse_string(ps, &s, &len, &has_nul))
+            v = json_stringn_nocheck(s, len);
+        break;
+    }
+    case 't':
+        v = literal(ps, "true", 4) ? json_true() : fail(ps, ps->p, "invalid literal");
+        break;
+    case 'f':
+        v = literal(ps, "false", 5) ? json_false() : fail(ps, ps->p, "invalid literal");
+        break;
+    case 'n':
+        v = literal(ps, "null", 4) ? json_null() : fail(ps, ps->p, "invalid literal");
+        break;
+    default:
+        if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+            v = parse_number(ps);
+        else
+            v = fail(ps, ps->p, "unexpected character");
+    }
+    ps->depth--;
+    return v;
+}
+
+json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *err)
+{
+    struct parser ps = {.start = buf, .p = buf, .end = buf + len};
+    /* Decoded strings never exceed their encoded length. */
+    wh_buf_init(&ps.scratch, len + 1);
+    json_t *v = parse_value(&ps);
+    if (v) {
+        skip_ws(&ps);
+        if (ps.p != ps.end) {
+            json_decref(v);
+            v = fail(&ps, ps.p, "unexpected data after the value");
+        }
+    }
+    wh_buf_fini(&ps.scratch);
+    if (!v && err) {
+        /* Position: counted only on failure, so success costs nothing. */
+        const char *at = ps.err_at ? ps.err_at : ps.p;
+        int line = 1, col = 1;
+        for (const char *q = buf; q < at; q++) {
+            if (*q == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        err->line = line;
+        err->column = col;
+        err->offset = (size_t)(at - buf);
+        char near[24] = "";
+        if (at < buf + len) {
+            size_t n = (size_t)(buf + len - at) < 8 ? (size_t)(buf + len - at) : 8;
+            size_t k = 0;
+            for (size_t i = 0; i < n && k + 1 < sizeof(near); i++)
+                near[k++] = (at[i] >= 0x20 && at[i] < 0x7f) ? at[i] : '?';
+            near[k] = '\0';
+        }
+        if (near[0])
+            snprintf(err->text, sizeof(err->text), "%s near '%s'",
+                     ps.err_text ? ps.err_text : "invalid JSON", near);
+        else
+            snprintf(err->text, sizeof(err->text), "%s",
+                     ps.err_text ? ps.err_text : "invalid JSON");
+    }
+    return v;
+}
