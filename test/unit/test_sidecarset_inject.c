@@ -145,6 +145,20 @@ static void run(const char *cluster, const char *pod, const char *op, const char
             out->pod = json_incref(resp.mutated);
     }
     wh_admission_response_fini(&resp);
+    /* copy-on-write editing never touches the request or the frozen cached objects */
+    json_t *again = J(pod);
+    CHECK(json_equal(p, again));
+    json_decref(again);
+    struct wh_cache *ssc = wh_cluster_cache(cl, WH_RES_SIDECARSET);
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    wh_cache_list(ssc, NULL, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        json_t *fresh = json_loads(wh_object_text(l.items[i], NULL), 0, NULL);
+        CHECK(json_equal(fresh, wh_object_json(l.items[i])));
+        json_decref(fresh);
+    }
+    wh_objlist_fini(&l);
     json_decref(review);
     json_decref(p);
     wh_cluster_free(cl);

@@ -1,5 +1,7 @@
 #include "handlers/pod_mutate.h"
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "handlers/sidecarset_inject.h"
@@ -11,9 +13,111 @@ const json_t *wh_pod_mutation_pod(const struct wh_pod_mutation *pm)
     return pm->resp->mutated ? pm->resp->mutated : pm->req->object;
 }
 
+json_t *wh_pod_json_copy(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        json_t *o = json_object();
+        const char *k;
+        size_t klen;
+        json_t *m;
+        json_object_keylen_foreach((json_t *)(uintptr_t)v, k, klen, m)
+        {
+            json_object_setn_new_nocheck(o, k, klen, wh_pod_json_copy(m));
+        }
+        return o;
+    }
+    case JSON_ARRAY: {
+        json_t *a = json_array();
+        for (size_t i = 0; i < json_array_size(v); i++)
+            json_array_append_new(a, wh_pod_json_copy(json_array_get(v, i)));
+        return a;
+    }
+    case JSON_STRING:
+        return json_stringn_nocheck(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return json_integer(json_integer_value(v));
+    case JSON_REAL:
+        return json_real(json_real_value(v));
+    default:
+        return json_incref((json_t *)(uintptr_t)v); /* true, false and null are singletons */
+    }
+}
+
 json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm)
 {
-    return wh_admission_mutable_object(pm->resp, pm->req);
+    struct wh_admission_response *resp = pm->resp;
+    if (!resp->mutated) {
+        resp->mutated = pm->req->object ? wh_pod_json_copy(pm->req->object) : json_object();
+    } else if (pm->_cow) {
+        json_t *copy = wh_pod_json_copy(resp->mutated);
+        json_decref(resp->mutated);
+        resp->mutated = copy;
+    }
+    pm->_cow = false;
+    pm->_nowned = 0;
+    return resp->mutated;
+}
+
+static json_t *shallow_copy(const json_t *o)
+{
+    json_t *c = json_object();
+    const char *k;
+    size_t klen;
+    json_t *m;
+    json_object_keylen_foreach((json_t *)(uintptr_t)o, k, klen, m)
+    {
+        json_object_setn_nocheck(c, k, klen, m);
+    }
+    return c;
+}
+
+static bool owned(const struct wh_pod_mutation *pm, const json_t *v)
+{
+    if (!pm->_cow)
+        return true; /* a full copy: everything is private */
+    for (size_t i = 0; i < pm->_nowned; i++) {
+        if (pm->_owned[i] == v)
+            return true;
+    }
+    return false;
+}
+
+static void own(struct wh_pod_mutation *pm, json_t *v)
+{
+    if (pm->_cow && pm->_nowned < sizeof(pm->_owned) / sizeof(pm->_owned[0]))
+        pm->_owned[pm->_nowned++] = v;
+}
+
+json_t *wh_pod_mutation_own(struct wh_pod_mutation *pm, ...)
+{
+    struct wh_admission_response *resp = pm->resp;
+    if (!resp->mutated) {
+        resp->mutated = json_is_object(pm->req->object) ? shallow_copy(pm->req->object)
+                                                        : json_object();
+        pm->_cow = true;
+        pm->_nowned = 0;
+        own(pm, resp->mutated);
+    }
+    json_t *cur = resp->mutated;
+    va_list ap;
+    va_start(ap, pm);
+    for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *)) {
+        json_t *child = json_object_get(cur, key);
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(cur, key, child);
+            own(pm, child);
+        } else if (!owned(pm, child)) {
+            child = shallow_copy(child);
+            json_object_set_new(cur, key, child);
+            own(pm, child);
+        }
+        cur = child;
+    }
+    va_end(ap);
+    /* past the small table, further objects are copied again on each call: correct, slower */
+    return cur;
 }
 
 /* The WorkloadSpread step. Only its first action is built so far: on CREATE it decodes

@@ -30,14 +30,33 @@ struct wh_pod_mutation {
     /* inject --explain: told about every SidecarSet considered; NULL otherwise */
     wh_sidecarset_explain_fn explain;
     void *explain_arg;
+    /* copy-on-write state: the objects of resp->mutated that are private to this request */
+    bool _cow;
+    size_t _nowned;
+    json_t *_owned[16];
 };
 
 /* Returns: borrowed; the Pod as the previous steps left it (the request's object until a step
- * edits it). */
+ * edits it). Read only. */
 const json_t *wh_pod_mutation_pod(const struct wh_pod_mutation *pm);
 
-/* Returns: borrowed, owned by pm->resp; the Pod to edit (a deep copy made on the first call). */
+/* The Pod to edit, every value in it private to this request: a deep copy is made on the first
+ * call (or when earlier steps edited copy-on-write). For steps that change values in place.
+ * Returns: borrowed, owned by pm->resp. */
 json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm);
+
+/* Copy-on-write editing, for the hot path (every Pod passes here, and a deep copy of a Pod costs
+ * more than the rest of the step): returns the object at the path of member names
+ * (NULL-terminated; none = the Pod itself), private to this request. It and each object on the
+ * way are copied once, shallowly; a missing or mistyped member becomes an empty object. The
+ * values below it stay shared with the request or with cached objects (which are frozen), so a
+ * step that uses this function replaces members but never changes a value it did not get from
+ * here (or create itself). Returns: borrowed, owned by pm->resp. */
+json_t *wh_pod_mutation_own(struct wh_pod_mutation *pm, ...);
+
+/* A deep copy that is cheaper than json_deep_copy (no loop detection: JSON from the wire and
+ * the caches has no loops). Returns: new ref. */
+json_t *wh_pod_json_copy(const json_t *v);
 
 /* Options of one run (all optional). */
 struct wh_pod_mutate_opts {

@@ -98,8 +98,7 @@ static enum wh_err set_pod_annotation(struct wh_pod_mutation *pm, const char *ke
     const char *cur = wh_json_annotation(wh_pod_mutation_pod(pm), key);
     if (wh_str_eq(cur, value))
         return WH_OK;
-    json_t *pod = wh_pod_mutation_edit(pm);
-    json_t *ann = wh_json_obj_ensure(wh_json_obj_ensure(pod, "metadata"), "annotations");
+    json_t *ann = wh_pod_mutation_own(pm, "metadata", "annotations", NULL);
     json_object_set_new(ann, key, json_string(value));
     return WH_OK;
 }
@@ -470,7 +469,7 @@ static void append_subpath_envs(const char *expr, const json_t *container, json_
                     name[n] = '\0';
                     const json_t *e = find_named(cenv, name, false);
                     if (e)
-                        json_array_append_new(envs, json_deep_copy(e));
+                        json_array_append(envs, (json_t *)(uintptr_t)e);
                 }
                 i = j + 1;
                 continue;
@@ -494,7 +493,7 @@ static void shared_mounts(const json_t *pod, json_t *mounts, json_t *envs)
         json_t *m;
         json_array_foreach(json_object_get(c, "volumeMounts"), j, m)
         {
-            json_array_append_new(mounts, json_deep_copy(m));
+            json_array_append(mounts, m);
             const char *expr = wh_json_str(m, "subPathExpr");
             if (expr)
                 append_subpath_envs(expr, c, envs);
@@ -515,7 +514,7 @@ static void shared_devices(const json_t *pod, json_t *devices)
         json_t *d;
         json_array_foreach(json_object_get(c, "volumeDevices"), j, d)
         {
-            json_array_append_new(devices, json_deep_copy(d));
+            json_array_append(devices, d);
         }
     }
 }
@@ -639,7 +638,7 @@ static void transfer_envs(const json_t *sidecar, const json_t *pod, json_t *out)
         for (size_t k = 0; !skip && k < names.n; k++) {
             const json_t *env = pod_env(pod, source, names.v[k]);
             if (env)
-                json_array_append_new(out, json_deep_copy(env));
+                json_array_append(out, (json_t *)(uintptr_t)env);
         }
         strset_fini(&names);
     }
@@ -707,19 +706,22 @@ static const char *const sidecar_only_fields[] = {
     "transferEnv",      "resourcesPolicy",
 };
 
-/* The core/v1 Container part of a SidecarContainer, copied. Returns: new ref. */
+/* The core/v1 Container part of a SidecarContainer: a new object whose members are shared with
+ * the (frozen) SidecarSet; members that change are replaced, never edited (pod_mutate.h's
+ * copy-on-write rule). Returns: new ref. */
 static json_t *core_copy(const json_t *sidecar)
 {
     json_t *c = json_object();
     const char *k;
+    size_t klen;
     json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)sidecar, k, v)
+    json_object_keylen_foreach((json_t *)(uintptr_t)sidecar, k, klen, v)
     {
         bool extra = false;
         for (size_t i = 0; i < sizeof(sidecar_only_fields) / sizeof(*sidecar_only_fields); i++)
             extra |= strcmp(k, sidecar_only_fields[i]) == 0;
         if (!extra)
-            json_object_set_new(c, k, json_deep_copy(v));
+            json_object_setn_nocheck(c, k, klen, v);
     }
     if (!json_object_get(c, "resources")) /* Go always writes resources */
         json_object_set_new(c, "resources", json_object());
@@ -746,7 +748,7 @@ static void hot_upgrade_pair(struct build *b, struct blist *out, json_t *c, cons
 {
     const char *name = str_member(sidecar, "name");
     const char *empty = wh_json_path_str(sidecar, "upgradeStrategy", "hotUpgradeEmptyImage", NULL);
-    json_t *pair[2] = {c, json_deep_copy(c)};
+    json_t *pair[2] = {c, json_copy(c)}; /* X-2 gets its own env array below */
     for (int k = 0; k < 2; k++) {
         char cname[320];
         snprintf(cname, sizeof(cname), "%s-%d", name, k + 1);
@@ -758,7 +760,10 @@ static void hot_upgrade_pair(struct build *b, struct blist *out, json_t *c, cons
             else
                 json_object_del(copy, "image");
         }
-        json_t *env = wh_json_arr_ensure(copy, "env");
+        const json_t *old_env = json_object_get(copy, "env");
+        json_t *env = json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env)
+                                             : json_array();
+        json_object_set_new(copy, "env", env);
         json_array_append_new(env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/",
                                                cname));
         json_array_append_new(env, version_env("SIDECARSET_VERSION_ALT",
@@ -829,7 +834,7 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
         {
             const json_t *vol = find_named(volumes, str_member(m, "name"), true);
             if (vol)
-                json_array_append_new(b->volumes, json_deep_copy(vol));
+                json_array_append(b->volumes, (json_t *)(uintptr_t)vol);
         }
     }
     const json_t *own_mounts = json_object_get(c, "volumeMounts");
@@ -837,8 +842,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
     json_t *merged_mounts = merge_paths(own_mounts, "mountPath", own_devices, "devicePath", mounts);
     set_list_new(c, "volumeMounts", merged_mounts);
 
-    json_t *env = json_is_array(json_object_get(c, "env")) ? json_incref(json_object_get(c, "env"))
-                                                          : json_array();
+    const json_t *own_env = json_object_get(c, "env");
+    json_t *env = json_is_array(own_env) ? json_copy((json_t *)(uintptr_t)own_env) : json_array();
     json_array_append_new(env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value",
                                          "true"));
     merge_env(env, transfer);
@@ -904,7 +909,7 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
     }
     json_array_foreach(json_object_get(spec, "imagePullSecrets"), i, c)
     {
-        json_array_append_new(b->secrets, json_deep_copy(c));
+        json_array_append(b->secrets, c);
     }
     json_array_foreach(json_object_get(spec, "containers"), i, c)
     {
@@ -1065,8 +1070,7 @@ static char *join_names(struct strset *names)
 
 static void write_pod(struct build *b)
 {
-    json_t *pod = wh_pod_mutation_edit(b->pm);
-    json_t *spec = wh_json_obj_ensure(pod, "spec");
+    json_t *spec = wh_pod_mutation_own(b->pm, "spec", NULL);
     sort_built(&b->inits);
     place(spec, "initContainers", &b->inits);
     const struct wh_config *cfg = b->pm->ctx ? b->pm->ctx->cfg : NULL;
@@ -1075,7 +1079,7 @@ static void write_pod(struct build *b)
     place(spec, "containers", &b->containers);
     merge_volumes(spec, b->volumes);
     merge_secrets(spec, b->secrets);
-    json_t *ann = wh_json_obj_ensure(wh_json_obj_ensure(pod, "metadata"), "annotations");
+    json_t *ann = wh_pod_mutation_own(b->pm, "metadata", "annotations", NULL);
     json_object_update(ann, b->annotations);
 }
 

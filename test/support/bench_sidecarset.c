@@ -1,0 +1,242 @@
+#include "test/support/bench_sidecarset.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "handlers/registry.h"
+#include "kube/cluster.h"
+#include "server/dispatch.h"
+#include "test/support/bench_jsonpatch.h"
+#include "util/base64.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define POD_CREATE "test/bench/data/pod-create.json"
+#define SIDECARSETS_50 "test/bench/data/sidecarsets-50.json"
+
+static _Atomic unsigned long allocs;
+static json_malloc_t prev_malloc;
+static json_free_t prev_free;
+
+static void *counting_malloc(size_t n)
+{
+    atomic_fetch_add_explicit(&allocs, 1, memory_order_relaxed);
+    return prev_malloc(n);
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t jerr;
+    json_t *v = json_load_file(path, 0, &jerr);
+    if (!v) {
+        fprintf(stderr, "bench: %s:%d: %s (run from the repository root)\n", path, jerr.line,
+                jerr.text);
+        exit(1);
+    }
+    return v;
+}
+
+static struct wh_cluster *cluster_of(const struct wh_route *route, const struct wh_config *cfg,
+                                     const json_t *objects, const char *label)
+{
+    struct wh_cluster *cl = NULL;
+    struct wh_errbuf eb = {{0}};
+    int64_t t0 = wh_time_mono_ns();
+    if (wh_cluster_new_standalone_objects(objects, &cl, &eb) || route->setup(cl, cfg, &eb) ||
+        wh_cluster_start(cl, &eb)) {
+        fprintf(stderr, "bench: %s\n", eb.msg);
+        exit(1);
+    }
+    printf("%-52s %10.1f ms to load %zu objects\n", label,
+           (double)(wh_time_mono_ns() - t0) / 1e6, json_array_size(objects));
+    return cl;
+}
+
+/* The answer must be allowed with a patch naming exactly the expected SidecarSets. */
+static void check_reply(const char *label, const struct wh_reply *reply, const char *want_list)
+{
+    json_t *answer = json_loads(reply->body, 0, NULL);
+    const char *patch64 = wh_json_path_str(answer, "response", "patch", NULL);
+    bool ok = reply->http_status == 200 && reply->allowed && patch64;
+    if (ok && want_list) {
+        size_t n = 0;
+        unsigned char *patch = NULL;
+        ok = wh_base64_decode(patch64, strlen(patch64), &patch, &n) == WH_OK;
+        ok = ok && strstr((const char *)patch, want_list) != NULL;
+        free(patch);
+    }
+    if (!ok) {
+        fprintf(stderr, "bench %s: unexpected answer (want %s): %.400s\n", label, want_list,
+                reply->body);
+        exit(1);
+    }
+    json_decref(answer);
+}
+
+static void run_case(const char *label, const struct wh_route *route,
+                     const struct wh_handler_ctx *ctx, const char *body, size_t len,
+                     const char *want_list)
+{
+    struct wh_reply reply;
+    wh_dispatch(route, ctx, body, len, &reply);
+    check_reply(label, &reply, want_list);
+    wh_reply_fini(&reply);
+    for (int i = 0; i < 200; i++) { /* warm up */
+        wh_dispatch(route, ctx, body, len, &reply);
+        wh_reply_fini(&reply);
+    }
+    long iters = 0;
+    atomic_store(&allocs, 0);
+    int64_t start = wh_time_mono_ns(), now = start;
+    while (now - start < 400000000) {
+        for (int i = 0; i < 50; i++) {
+            wh_dispatch(route, ctx, body, len, &reply);
+            wh_reply_fini(&reply);
+        }
+        iters += 50;
+        now = wh_time_mono_ns();
+    }
+    printf("%-52s %10.0f ns/op %8.0f allocs/op  (%zu-byte review)\n", label,
+           (double)(now - start) / (double)iters, (double)atomic_load(&allocs) / (double)iters,
+           len);
+}
+
+static json_t *namespace_obj(const char *name, const char *extra_key, const char *extra_val)
+{
+    return json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}}}", "apiVersion", "v1", "kind", "Namespace",
+                     "metadata", "name", name, "labels", "kubernetes.io/metadata.name", name,
+                     extra_key, extra_val);
+}
+
+/* A SidecarSet like the shared inputs: one agent container with env, resources, a mount. */
+static json_t *sidecarset(const char *name, json_t *selector, json_t *ns_selector)
+{
+    char image[128], vol[96];
+    snprintf(image, sizeof(image), "registry.example.com/platform/%s-agent:2.0.0", name);
+    snprintf(vol, sizeof(vol), "%s-config", name);
+    json_t *ss = json_pack(
+        "{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:o,s:[{s:s,s:s,s:s,s:[{s:s,s:{s:{s:s,s:s}}}],s:{s:{s:s,"
+        "s:s},s:{s:s,s:s}},s:[{s:s,s:s}],s:s,s:s,s:s,s:{s:s},s:{s:s}}],s:[{s:s,s:{s:s}}],s:{s:s,"
+        "s:i,s:i},s:{},s:i}}",
+        "apiVersion", "apps.kruise.io/v1beta1", "kind", "SidecarSet", "metadata", "name", name,
+        "annotations", "kruise.io/sidecarset-hash", "h1", "kruise.io/sidecarset-hash-without-image",
+        "h2", "spec", "selector", selector, "containers", "name", name, "image", image,
+        "imagePullPolicy", "IfNotPresent", "env", "name", "POD_NAME", "valueFrom", "fieldRef",
+        "apiVersion", "v1", "fieldPath", "metadata.name", "resources", "requests", "cpu", "50m",
+        "memory", "64Mi", "limits", "cpu", "200m", "memory", "128Mi", "volumeMounts", "name", vol,
+        "mountPath", "/etc/agent", "terminationMessagePath", "/dev/termination-log",
+        "terminationMessagePolicy", "File", "podInjectPolicy", "BeforeAppContainer",
+        "shareVolumePolicy", "type", "disabled", "upgradeStrategy", "upgradeType", "ColdUpgrade",
+        "volumes", "name", vol, "configMap", "name", vol, "updateStrategy", "type",
+        "RollingUpdate", "partition", 0, "maxUnavailable", 1, "injectionStrategy",
+        "revisionHistoryLimit", 10);
+    if (ns_selector)
+        json_object_set_new(json_object_get(ss, "spec"), "namespaceSelector", ns_selector);
+    return ss;
+}
+
+/* n SidecarSets: the 2 that match the bench Pod (app=web, env=prod in namespace shop), 8
+ * cluster-wide near misses, and the rest filed under one of 1 000 other namespaces. */
+static json_t *generated(size_t n)
+{
+    json_t *objs = json_array();
+    json_array_append_new(objs, namespace_obj("shop", "env", "prod"));
+    json_array_append_new(objs, sidecarset("match-web", json_pack("{s:{s:s}}", "matchLabels",
+                                                                  "app", "web"),
+                                           NULL));
+    json_array_append_new(
+        objs, sidecarset("match-prod-shop",
+                         json_pack("{s:[{s:s,s:s,s:[s]}]}", "matchExpressions", "key", "env",
+                                   "operator", "In", "values", "prod"),
+                         json_pack("{s:{s:s}}", "matchLabels", "kubernetes.io/metadata.name",
+                                   "shop")));
+    static const char *const apps[] = {"api", "worker", "checkout", "cart",
+                                       "billing", "cache", "ledger", "notifier"};
+    for (size_t i = 0; i < 8 && i + 2 < n; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "near-miss-%s", apps[i]);
+        json_array_append_new(objs, sidecarset(name, json_pack("{s:{s:s}}", "matchLabels", "app",
+                                                               apps[i]),
+                                               NULL));
+    }
+    for (size_t i = 10; i < n; i++) {
+        char name[64], ns[32];
+        snprintf(name, sizeof(name), "team-sidecar-%05zu", i);
+        snprintf(ns, sizeof(ns), "team-%03zu", i % 1000);
+        json_array_append_new(objs, sidecarset(name, json_pack("{s:{s:s}}", "matchLabels", "app",
+                                                               "web"),
+                                               json_pack("{s:{s:s}}", "matchLabels",
+                                                         "kubernetes.io/metadata.name", ns)));
+    }
+    return objs;
+}
+
+void wh_bench_sidecarset(void)
+{
+    json_get_alloc_funcs(&prev_malloc, &prev_free);
+    json_set_alloc_funcs(counting_malloc, prev_free);
+
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", NULL};
+    if (wh_config_load(&cfg, 1, argv, &eb)) {
+        fprintf(stderr, "bench: %s\n", eb.msg);
+        exit(1);
+    }
+    const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");
+    if (!route) {
+        fprintf(stderr, "bench: /mutate-pod is not served\n");
+        exit(1);
+    }
+    json_t *review = load_json(POD_CREATE);
+    char *body = wh_json_dumps(review);
+    size_t len = strlen(body);
+
+    /* the shared inputs: 50 SidecarSets (v1alpha1, some with spec.namespace) */
+    json_t *objs = load_json(SIDECARSETS_50);
+    json_array_append_new(objs, namespace_obj("shop", "env", "prod"));
+    struct wh_cluster *cl = cluster_of(route, &cfg, objs, "sidecarset: load sidecarsets-50");
+    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
+    run_case("sidecarset: /mutate-pod pod-create, 50 SidecarSets", route, &ctx, body, len,
+             NULL);
+    wh_cluster_free(cl);
+    json_decref(objs);
+
+    /* 10, 1 000, 50 000 cached, 2 matching; and a 64 KiB Pod */
+    static const size_t sizes[] = {10, 1000, 50000};
+    const char *want = "\"match-prod-shop,match-web\"";
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        char label[96];
+        objs = generated(sizes[k]);
+        snprintf(label, sizeof(label), "sidecarset: load %zu SidecarSets", sizes[k]);
+        cl = cluster_of(route, &cfg, objs, label);
+        json_decref(objs);
+        ctx.cluster = cl;
+        snprintf(label, sizeof(label), "sidecarset: /mutate-pod, %zu SidecarSets cached",
+                 sizes[k]);
+        run_case(label, route, &ctx, body, len, want);
+        if (k == 0) {
+            json_t *big = json_deep_copy(review);
+            json_t *pod = wh_bench_jsonpatch_pod(40, 64 * 1024);
+            json_object_set_new(json_object_get(pod, "metadata"), "namespace", json_string("shop"));
+            json_object_set_new(wh_json_path(pod, "metadata", "labels", NULL), "env",
+                                json_string("prod"));
+            json_object_set_new(json_object_get(big, "request"), "object", pod);
+            char *bigbody = wh_json_dumps(big);
+            run_case("sidecarset: /mutate-pod, 64 KiB Pod, 10 cached", route, &ctx, bigbody,
+                     strlen(bigbody), want);
+            free(bigbody);
+            json_decref(big);
+        }
+        wh_cluster_free(cl);
+    }
+    free(body);
+    json_decref(review);
+    wh_config_fini(&cfg);
+    json_set_alloc_funcs(prev_malloc, prev_free);
+}
