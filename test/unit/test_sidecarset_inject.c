@@ -945,7 +945,11 @@ TEST(sidecarset_inject_resources_policy)
                    "failed to evaluate CPU requests expression: failed to parse expression "
                    "\"cpu +\": parse error: syntax error at line 1, col 6");
     resources_case(RP("sum", "(", "{'requests':{'cpu':'1'}}"), RES_POD, NULL,
-                   "failed to get target containers: invalid regex pattern \"(\": *");
+                   "failed to get target containers: invalid regex pattern \"(\": error parsing "
+                   "regexp: missing closing ): `(`");
+    /* RE2 syntax: Perl classes and non-capturing groups */
+    resources_case(RP("sum", "^(?:app)-\\\\d$", "{'requests':{'cpu':'cpu'}}"), RES_POD,
+                   "{'requests':{'cpu':'100m'}}", NULL);
 }
 
 static char *pod_with_annotations(const char *annotations)

@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <math.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/regex.h"
 #include "util/str.h"
 
 __extension__ typedef __int128 i128;
@@ -683,56 +683,6 @@ enum wh_err wh_sidecarset_resource_expr(const char *expr, const char *aggregate,
 
 /* --- targets and aggregation ----------------------------------------------------------------- */
 
-/* RE2 classes that POSIX ERE lacks, rewritten; (?: becomes a plain group. */
-static char *posix_regex(const char *re)
-{
-    struct wh_buf b;
-    wh_buf_init(&b, SIZE_MAX / 2);
-    enum wh_err rc = WH_OK;
-    for (const char *p = re; *p && !rc; p++) {
-        if (p[0] == '\\' && p[1]) {
-            const char *rep = NULL;
-            switch (p[1]) {
-            case 'd':
-                rep = "[0-9]";
-                break;
-            case 'D':
-                rep = "[^0-9]";
-                break;
-            case 'w':
-                rep = "[0-9A-Za-z_]";
-                break;
-            case 'W':
-                rep = "[^0-9A-Za-z_]";
-                break;
-            case 's':
-                rep = "[[:space:]]";
-                break;
-            case 'S':
-                rep = "[^[:space:]]";
-                break;
-            }
-            if (rep) {
-                rc = wh_buf_adds(&b, rep);
-                p++;
-                continue;
-            }
-            rc = wh_buf_add(&b, p, 2);
-            p++;
-            continue;
-        }
-        if (p[0] == '(' && p[1] == '?' && p[2] == ':') {
-            rc = wh_buf_addc(&b, '(');
-            p += 2;
-            continue;
-        }
-        rc = wh_buf_addc(&b, *p);
-    }
-    if (rc)
-        WH_PANIC("uncapped buffer refused data");
-    return wh_buf_take(&b, NULL);
-}
-
 static bool excluded(const char *name, const char *const *exclude, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -818,17 +768,15 @@ enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
     const json_t **targets = targets_small;
     size_t ntargets = 0, cap = 16;
     json_t *result = NULL;
-    regex_t re;
+    struct wh_regex re;
     bool compiled = false;
-    char *posix = posix_regex(pattern ? pattern : "");
-    int err = regcomp(&re, posix, REG_EXTENDED | REG_NOSUB);
-    if (err) {
-        char detail[128], q[96];
-        regerror(err, &re, detail, sizeof(detail));
+    struct wh_errbuf reb = {{0}};
+    if (wh_regex_compile(&re, pattern ? pattern : "", &reb)) {
+        char q[96];
         go_quote(pattern ? pattern : "", q, sizeof(q));
         rc = wh_errbuf_set(eb, WH_ERR_INVALID,
                            "failed to get target containers: invalid regex pattern %s: %s", q,
-                           detail);
+                           reb.msg);
         goto out;
     }
     compiled = true;
@@ -844,7 +792,7 @@ enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
                 continue;
             if (!pass && !wh_str_eq(wh_json_str(c, "restartPolicy"), "Always"))
                 continue;
-            if (regexec(&re, name, 0, NULL, 0) != 0)
+            if (!wh_regex_match(&re, name))
                 continue;
             if (ntargets == cap) {
                 cap *= 2;
@@ -907,8 +855,7 @@ enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
     result = NULL;
 out:
     if (compiled)
-        regfree(&re);
-    free(posix);
+        wh_regex_free(&re);
     if (targets != targets_small)
         free(targets);
     json_decref(result);
