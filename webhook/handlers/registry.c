@@ -6,6 +6,7 @@
 #include "handlers/deletion_protection.h"
 #include "handlers/pod_mutate.h"
 #include "handlers/sidecarset_mutate.h"
+#include "handlers/sidecarset_validate.h"
 
 static const struct wh_route routes[] = {
     /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches)} */
@@ -18,6 +19,9 @@ static const struct wh_route routes[] = {
      wh_dp_setup},
     {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
      wh_dp_setup},
+    /* Same setup function as /mutate-pod, so the shared SidecarSet caches are declared once. */
+    {"/validate-apps-kruise-io-sidecarset", WH_ROUTE_VALIDATE, wh_sidecarset_validate_admit, NULL,
+     NULL, wh_pod_mutate_setup},
     {"/validate-apps-kruise-io-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_advanced_statefulset,
      NULL, NULL, wh_dp_setup},
     {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
