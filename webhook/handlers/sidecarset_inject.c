@@ -1204,7 +1204,7 @@ enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errb
     wh_sidecarset_picks_init(&picks);
     enum wh_err rc = wh_sidecarset_match(&in, &picks, eb);
     if (!rc && create && picks.n)
-        rc = inject(pm, &picks, ns, eb);
+        rc = inject(pm, &picks, pm->namespace_ ? pm->namespace_ : "", eb);
     else if (!rc && update && picks.n)
         note(pm, "an UPDATE never changes the pod (upstream's availability hook says no)");
     wh_sidecarset_picks_fini(&picks);
