@@ -61,9 +61,8 @@ TEST(sidecarset_hash_annotate)
     json_object_set_new(ann, "kruise.io/sidecarset-hash-without-image", json_string(""));
     wh_sidecarset_hash_annotate(ss, true);
     CHECK_EQ_STR(json_string_value(json_object_get(ann, "kruise.io/sidecarset-hash")), "keep");
-    CHECK_EQ_STR(
-        json_string_value(json_object_get(ann, "kruise.io/sidecarset-hash-without-image")),
-        "d2xwz968cwbd65z7w6zxvw8c4d52vv784w4z4548x4424767b7z2d5cvb844872c");
+    CHECK_EQ_STR(json_string_value(json_object_get(ann, "kruise.io/sidecarset-hash-without-image")),
+                 "d2xwz968cwbd65z7w6zxvw8c4d52vv784w4z4548x4424767b7z2d5cvb844872c");
     wh_sidecarset_hash_annotate(ss, false);
     CHECK_EQ_STR(json_string_value(json_object_get(ann, "kruise.io/sidecarset-hash")),
                  "c444c599fz274268z8df4ff4c2fd28z4dd79vvcv254ffv75695244x495948w94");
@@ -88,7 +87,8 @@ TEST(sidecarset_hash_upstream_unit_value)
 TEST(sidecarset_hash_init_containers)
 {
     /* init containers count only when one of them is a native sidecar, and then all of them */
-    json_t *plain = wh_test_json("{\"spec\":{\"initContainers\":[{\"name\":\"i\",\"image\":\"x\"}]}}");
+    json_t *plain =
+        wh_test_json("{\"spec\":{\"initContainers\":[{\"name\":\"i\",\"image\":\"x\"}]}}");
     char *in = wh_sidecarset_hash_input(plain, false);
     CHECK_EQ_STR(in, "{\"containers\":null}");
     free(in);
@@ -125,7 +125,8 @@ TEST(sidecarset_hash_go_encoding)
         "{\"spec\":{\"containers\":[{\"tty\":true,\"unknown\":1,\"name\":\"c\","
         "\"env\":[{\"value\":\"<a&b>\",\"name\":\"E\"},{\"name\":\"F\",\"valueFrom\":"
         "{\"resourceFieldRef\":{\"resource\":\"limits.cpu\"}}}],"
-        "\"resources\":{\"requests\":{\"memory\":\"1024Mi\",\"cpu\":\"0.5\"},\"limits\":{\"cpu\":1}},"
+        "\"resources\":{\"requests\":{\"memory\":\"1024Mi\",\"cpu\":\"0.5\"},\"limits\":{\"cpu\":1}"
+        "},"
         "\"livenessProbe\":{\"periodSeconds\":5,\"grpc\":{\"port\":8080}},"
         "\"ports\":[{\"protocol\":\"TCP\",\"containerPort\":80}],"
         "\"transferEnv\":[{\"envNames\":[\"A\"],\"sourceContainerName\":\"app\"}],"

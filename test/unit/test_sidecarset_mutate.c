@@ -68,17 +68,19 @@ static const json_t *container0(const json_t *obj, const char *list)
 TEST(sidecarset_mutate_strategy_defaults)
 {
     struct wh_admrun r;
-    const json_t *o = mutate("v1beta1",
-                             "{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\","
-                             "\"metadata\":{\"name\":\"ss\"},\"spec\":{\"containers\":[{\"name\":"
-                             "\"c\",\"image\":\"x:1\"}],\"patchPodMetadata\":[{\"annotations\":"
-                             "{\"a\":\"b\"}},{\"annotations\":{\"c\":\"d\"},\"patchPolicy\":"
-                             "\"Overwrite\"}],\"injectionStrategy\":{\"revision\":{\"customVersion\":"
-                             "\"v1\"}}}}",
-                             &r);
+    const json_t *o =
+        mutate("v1beta1",
+               "{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\","
+               "\"metadata\":{\"name\":\"ss\"},\"spec\":{\"containers\":[{\"name\":"
+               "\"c\",\"image\":\"x:1\"}],\"patchPodMetadata\":[{\"annotations\":"
+               "{\"a\":\"b\"}},{\"annotations\":{\"c\":\"d\"},\"patchPolicy\":"
+               "\"Overwrite\"}],\"injectionStrategy\":{\"revision\":{\"customVersion\":"
+               "\"v1\"}}}}",
+               &r);
     CHECK(r.allowed);
     CHECK(o != NULL);
-    json_t *want = wh_test_json("{\"type\":\"RollingUpdate\",\"maxUnavailable\":1,\"partition\":0}");
+    json_t *want =
+        wh_test_json("{\"type\":\"RollingUpdate\",\"maxUnavailable\":1,\"partition\":0}");
     CHECK_EQ_JSON(wh_json_path(o, "spec", "updateStrategy", NULL), want);
     json_decref(want);
     CHECK_EQ_INT(json_integer_value(wh_json_path(o, "spec", "revisionHistoryLimit", NULL)), 10);
@@ -95,13 +97,15 @@ TEST(sidecarset_mutate_strategy_defaults)
     wh_admrun_fini(&r);
 
     /* set values are kept: NotUpdate, string partition and maxUnavailable, limit 0 */
-    o = mutate("v1beta1",
-               "{\"metadata\":{\"name\":\"ss\"},\"spec\":{\"updateStrategy\":{\"type\":\"NotUpdate\","
-               "\"partition\":\"10%\",\"maxUnavailable\":\"50%\"},\"revisionHistoryLimit\":0,"
-               "\"injectionStrategy\":{\"paused\":true,\"revision\":{\"revisionName\":\"r\","
-               "\"policy\":\"Partial\"}}}}",
-               &r);
-    want = wh_test_json("{\"type\":\"NotUpdate\",\"partition\":\"10%\",\"maxUnavailable\":\"50%\"}");
+    o = mutate(
+        "v1beta1",
+        "{\"metadata\":{\"name\":\"ss\"},\"spec\":{\"updateStrategy\":{\"type\":\"NotUpdate\","
+        "\"partition\":\"10%\",\"maxUnavailable\":\"50%\"},\"revisionHistoryLimit\":0,"
+        "\"injectionStrategy\":{\"paused\":true,\"revision\":{\"revisionName\":\"r\","
+        "\"policy\":\"Partial\"}}}}",
+        &r);
+    want =
+        wh_test_json("{\"type\":\"NotUpdate\",\"partition\":\"10%\",\"maxUnavailable\":\"50%\"}");
     CHECK_EQ_JSON(wh_json_path(o, "spec", "updateStrategy", NULL), want);
     json_decref(want);
     CHECK_EQ_INT(json_integer_value(wh_json_path(o, "spec", "revisionHistoryLimit", NULL)), 0);
@@ -123,7 +127,8 @@ TEST(sidecarset_mutate_container_defaults)
         "\"env\":[{\"name\":\"P\",\"valueFrom\":{\"fieldRef\":{\"fieldPath\":\"metadata.name\"}}}],"
         "\"transferEnv\":[{\"sourceContainerNameFrom\":{\"fieldRef\":{\"fieldPath\":"
         "\"metadata.labels['app']\"}},\"envName\":\"X\"}],"
-        "\"resources\":{\"limits\":{\"cpu\":\"100u\",\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"0.5\"}},"
+        "\"resources\":{\"limits\":{\"cpu\":\"100u\",\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"0."
+        "5\"}},"
         "\"livenessProbe\":{\"httpGet\":{\"port\":8080}},"
         "\"readinessProbe\":{\"tcpSocket\":{\"port\":80},\"periodSeconds\":3},"
         "\"startupProbe\":{\"httpGet\":{\"port\":8080}},"
@@ -223,7 +228,8 @@ TEST(sidecarset_mutate_volume_defaults)
         "{\"name\":\"e\",\"downwardAPI\":{\"items\":[{\"path\":\"p\",\"fieldRef\":{\"fieldPath\":"
         "\"metadata.name\"}}]}},"
         "{\"name\":\"f\",\"projected\":{\"sources\":[{\"serviceAccountToken\":{\"path\":\"t\"}},"
-        "{\"downwardAPI\":{\"items\":[{\"path\":\"q\",\"fieldRef\":{\"fieldPath\":\"metadata.uid\"}}]}}]}}"
+        "{\"downwardAPI\":{\"items\":[{\"path\":\"q\",\"fieldRef\":{\"fieldPath\":\"metadata.uid\"}"
+        "}]}}]}}"
         "]}}",
         &r);
     json_t *want = wh_test_json(
@@ -245,25 +251,25 @@ TEST(sidecarset_mutate_v1alpha1)
 {
     /* decoded as v1alpha1: spec.namespace kept, the v1beta1-only customVersion dropped */
     struct wh_admrun r;
-    const json_t *o = mutate("v1alpha1",
-                             "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"SidecarSet\","
-                             "\"metadata\":{\"name\":\"ss\",\"labels\":{\"apps.kruise.io/"
-                             "sidecarset-custom-version\":\"v1\"}},\"spec\":{\"namespace\":\"ns1\","
-                             "\"customVersion\":\"x\",\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
-                             "\"containers\":[{\"name\":\"log-agent\",\"image\":\"log-agent:1.0\","
-                             "\"volumeMounts\":[{\"name\":\"logs\",\"mountPath\":\"/var/log/app\"}]}]}}",
-                             &r);
+    const json_t *o =
+        mutate("v1alpha1",
+               "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"SidecarSet\","
+               "\"metadata\":{\"name\":\"ss\",\"labels\":{\"apps.kruise.io/"
+               "sidecarset-custom-version\":\"v1\"}},\"spec\":{\"namespace\":\"ns1\","
+               "\"customVersion\":\"x\",\"selector\":{\"matchLabels\":{\"a\":\"b\"}},"
+               "\"containers\":[{\"name\":\"log-agent\",\"image\":\"log-agent:1.0\","
+               "\"volumeMounts\":[{\"name\":\"logs\",\"mountPath\":\"/var/log/app\"}]}]}}",
+               &r);
     CHECK(r.allowed);
     CHECK_EQ_STR(wh_json_path_str(o, "spec", "namespace", NULL), "ns1");
     CHECK(wh_json_path(o, "spec", "customVersion", NULL) == NULL);
-    CHECK_EQ_STR(wh_json_path_str(o, "metadata", "labels", "apps.kruise.io/sidecarset-custom-version",
-                                  NULL),
-                 "v1");
+    CHECK_EQ_STR(
+        wh_json_path_str(o, "metadata", "labels", "apps.kruise.io/sidecarset-custom-version", NULL),
+        "v1");
     /* the same containers as the worked example: the same hash in both versions */
     CHECK_EQ_STR(wh_json_path_str(o, "metadata", "annotations", "kruise.io/sidecarset-hash", NULL),
                  "c444c599fz274268z8df4ff4c2fd28z4dd79vvcv254ffv75695244x495948w94");
-    CHECK_EQ_STR(wh_json_str(container0(o, "containers"), "podInjectPolicy"),
-                 "BeforeAppContainer");
+    CHECK_EQ_STR(wh_json_str(container0(o, "containers"), "podInjectPolicy"), "BeforeAppContainer");
     wh_admrun_fini(&r);
 }
 
@@ -274,7 +280,9 @@ TEST(sidecarset_mutate_patch_only_when_changed)
     const char *obj =
         "{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\",\"metadata\":{"
         "\"name\":\"ss\",\"annotations\":{\"kruise.io/sidecarset-hash\":\"stale\","
-        "\"kruise.io/sidecarset-hash-without-image\":\"d2xwz968cwbd65z7w6zxvw8c4d52vv784w4z4548x4424767b7z2d5cvb844872c\"}},"
+        "\"kruise.io/"
+        "sidecarset-hash-without-image\":"
+        "\"d2xwz968cwbd65z7w6zxvw8c4d52vv784w4z4548x4424767b7z2d5cvb844872c\"}},"
         "\"spec\":{\"containers\":[{\"name\":\"log-agent\",\"image\":\"log-agent:1.0\","
         "\"resources\":{},\"volumeMounts\":[{\"name\":\"logs\",\"mountPath\":\"/var/log/app\"}],"
         "\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\","

@@ -48,7 +48,7 @@ TEST(sidecarset_validate_vectors)
 /* A valid, defaulted v1beta1 SidecarSet; cases merge their changes into it
  * (json_object_update_recursive: objects merge, everything else replaces). */
 #define BASE                                                                                       \
-    "{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\",\"metadata\":{\"name\":"  \
+    "{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\",\"metadata\":{\"name\":"   \
     "\"ss\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"containers\":[{"         \
     "\"name\":\"sidecar\",\"image\":\"sidecar:1\",\"imagePullPolicy\":\"IfNotPresent\","           \
     "\"terminationMessagePolicy\":\"File\",\"terminationMessagePath\":\"/dev/termination-log\","   \
@@ -95,12 +95,12 @@ static void run_case(const struct vcase *c)
     if (c->version && strcmp(c->version, "v1alpha1") == 0)
         json_object_set_new(obj, "apiVersion", json_string("apps.kruise.io/v1alpha1"));
     json_t *old = strcmp(op, "UPDATE") == 0 ? merged(c->old) : json_null();
-    json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:o,s:o,s:{s:s}}",
-                            "uid", "u", "kind", "group", "apps.kruise.io", "version", version,
-                            "kind", "SidecarSet", "resource", "group", "apps.kruise.io",
-                            "version", version, "resource", "sidecarsets", "operation", op,
-                            "namespace", "", "name", "ss", "object", obj, "oldObject", old,
-                            "options", "kind", "CreateOptions");
+    json_t *req =
+        json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:o,s:o,s:{s:s}}", "uid", "u",
+                  "kind", "group", "apps.kruise.io", "version", version, "kind", "SidecarSet",
+                  "resource", "group", "apps.kruise.io", "version", version, "resource",
+                  "sidecarsets", "operation", op, "namespace", "", "name", "ss", "object", obj,
+                  "oldObject", old, "options", "kind", "CreateOptions");
     json_t *cluster = c->cluster ? wh_test_json(c->cluster) : NULL;
     struct wh_admrun r;
     bool ran = wh_admrun(EP, c->gates, cluster, req, &r);
@@ -133,9 +133,12 @@ TEST(sidecarset_validate_metadata)
 {
     static const struct vcase cases[] = {
         {.name = "valid", .allowed = true, .message = "allowed to be admitted"},
-        {.name = "valid v1alpha1", .version = "v1alpha1", .allowed = true,
+        {.name = "valid v1alpha1",
+         .version = "v1alpha1",
+         .allowed = true,
          .message = "allowed to be admitted"},
-        {.name = "name charset", .patch = "{\"metadata\":{\"name\":\"ss_1\"}}",
+        {.name = "name charset",
+         .patch = "{\"metadata\":{\"name\":\"ss_1\"}}",
          .message = "metadata.name: Invalid value: \"ss_1\": sidecarset name must consist of "
                     "alphanumeric characters or '-' (e.g. 'example-com', regex used for "
                     "validation is '^[a-zA-Z0-9\\-]+$')"},
@@ -145,22 +148,28 @@ TEST(sidecarset_validate_metadata)
          .message = "metadata.name: Invalid value: "
                     "\"a234567890123456789012345678901234567890123456789012345678901234\": must "
                     "be no more than 63 characters"},
-        {.name = "name missing", .patch = "{\"metadata\":{\"name\":null}}",
+        {.name = "name missing",
+         .patch = "{\"metadata\":{\"name\":null}}",
          .message = "metadata.name: Required value: name or generateName is required"},
-        {.name = "namespace", .patch = "{\"metadata\":{\"namespace\":\"default\"}}",
+        {.name = "namespace",
+         .patch = "{\"metadata\":{\"namespace\":\"default\"}}",
          .message = "metadata.namespace: Forbidden: not allowed on this type"},
-        {.name = "label key", .patch = "{\"metadata\":{\"labels\":{\"-bad\":\"x\"}}}",
+        {.name = "label key",
+         .patch = "{\"metadata\":{\"labels\":{\"-bad\":\"x\"}}}",
          .message = "metadata.labels: Invalid value: \"-bad\": " QNAME_ERR},
-        {.name = "label value", .patch = "{\"metadata\":{\"labels\":{\"a\":\"-x\"}}}",
+        {.name = "label value",
+         .patch = "{\"metadata\":{\"labels\":{\"a\":\"-x\"}}}",
          .message = "metadata.labels: Invalid value: \"-x\": a valid label must be an empty "
                     "string or consist of alphanumeric characters, '-', '_' or '.', and must "
                     "start and end with an alphanumeric character (e.g. 'MyValue',  or "
                     "'my_value',  or '12345', regex used for validation is "
                     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
-        {.name = "annotation key", .patch = "{\"metadata\":{\"annotations\":{\"a/b/c\":\"x\"}}}",
+        {.name = "annotation key",
+         .patch = "{\"metadata\":{\"annotations\":{\"a/b/c\":\"x\"}}}",
          .contains = {"metadata.annotations: Invalid value: \"a/b/c\": a qualified name must "
                       "consist of"}},
-        {.name = "v1alpha1 name", .version = "v1alpha1",
+        {.name = "v1alpha1 name",
+         .version = "v1alpha1",
          .patch = "{\"metadata\":{\"name\":\"a.b\"}}",
          .contains = {"metadata.name: Invalid value: \"a.b\": sidecarset name must consist"}},
     };
@@ -179,19 +188,24 @@ TEST(sidecarset_validate_metadata)
 TEST(sidecarset_validate_canary)
 {
     static const struct vcase cases[] = {
-        {.name = "canary ok, base skipped by conflicts", .patch = CANARY_ANN("base"),
-         .cluster = BASE_SS("base", ""), .allowed = true},
-        {.name = "base is itself", .patch = CANARY_ANN("ss"),
+        {.name = "canary ok, base skipped by conflicts",
+         .patch = CANARY_ANN("base"),
+         .cluster = BASE_SS("base", ""),
+         .allowed = true},
+        {.name = "base is itself",
+         .patch = CANARY_ANN("ss"),
          .contains = {"metadata: Invalid value: map[string]string{\"apps.kruise.io/"
                       "sidecarset-base\":\"ss\", \"apps.kruise.io/sidecarset-canary\":\"true\"}: "
                       "base sidecarSet cannot be itself",
                       "fetch base sidecarSet[ss] failed: SidecarSet.apps.kruise.io \"ss\" not "
                       "found"}},
-        {.name = "base missing", .patch = CANARY_ANN("nobase"),
+        {.name = "base missing",
+         .patch = CANARY_ANN("nobase"),
          .message = "metadata: Invalid value: map[string]string{\"apps.kruise.io/sidecarset-base\":"
                     "\"nobase\", \"apps.kruise.io/sidecarset-canary\":\"true\"}: fetch base "
                     "sidecarSet[nobase] failed: SidecarSet.apps.kruise.io \"nobase\" not found"},
-        {.name = "base is canary", .patch = CANARY_ANN("base"),
+        {.name = "base is canary",
+         .patch = CANARY_ANN("base"),
          .cluster = BASE_SS("base", ",\"annotations\":{\"apps.kruise.io/sidecarset-canary\":"
                                     "\"true\",\"apps.kruise.io/sidecarset-base\":\"x\"}"),
          .contains = {": base sidecarSet cannot be canary"}},
@@ -200,11 +214,15 @@ TEST(sidecarset_validate_canary)
                   "\"apps.kruise.io/sidecarset-base\":\"base\"}}}",
          .cluster = BASE_SS("base", ""),
          .contains = {": RollingUpdate is not supported for canary sidecarSet"}},
-        {.name = "base immutable", .op = "UPDATE", .patch = CANARY_ANN("base"),
-         .old = CANARY_ANN("other"), .cluster = BASE_SS("base", ""),
+        {.name = "base immutable",
+         .op = "UPDATE",
+         .patch = CANARY_ANN("base"),
+         .old = CANARY_ANN("other"),
+         .cluster = BASE_SS("base", ""),
          .contains = {": annotations[apps.kruise.io/sidecarset-base] is immutable"}},
         {.name = "not canary without base",
-         .patch = "{\"metadata\":{\"annotations\":{\"apps.kruise.io/sidecarset-canary\":\"true\"}}}",
+         .patch =
+             "{\"metadata\":{\"annotations\":{\"apps.kruise.io/sidecarset-canary\":\"true\"}}}",
          .allowed = true},
     };
     run_cases(cases, sizeof(cases) / sizeof(cases[0]));
@@ -213,9 +231,11 @@ TEST(sidecarset_validate_canary)
 TEST(sidecarset_validate_selectors)
 {
     static const struct vcase cases[] = {
-        {.name = "selector nil", .patch = "{\"spec\":{\"selector\":null}}",
+        {.name = "selector nil",
+         .patch = "{\"spec\":{\"selector\":null}}",
          .message = "spec.selector: Required value: no selector defined for SidecarSet"},
-        {.name = "selector empty", .patch = "{\"spec\":{\"selector\":{\"matchLabels\":null}}}",
+        {.name = "selector empty",
+         .patch = "{\"spec\":{\"selector\":{\"matchLabels\":null}}}",
          .message = "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]"
                     "string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty "
                     "selector is not valid for sidecarset."},
@@ -242,16 +262,20 @@ TEST(sidecarset_validate_selectors)
          .patch = "{\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"-x\"}}}}",
          .contains = {"spec.selector.matchLabels: Invalid value: \"-x\": a valid label",
                       "spec.selector.selector: Invalid value"}},
-        {.name = "namespaceSelector empty", .patch = "{\"spec\":{\"namespaceSelector\":{}}}",
+        {.name = "namespaceSelector empty",
+         .patch = "{\"spec\":{\"namespaceSelector\":{}}}",
          .contains = {"spec.namespaceSelector: Invalid value: v1.LabelSelector{MatchLabels:map["
                       "string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: "
                       "empty selector is not valid for sidecarset."}},
         {.name = "namespaceSelector ok",
          .patch = "{\"spec\":{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}}}}",
          .allowed = true},
-        {.name = "v1alpha1 namespace becomes a valid namespaceSelector", .version = "v1alpha1",
-         .patch = "{\"spec\":{\"namespace\":\"default\"}}", .allowed = true},
-        {.name = "v1alpha1 selector nil", .version = "v1alpha1",
+        {.name = "v1alpha1 namespace becomes a valid namespaceSelector",
+         .version = "v1alpha1",
+         .patch = "{\"spec\":{\"namespace\":\"default\"}}",
+         .allowed = true},
+        {.name = "v1alpha1 selector nil",
+         .version = "v1alpha1",
          .patch = "{\"spec\":{\"selector\":null}}",
          .message = "spec.selector: Required value: no selector defined for SidecarSet"},
     };
@@ -285,17 +309,20 @@ TEST(sidecarset_validate_injection_revision)
         {.name = "customVersion found",
          .patch = "{\"spec\":{\"injectionStrategy\":{\"revision\":{\"customVersion\":\"v1\","
                   "\"policy\":\"Partial\"}}}}",
-         .cluster = "[" REVISION_CR("ss-1", "v1") "]", .allowed = true},
+         .cluster = "[" REVISION_CR("ss-1", "v1") "]",
+         .allowed = true},
         {.name = "revisionName found",
          .patch = "{\"spec\":{\"injectionStrategy\":{\"revision\":{\"revisionName\":\"ss-1\"}}}}",
-         .cluster = "[" REVISION_CR("ss-1", "v1") "]", .allowed = true},
+         .cluster = "[" REVISION_CR("ss-1", "v1") "]",
+         .allowed = true},
         {.name = "bad policy",
          .patch = "{\"spec\":{\"injectionStrategy\":{\"revision\":{\"revisionName\":\"ss-1\","
                   "\"policy\":\"Sometimes\"}}}}",
          .cluster = "[" REVISION_CR("ss-1", "v1") "]",
          .contains = {"revision.policy: Invalid value: v1beta1.SidecarSetInjectRevision{",
                       ": Invalid policy Sometimes, supported: [Always, Partial]"}},
-        {.name = "v1alpha1 revision missing", .version = "v1alpha1",
+        {.name = "v1alpha1 revision missing",
+         .version = "v1alpha1",
          .patch = "{\"spec\":{\"injectionStrategy\":{\"revision\":{\"customVersion\":\"v9\"}}}}",
          .contains = {"Cannot find specific ControllerRevision, err: ControllerRevision.apps "
                       "\"ss\" not found"}},
@@ -363,12 +390,13 @@ TEST(sidecarset_validate_update_strategy)
                     "value=value-1"},
         {.name = "native init container with RollingUpdate",
          .patch = "{\"spec\":{\"initContainers\":[" SIDECAR("init", ",\"restartPolicy\":"
-                                                                      "\"Always\"") "]}}",
+                                                                    "\"Always\"") "]}}",
          .message = "spec.updateStrategy: Required value: The initContainer in-place upgrade is "
                     "not currently supported."},
         {.name = "native init container with NotUpdate",
-         .patch = "{\"spec\":{\"updateStrategy\":{\"type\":\"NotUpdate\"},\"initContainers\":["
-                  SIDECAR("init", ",\"restartPolicy\":\"Always\"") "]}}",
+         .patch =
+             "{\"spec\":{\"updateStrategy\":{\"type\":\"NotUpdate\"},\"initContainers\":[" SIDECAR(
+                 "init", ",\"restartPolicy\":\"Always\"") "]}}",
          .allowed = true},
     };
     run_cases(cases, sizeof(cases) / sizeof(cases[0]));
@@ -380,13 +408,15 @@ TEST(sidecarset_validate_update_strategy)
 TEST(sidecarset_validate_containers)
 {
     static const struct vcase cases[] = {
-        {.name = "no containers", .patch = "{\"spec\":{\"containers\":[]}}",
+        {.name = "no containers",
+         .patch = "{\"spec\":{\"containers\":[]}}",
          .message = "spec: Required value: no initContainer or container defined for SidecarSet"},
         {.name = "only init containers",
          .patch = "{\"spec\":{\"containers\":[],\"initContainers\":[" SIDECAR("init", "") "]}}",
          .allowed = true},
         {.name = "podInjectPolicy",
-         .patch = "{\"spec\":{\"containers\":[" SIDECAR("c", ",\"podInjectPolicy\":\"Middle\"") "]}}",
+         .patch =
+             "{\"spec\":{\"containers\":[" SIDECAR("c", ",\"podInjectPolicy\":\"Middle\"") "]}}",
          .message = "spec.container.podInjectPolicy: Invalid value: \"Middle\": unsupported pod "
                     "inject policy"},
         {.name = "shareVolumePolicy",
@@ -477,7 +507,8 @@ TEST(sidecarset_validate_containers)
                     "v1beta1.ResourcesExpr{Limits:(*v1beta1.ResourceExprLimits)(0xc000010000), "
                     "Requests:(*v1beta1.ResourceExprRequests)(nil)}}: resourcesPolicy is only "
                     "supported for containers with RestartPolicy Always"},
-        {.name = "v1alpha1 podInjectPolicy", .version = "v1alpha1",
+        {.name = "v1alpha1 podInjectPolicy",
+         .version = "v1alpha1",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR("c", ",\"podInjectPolicy\":\"\"") "]}}",
          .message = "spec.container.podInjectPolicy: Invalid value: \"\": unsupported pod inject "
                     "policy"},
@@ -522,25 +553,27 @@ TEST(sidecarset_validate_pod_rules)
                   "\"emptyDir\":{}}]}}",
          .message = "spec.volumes[1].name: Duplicate value: \"v\""},
         {.name = "mount of a volume with errors is not found",
-         .patch = "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"secret\":{}}],\"containers\":["
-                  SIDECAR("c", ",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"}]") "]}}",
+         .patch =
+             "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"secret\":{}}],\"containers\":[" SIDECAR(
+                 "c", ",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"}]") "]}}",
          .message = "[spec.volumes[0].secret.secretName: Required value, "
                     "spec.containers[0].volumeMounts[0].name: Not found: \"v\"]"},
         {.name = "mountPath clash",
-         .patch = "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}],\"containers\":["
-                  SIDECAR("c", ",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"},{"
-                               "\"name\":\"v\",\"mountPath\":\"/v\"}]") "]}}",
+         .patch =
+             "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}],\"containers\":[" SIDECAR(
+                 "c", ",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"},{"
+                      "\"name\":\"v\",\"mountPath\":\"/v\"}]") "]}}",
          .message = "spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/v\": must be "
                     "unique"},
         {.name = "device needs a PVC",
-         .patch = "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}],\"containers\":["
-                  SIDECAR("c", ",\"volumeDevices\":[{\"name\":\"v\",\"devicePath\":\"/dev/x\"}]")
-                      "]}}",
+         .patch =
+             "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}],\"containers\":[" SIDECAR(
+                 "c", ",\"volumeDevices\":[{\"name\":\"v\",\"devicePath\":\"/dev/x\"}]") "]}}",
          .message = "spec.containers[0].volumeDevices[0].name: Invalid value: \"v\": can only use "
                     "volume source type of PersistentVolumeClaim or Ephemeral for block mode"},
         {.name = "pull policy",
-         .patch = "{\"spec\":{\"containers\":[" SIDECAR("c", ",\"imagePullPolicy\":\"Sometimes\"")
-                      "]}}",
+         .patch =
+             "{\"spec\":{\"containers\":[" SIDECAR("c", ",\"imagePullPolicy\":\"Sometimes\"") "]}}",
          .message = "spec.containers[0].imagePullPolicy: Unsupported value: \"Sometimes\": "
                     "supported values: \"Always\", \"IfNotPresent\", \"Never\""},
         {.name = "pull policy missing",
@@ -557,8 +590,8 @@ TEST(sidecarset_validate_pod_rules)
                     "containers without restartPolicy=Always"},
         {.name = "liveness successThreshold",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR(
-             "c", ",\"livenessProbe\":{\"exec\":{\"command\":[\"x\"]},\"successThreshold\":2}")
-                      "]}}",
+             "c",
+             ",\"livenessProbe\":{\"exec\":{\"command\":[\"x\"]},\"successThreshold\":2}") "]}}",
          .message = "spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must "
                     "be 1"},
         {.name = "probe handler",
@@ -568,8 +601,8 @@ TEST(sidecarset_validate_pod_rules)
                     "type"},
         {.name = "requests over limits",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR(
-             "c", ",\"resources\":{\"limits\":{\"cpu\":\"1\"},\"requests\":{\"cpu\":\"1500m\"}}")
-                      "]}}",
+             "c",
+             ",\"resources\":{\"limits\":{\"cpu\":\"1\"},\"requests\":{\"cpu\":\"1500m\"}}") "]}}",
          .message = "spec.containers[0].resources.requests: Invalid value: \"1500m\": must be "
                     "less than or equal to cpu limit of 1"},
         {.name = "negative quantity",
@@ -607,23 +640,26 @@ TEST(sidecarset_validate_pod_rules)
     "configuration\",\"namespace\":\"kruise-system\"},\"data\":{\"SidecarSet_PatchPodMetadata_"    \
     "WhiteList\":\"" rules "\"}}]"
 #define PPM(entries) "{\"spec\":{\"patchPodMetadata\":[" entries "]}}"
-#define ENTRY(key, policy)                                                                         \
-    "{\"annotations\":{\"" key "\":\"v\"},\"patchPolicy\":\"" policy "\"}"
+#define ENTRY(key, policy) "{\"annotations\":{\"" key "\":\"v\"},\"patchPolicy\":\"" policy "\"}"
 
 TEST(sidecarset_validate_patch_pod_metadata)
 {
     static const struct vcase cases[] = {
-        {.name = "no whitelist", .patch = PPM(ENTRY("a.io/x", "Retain")),
+        {.name = "no whitelist",
+         .patch = PPM(ENTRY("a.io/x", "Retain")),
          .message = "spec.patchPodMetadata: Required value: SidecarSet patch metadata whitelist "
                     "not found"},
-        {.name = "no whitelist, gate on", .patch = PPM(ENTRY("a.io/x", "Retain")),
-         .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true", .allowed = true},
+        {.name = "no whitelist, gate on",
+         .patch = PPM(ENTRY("a.io/x", "Retain")),
+         .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
+         .allowed = true},
         {.name = "whitelist allows",
          .patch = PPM(ENTRY("a.io/x", "Retain")),
          .cluster = WHITELIST("{\\\"rules\\\":[{\\\"allowedAnnotationKeyExprs\\\":[\\\"^a\\\\\\\\"
                               ".io/.*\\\"]}]}"),
          .allowed = true},
-        {.name = "key not allowed", .patch = PPM(ENTRY("b.io/x", "Retain")),
+        {.name = "key not allowed",
+         .patch = PPM(ENTRY("b.io/x", "Retain")),
          .cluster = WHITELIST("{\\\"rules\\\":[{\\\"allowedAnnotationKeyExprs\\\":[\\\"^a\\\"]}]}"),
          .message = "spec.patchPodMetadata: Required value: sidecarSet patch metadata "
                     "annotation(b.io/x) is not allowed"},
@@ -634,8 +670,9 @@ TEST(sidecarset_validate_patch_pod_metadata)
          .message = "spec.patchPodMetadata: Required value: sidecarSet patch metadata annotation "
                     "is not allowed"},
         {.name = "rule selector matches labels",
-         .patch = "{\"metadata\":{\"labels\":{\"team\":\"x\"}},\"spec\":{\"patchPodMetadata\":["
-                  ENTRY("a.io/x", "Retain") "]}}",
+         .patch =
+             "{\"metadata\":{\"labels\":{\"team\":\"x\"}},\"spec\":{\"patchPodMetadata\":[" ENTRY(
+                 "a.io/x", "Retain") "]}}",
          .cluster = WHITELIST("{\\\"rules\\\":[{\\\"selector\\\":{\\\"matchLabels\\\":{\\\"team"
                               "\\\":\\\"x\\\"}},\\\"allowedAnnotationKeyExprs\\\":[\\\"a\\\"]}]}"),
          .allowed = true},
@@ -644,11 +681,13 @@ TEST(sidecarset_validate_patch_pod_metadata)
          .cluster = WHITELIST("{\\\"rules\\\":[{\\\"annotationKeyExprs\\\":[\\\"a\\\"]}]}"),
          .message = "spec.patchPodMetadata: Required value: sidecarSet patch metadata annotation "
                     "is not allowed"},
-        {.name = "bad JSON", .patch = PPM(ENTRY("a.io/x", "Retain")),
+        {.name = "bad JSON",
+         .patch = PPM(ENTRY("a.io/x", "Retain")),
          .cluster = WHITELIST("{rules"),
          .message = "spec.patchPodMetadata: Required value: invalid character 'r' looking for "
                     "beginning of object key string"},
-        {.name = "bad regex", .patch = PPM(ENTRY("a.io/x", "Retain")),
+        {.name = "bad regex",
+         .patch = PPM(ENTRY("a.io/x", "Retain")),
          .cluster = WHITELIST("{\\\"rules\\\":[{\\\"allowedAnnotationKeyExprs\\\":[\\\"(a\\\"]}]}"),
          .message = "spec.patchPodMetadata: Required value: error parsing regexp: missing closing "
                     "): `(a`"},
@@ -656,11 +695,13 @@ TEST(sidecarset_validate_patch_pod_metadata)
          .patch = PPM("{\"patchPolicy\":\"Retain\"}"),
          .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
          .message = "spec.patchPodMetadata: Required value: no annotations defined for SidecarSet"},
-        {.name = "no patchPolicy", .patch = PPM(ENTRY("a.io/x", "")),
+        {.name = "no patchPolicy",
+         .patch = PPM(ENTRY("a.io/x", "")),
          .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
          .message = "spec.patchPodMetadata: Required value: no patchPolicy defined for "
                     "patchPodMetadata"},
-        {.name = "bad annotation key", .patch = PPM(ENTRY("a/b/c", "Retain")),
+        {.name = "bad annotation key",
+         .patch = PPM(ENTRY("a/b/c", "Retain")),
          .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
          .contains = {"patchPodMetadata.annotations: Invalid value: \"a/b/c\": a qualified name "
                       "must consist of"}},
@@ -669,8 +710,10 @@ TEST(sidecarset_validate_patch_pod_metadata)
          .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
          .message = "spec.patchPodMetadata: Required value: patch annotation[a.io/x] already "
                     "exist"},
-        {.name = "unknown policy is accepted", .patch = PPM(ENTRY("a.io/x", "Whatever")),
-         .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true", .allowed = true},
+        {.name = "unknown policy is accepted",
+         .patch = PPM(ENTRY("a.io/x", "Whatever")),
+         .gates = "SidecarSetPatchPodMetadataDefaultsAllowed=true",
+         .allowed = true},
     };
     run_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -679,29 +722,39 @@ TEST(sidecarset_validate_update)
 {
     static const struct vcase cases[] = {
         {.name = "unchanged", .op = "UPDATE", .allowed = true},
-        {.name = "image change", .op = "UPDATE",
-         .patch = "{\"spec\":{\"containers\":[" SIDECAR("sidecar", ",\"image\":\"sidecar:2\"") "]}}",
+        {.name = "image change",
+         .op = "UPDATE",
+         .patch =
+             "{\"spec\":{\"containers\":[" SIDECAR("sidecar", ",\"image\":\"sidecar:2\"") "]}}",
          .allowed = true},
-        {.name = "upgradeType immutable", .op = "UPDATE",
+        {.name = "upgradeType immutable",
+         .op = "UPDATE",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR(
              "sidecar", ",\"upgradeStrategy\":{\"upgradeType\":\"HotUpgrade\"}") "]}}",
          .message = "spec.containers.upgradeStrategy.upgradeType: Invalid value: \"sidecar\": "
                     "container sidecar upgradeType is immutable"},
-        {.name = "old upgradeType empty", .op = "UPDATE",
+        {.name = "old upgradeType empty",
+         .op = "UPDATE",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR(
              "sidecar", ",\"upgradeStrategy\":{\"upgradeType\":\"HotUpgrade\"}") "]}}",
          .old = "{\"spec\":{\"containers\":[" SIDECAR("sidecar", ",\"upgradeStrategy\":{}") "]}}",
          .allowed = true},
-        {.name = "container added", .op = "UPDATE",
+        {.name = "container added",
+         .op = "UPDATE",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR("sidecar", "") "," SIDECAR("new", "") "]}}",
          .message = "spec.containers.name: Invalid value: \"new\": container new is not found"},
-        {.name = "container removed", .op = "UPDATE",
+        {.name = "container removed",
+         .op = "UPDATE",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR("b", "") "]}}",
          .old = "{\"spec\":{\"containers\":[" SIDECAR("a", "") "," SIDECAR("b", "") "]}}",
          .allowed = true},
-        {.name = "init container added is fine", .op = "UPDATE",
-         .patch = "{\"spec\":{\"initContainers\":[" SIDECAR("i", "") "]}}", .allowed = true},
-        {.name = "v1alpha1 container added", .version = "v1alpha1", .op = "UPDATE",
+        {.name = "init container added is fine",
+         .op = "UPDATE",
+         .patch = "{\"spec\":{\"initContainers\":[" SIDECAR("i", "") "]}}",
+         .allowed = true},
+        {.name = "v1alpha1 container added",
+         .version = "v1alpha1",
+         .op = "UPDATE",
          .patch = "{\"spec\":{\"containers\":[" SIDECAR("x", "") "]}}",
          .message = "spec.containers.name: Invalid value: \"x\": container x is not found"},
     };
@@ -712,16 +765,17 @@ TEST(sidecarset_validate_update)
  * init containers, volumes and patchPodMetadata given as JSON fragments. */
 #define OTHER(sel, nsel, conts, inits, vols, ppm)                                                  \
     "[{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\",\"metadata\":{\"name\":"  \
-    "\"other\"},\"spec\":{\"selector\":" sel ",\"namespaceSelector\":" nsel ",\"containers\":["     \
-    conts "],\"initContainers\":[" inits "],\"volumes\":[" vols "],\"patchPodMetadata\":[" ppm      \
-    "]}}]"
+    "\"other\"},\"spec\":{\"selector\":" sel ",\"namespaceSelector\":" nsel                        \
+    ",\"containers\":[" conts "],\"initContainers\":[" inits "],\"volumes\":[" vols                \
+    "],\"patchPodMetadata\":[" ppm "]}}]"
 #define WEB "{\"matchLabels\":{\"app\":\"web\"}}"
 #define GATE "SidecarSetPatchPodMetadataDefaultsAllowed=true"
 
 TEST(sidecarset_validate_conflicts)
 {
     static const struct vcase cases[] = {
-        {.name = "container name", .cluster = OTHER(WEB, "null", SIDECAR("sidecar", ""), "", "", ""),
+        {.name = "container name",
+         .cluster = OTHER(WEB, "null", SIDECAR("sidecar", ""), "", "", ""),
          .message = "spec.containers: Invalid value: \"sidecar\": container sidecar already exist "
                     "in other"},
         {.name = "disjoint selectors",
@@ -753,14 +807,15 @@ TEST(sidecarset_validate_conflicts)
          .allowed = true},
         {.name = "disjoint namespaces",
          .patch = "{\"spec\":{\"namespaceSelector\":{\"matchLabels\":{\"team\":\"a\"}}}}",
-         .cluster = OTHER(WEB, "{\"matchLabels\":{\"team\":\"b\"}}", SIDECAR("sidecar", ""), "", "",
-                          ""),
+         .cluster =
+             OTHER(WEB, "{\"matchLabels\":{\"team\":\"b\"}}", SIDECAR("sidecar", ""), "", "", ""),
          .allowed = true},
         {.name = "one namespace selector nil overlaps",
-         .cluster = OTHER(WEB, "{\"matchLabels\":{\"team\":\"b\"}}", SIDECAR("sidecar", ""), "", "",
-                          ""),
+         .cluster =
+             OTHER(WEB, "{\"matchLabels\":{\"team\":\"b\"}}", SIDECAR("sidecar", ""), "", "", ""),
          .contains = {"already exist in other"}},
-        {.name = "v1alpha1 namespace vs namespaceSelector", .version = "v1alpha1",
+        {.name = "v1alpha1 namespace vs namespaceSelector",
+         .version = "v1alpha1",
          .patch = "{\"spec\":{\"namespace\":\"ns-a\"}}",
          .cluster = OTHER(WEB, "{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"ns-b\"}}",
                           SIDECAR("sidecar", ""), "", "", ""),
@@ -776,7 +831,8 @@ TEST(sidecarset_validate_conflicts)
          .allowed = true},
         {.name = "same volume",
          .patch = "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}]}}",
-         .cluster = OTHER(WEB, "null", SIDECAR("x", ""), "", "{\"name\":\"v\",\"emptyDir\":{}}", ""),
+         .cluster =
+             OTHER(WEB, "null", SIDECAR("x", ""), "", "{\"name\":\"v\",\"emptyDir\":{}}", ""),
          .allowed = true},
         {.name = "different volume",
          .patch = "{\"spec\":{\"volumes\":[{\"name\":\"v\",\"emptyDir\":{}}]}}",
@@ -784,25 +840,32 @@ TEST(sidecarset_validate_conflicts)
                           "{\"name\":\"v\",\"hostPath\":{\"path\":\"/x\"}}", ""),
          .message = "spec.volumes: Invalid value: \"v\": volume v is in conflict with sidecarset "
                     "other"},
-        {.name = "annotation overwrite", .gates = GATE,
+        {.name = "annotation overwrite",
+         .gates = GATE,
          .patch = PPM(ENTRY("a.io/x", "Overwrite")),
          .cluster = OTHER(WEB, "null", SIDECAR("x", ""), "", "", ENTRY("a.io/x", "MergePatchJson")),
          .message = "spec.patchPodMetadata: Invalid value: \"a.io/x\": annotation a.io/x is in "
                     "conflict with sidecarset other"},
-        {.name = "other overwrites", .gates = GATE,
+        {.name = "other overwrites",
+         .gates = GATE,
          .patch = PPM(ENTRY("a.io/x", "MergePatchJson")),
          .cluster = OTHER(WEB, "null", SIDECAR("x", ""), "", "", ENTRY("a.io/x", "Overwrite")),
          .contains = {"annotation a.io/x is in conflict with sidecarset other"}},
-        {.name = "merge and merge", .gates = GATE, .patch = PPM(ENTRY("a.io/x", "MergePatchJson")),
+        {.name = "merge and merge",
+         .gates = GATE,
+         .patch = PPM(ENTRY("a.io/x", "MergePatchJson")),
          .cluster = OTHER(WEB, "null", SIDECAR("x", ""), "", "", ENTRY("a.io/x", "MergePatchJson")),
          .allowed = true},
-        {.name = "retain never conflicts", .gates = GATE, .patch = PPM(ENTRY("a.io/x", "Retain")),
+        {.name = "retain never conflicts",
+         .gates = GATE,
+         .patch = PPM(ENTRY("a.io/x", "Retain")),
          .cluster = OTHER(WEB, "null", SIDECAR("x", ""), "", "", ENTRY("a.io/x", "Overwrite")),
          .allowed = true},
-        {.name = "self is skipped on update", .op = "UPDATE",
+        {.name = "self is skipped on update",
+         .op = "UPDATE",
          .cluster = "[{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":\"SidecarSet\","
-                    "\"metadata\":{\"name\":\"ss\"},\"spec\":{\"selector\":" WEB ",\"containers\":["
-                    SIDECAR("sidecar", "") "]}}]",
+                    "\"metadata\":{\"name\":\"ss\"},\"spec\":{\"selector\":" WEB
+                    ",\"containers\":[" SIDECAR("sidecar", "") "]}}]",
          .allowed = true},
         {.name = "conflicts only when everything else passed",
          .patch = "{\"metadata\":{\"namespace\":\"x\"}}",

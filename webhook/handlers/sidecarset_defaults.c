@@ -10,14 +10,36 @@
 /* Every volume source of core/v1 VolumeSource (k8s.io/api v0.32): a volume with none of them
  * set is given an emptyDir (SetDefaults_Volume, ptr.AllPtrFieldsNil). */
 static const char *const volume_sources[] = {
-    "hostPath",  "emptyDir",    "gcePersistentDisk", "awsElasticBlockStore",
-    "gitRepo",   "secret",      "nfs",               "iscsi",
-    "glusterfs", "persistentVolumeClaim", "rbd",     "flexVolume",
-    "cinder",    "cephfs",      "flocker",           "downwardAPI",
-    "fc",        "azureFile",   "configMap",         "vsphereVolume",
-    "quobyte",   "azureDisk",   "photonPersistentDisk", "projected",
-    "portworxVolume", "scaleIO", "storageos",        "csi",
-    "ephemeral", "image",
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
 };
 
 /* A string member that Go would see as "" (absent, null or empty). */
@@ -345,9 +367,9 @@ static void default_core_container(json_t *c)
 {
     if (str_empty(c, "imagePullPolicy")) {
         const char *image = wh_json_str(c, "image");
-        json_object_set_new(c, "imagePullPolicy",
-                            json_string(image_tag_is_latest(image ? image : "") ? "Always"
-                                                                                 : "IfNotPresent"));
+        json_object_set_new(
+            c, "imagePullPolicy",
+            json_string(image_tag_is_latest(image ? image : "") ? "Always" : "IfNotPresent"));
     }
     default_str(c, "terminationMessagePath", "/dev/termination-log");
     default_str(c, "terminationMessagePolicy", "File");
@@ -452,7 +474,8 @@ void wh_sidecarset_default_volumes(json_t *volumes)
     }
 }
 
-/* --- the SidecarSet ---------------------------------------------------------------------------- */
+/* --- the SidecarSet ----------------------------------------------------------------------------
+ */
 
 void wh_sidecarset_defaults(json_t *ss)
 {

@@ -71,7 +71,8 @@ char *wh_sidecarset_hash_input(const json_t *sidecarset, bool without_image)
     }
     /* encoding/json sorts map keys: "containers" < "initContainers" */
     json_t *m = json_object();
-    json_object_set_new(m, "containers", encode_list(json_is_array(containers) ? containers : NULL));
+    json_object_set_new(m, "containers",
+                        encode_list(json_is_array(containers) ? containers : NULL));
     if (json_is_array(inits) && has_native_sidecar(inits))
         json_object_set_new(m, "initContainers", encode_list(inits));
 

@@ -85,10 +85,9 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
     if (!raw)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
     if (!json_is_object(raw))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "json: cannot unmarshal %s into Go value of type %s",
-                             wh_json_type_name(raw), alpha ? "v1alpha1.SidecarSet"
-                                                           : "v1beta1.SidecarSet");
+        return wh_errbuf_set(
+            eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
+            wh_json_type_name(raw), alpha ? "v1alpha1.SidecarSet" : "v1beta1.SidecarSet");
     enum wh_err rc = wh_gojson_normalize(raw, t, false, out, eb);
     if (rc)
         return rc;
@@ -97,7 +96,8 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
     return WH_OK;
 }
 
-/* --- Go syntax of the values upstream prints --------------------------------------------------- */
+/* --- Go syntax of the values upstream prints ---------------------------------------------------
+ */
 
 static char *gosyntax_ptr(const json_t *v, const char *type)
 {
@@ -165,8 +165,9 @@ static char *plusv_update_strategy(const json_t *us)
     const json_t *t;
     wh_buf_init(&b, 1u << 20);
     enum wh_err rc = wh_buf_printf(
-        &b, "&{Type:%s Paused:%s Selector:%s Partition:%s MaxUnavailable:%s PriorityStrategy:%s "
-            "ScatterStrategy:[",
+        &b,
+        "&{Type:%s Paused:%s Selector:%s Partition:%s MaxUnavailable:%s PriorityStrategy:%s "
+        "ScatterStrategy:[",
         str_or(us, "type"), wh_json_bool(us, "paused") ? "true" : "false",
         present(us, "selector") ? GO_POINTER : "<nil>",
         present(us, "partition") ? GO_POINTER : "<nil>",
@@ -183,7 +184,8 @@ static char *plusv_update_strategy(const json_t *us)
     return wh_buf_take(&b, NULL);
 }
 
-/* --- metadata and canary ------------------------------------------------------------------------- */
+/* --- metadata and canary -------------------------------------------------------------------------
+ */
 
 static void sidecarset_name(const char *name, bool prefix, struct wh_vmsgs *out)
 {
@@ -408,7 +410,8 @@ static void update_strategy(struct vctx *v, const json_t *spec)
     }
 }
 
-/* --- containers ---------------------------------------------------------------------------------- */
+/* --- containers ----------------------------------------------------------------------------------
+ */
 
 static void resource_expression(struct vctx *v, const json_t *pair, const char *which,
                                 const char *path)
@@ -456,8 +459,9 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
     wh_fpath(ep, sizeof(ep), "%s.resourcesExpr", path);
     if (!present(expr, "limits") && !present(expr, "requests")) {
         char *g = gosyntax_resources_expr(expr);
-        wh_ferr_invalid_raw(&v->errs, ep, g, "at least one of limits or requests must be "
-                                             "configured");
+        wh_ferr_invalid_raw(&v->errs, ep, g,
+                            "at least one of limits or requests must be "
+                            "configured");
         free(g);
         return;
     }
@@ -484,8 +488,8 @@ static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char 
     char fpath[512] = "", sub[512] = "";
     size_t n = strlen(fp);
     const char *open = strstr(fp, "['");
-    bool subscripted = open && n >= 4 && fp[n - 1] == ']' && fp[n - 2] == '\'' &&
-                       open + 2 <= fp + n - 2;
+    bool subscripted =
+        open && n >= 4 && fp[n - 1] == ']' && fp[n - 2] == '\'' && open + 2 <= fp + n - 2;
     if (subscripted) {
         snprintf(fpath, sizeof(fpath), "%.*s", (int)(open - fp), fp);
         snprintf(sub, sizeof(sub), "%.*s", (int)(fp + n - 2 - (open + 2)), open + 2);
@@ -520,9 +524,9 @@ static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char 
 /* A core Container from a SidecarContainer: the sidecar-only members dropped. */
 static json_t *core_container(const json_t *sc)
 {
-    static const char *const extras[] = {"podInjectPolicy", "upgradeStrategy",
+    static const char *const extras[] = {"podInjectPolicy",   "upgradeStrategy",
                                          "shareVolumePolicy", "shareVolumeDevicePolicy",
-                                         "transferEnv", "resourcesPolicy"};
+                                         "transferEnv",       "resourcesPolicy"};
     json_t *c = json_deep_copy(sc);
     for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++)
         json_object_del(c, extras[i]);
@@ -578,21 +582,20 @@ static void containers(struct vctx *v, const json_t *spec)
         json_array_append_new(core_conts, core_container(c));
     }
     if (json_array_size(core_conts) == 0)
-        json_array_append_new(core_conts,
-                              json_pack("{s:s,s:s,s:s,s:s}", "name", "test", "image", "busybox",
-                                        "imagePullPolicy", "IfNotPresent",
-                                        "terminationMessagePolicy", "File"));
-    json_t *fake = json_pack("{s:s,s:s,s:O,s:o,s:o,s:s,s:i}", "dnsPolicy", "ClusterFirst",
-                             "restartPolicy", "Always", "volumes",
-                             wh_json_arr(spec, "volumes") ? wh_json_arr(spec, "volumes")
-                                                          : json_null(),
-                             "initContainers", core_inits, "containers", core_conts,
-                             "serviceAccountName", "default", "terminationGracePeriodSeconds", 30);
+        json_array_append_new(core_conts, json_pack("{s:s,s:s,s:s,s:s}", "name", "test", "image",
+                                                    "busybox", "imagePullPolicy", "IfNotPresent",
+                                                    "terminationMessagePolicy", "File"));
+    json_t *fake = json_pack(
+        "{s:s,s:s,s:O,s:o,s:o,s:s,s:i}", "dnsPolicy", "ClusterFirst", "restartPolicy", "Always",
+        "volumes", wh_json_arr(spec, "volumes") ? wh_json_arr(spec, "volumes") : json_null(),
+        "initContainers", core_inits, "containers", core_conts, "serviceAccountName", "default",
+        "terminationGracePeriodSeconds", 30);
     wh_validate_pod_spec(&v->errs, fake);
     json_decref(fake);
 }
 
-/* --- patchPodMetadata --------------------------------------------------------------------------- */
+/* --- patchPodMetadata ---------------------------------------------------------------------------
+ */
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -635,8 +638,8 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
         v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, WH_RES_CONFIGMAP) : NULL;
     struct wh_object *cm =
         c ? wh_cache_get(c, v->hctx->cfg->namespace_, WHITELIST_CONFIGMAP) : NULL;
-    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data", WHITELIST_KEY, NULL)
-                          : NULL;
+    const char *text =
+        cm ? wh_json_path_str(wh_object_json(cm), "data", WHITELIST_KEY, NULL) : NULL;
     if (!text) {
         if (!defaults_allowed)
             snprintf(err, errsz, "SidecarSet patch metadata whitelist not found");
@@ -758,7 +761,8 @@ static void patch_pod_metadata(struct vctx *v, const json_t *spec)
     free(seen);
 }
 
-/* --- the spec ------------------------------------------------------------------------------------- */
+/* --- the spec
+ * ------------------------------------------------------------------------------------- */
 
 static void validate_spec(struct vctx *v)
 {
@@ -821,7 +825,8 @@ static void container_changes(struct vctx *v)
     }
 }
 
-/* --- conflicts with the other SidecarSets (8.7) -------------------------------------------------- */
+/* --- conflicts with the other SidecarSets (8.7) --------------------------------------------------
+ */
 
 static bool contains(const json_t *list, const char *str)
 {
@@ -1000,8 +1005,8 @@ static void conflicts(struct vctx *v)
             const json_t *other = owner_of(owners, str_or(e, "name"));
             if (!other)
                 continue;
-            snprintf(detail, sizeof(detail), "container %s already exist in %s",
-                     str_or(e, "name"), str_or(wh_json_obj(other, "metadata"), "name"));
+            snprintf(detail, sizeof(detail), "container %s already exist in %s", str_or(e, "name"),
+                     str_or(wh_json_obj(other, "metadata"), "name"));
             wh_ferr_invalid_str(&v->errs, "spec.containers", str_or(e, "name"), detail);
         }
     }
@@ -1055,7 +1060,8 @@ static void conflicts(struct vctx *v)
     json_decref(others);
 }
 
-/* --- the handler -------------------------------------------------------------------------------- */
+/* --- the handler --------------------------------------------------------------------------------
+ */
 
 enum wh_err wh_sidecarset_validate_admit(const struct wh_handler_ctx *ctx,
                                          const struct wh_admission_request *req,

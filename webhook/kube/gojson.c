@@ -59,8 +59,7 @@ static const struct wh_gojson_type t_intstr = {"intstr.IntOrString", K_INTORSTRI
 static const struct wh_gojson_type t_time = {"v1.Time", K_TIME, NULL, 0, NULL};
 static const struct wh_gojson_type t_raw = {"v1.FieldsV1", K_RAW, NULL, 0, NULL};
 SLICE(t_strings, "[]string", t_string);
-static const struct wh_gojson_type t_map_string = {"map[string]string", K_MAP, NULL, 0,
-                                                   &t_string};
+static const struct wh_gojson_type t_map_string = {"map[string]string", K_MAP, NULL, 0, &t_string};
 static const struct wh_gojson_type t_resource_list = {"v1.ResourceList", K_MAP, NULL, 0,
                                                       &t_quantity};
 
@@ -82,16 +81,19 @@ const struct wh_gojson_type wh_gojson_label_selector = {"v1.LabelSelector", K_ST
 #define t_selector wh_gojson_label_selector
 
 static const struct field f_owner_ref[] = {
-    {"apiVersion", &t_string, 0},        {"kind", &t_string, 0},
-    {"name", &t_string, 0},              {"uid", &t_string, 0},
-    {"controller", &t_bool, PTR | OMIT}, {"blockOwnerDeletion", &t_bool, PTR | OMIT},
+    {"apiVersion", &t_string, 0},
+    {"kind", &t_string, 0},
+    {"name", &t_string, 0},
+    {"uid", &t_string, 0},
+    {"controller", &t_bool, PTR | OMIT},
+    {"blockOwnerDeletion", &t_bool, PTR | OMIT},
 };
 STRUCT(t_owner_ref, "v1.OwnerReference", f_owner_ref);
 SLICE(t_owner_refs, "[]v1.OwnerReference", t_owner_ref);
 static const struct field f_managed[] = {
-    {"manager", &t_string, OMIT},    {"operation", &t_string, OMIT},
-    {"apiVersion", &t_string, OMIT}, {"time", &t_time, PTR | OMIT},
-    {"fieldsType", &t_string, OMIT}, {"fieldsV1", &t_raw, PTR | OMIT},
+    {"manager", &t_string, OMIT},     {"operation", &t_string, OMIT},
+    {"apiVersion", &t_string, OMIT},  {"time", &t_time, PTR | OMIT},
+    {"fieldsType", &t_string, OMIT},  {"fieldsV1", &t_raw, PTR | OMIT},
     {"subresource", &t_string, OMIT},
 };
 STRUCT(t_managed, "v1.ManagedFieldsEntry", f_managed);
@@ -165,7 +167,7 @@ static const struct field f_env_from[] = {
 STRUCT(t_env_from, "v1.EnvFromSource", f_env_from);
 SLICE(t_env_froms, "[]v1.EnvFromSource", t_env_from);
 static const struct field f_port[] = {
-    {"name", &t_string, OMIT},    {"hostPort", &t_int32, OMIT}, {"containerPort", &t_int32, 0},
+    {"name", &t_string, OMIT},     {"hostPort", &t_int32, OMIT}, {"containerPort", &t_int32, 0},
     {"protocol", &t_string, OMIT}, {"hostIP", &t_string, OMIT},
 };
 STRUCT(t_port, "v1.ContainerPort", f_port);
@@ -214,8 +216,9 @@ static const struct field f_header[] = {
 STRUCT(t_header, "v1.HTTPHeader", f_header);
 SLICE(t_headers, "[]v1.HTTPHeader", t_header);
 static const struct field f_http_get[] = {
-    {"path", &t_string, OMIT},   {"port", &t_intstr, 0},          {"host", &t_string, OMIT},
-    {"scheme", &t_string, OMIT}, {"httpHeaders", &t_headers, OMIT},
+    {"path", &t_string, OMIT},         {"port", &t_intstr, 0},
+    {"host", &t_string, OMIT},         {"scheme", &t_string, OMIT},
+    {"httpHeaders", &t_headers, OMIT},
 };
 STRUCT(t_http_get, "v1.HTTPGetAction", f_http_get);
 static const struct field f_tcp[] = {
@@ -405,10 +408,14 @@ static const struct field f_pvc[] = {
 };
 STRUCT(t_pvc, "v1.PersistentVolumeClaimVolumeSource", f_pvc);
 static const struct field f_rbd[] = {
-    {"monitors", &t_strings, 0},          {"image", &t_string, 0},
-    {"fsType", &t_string, OMIT},          {"pool", &t_string, OMIT},
-    {"user", &t_string, OMIT},            {"keyring", &t_string, OMIT},
-    {"secretRef", &t_local_ref, PTR | OMIT}, {"readOnly", &t_bool, OMIT},
+    {"monitors", &t_strings, 0},
+    {"image", &t_string, 0},
+    {"fsType", &t_string, OMIT},
+    {"pool", &t_string, OMIT},
+    {"user", &t_string, OMIT},
+    {"keyring", &t_string, OMIT},
+    {"secretRef", &t_local_ref, PTR | OMIT},
+    {"readOnly", &t_bool, OMIT},
 };
 STRUCT(t_rbd, "v1.RBDVolumeSource", f_rbd);
 static const struct field f_flex[] = {
@@ -479,7 +486,7 @@ static const struct field f_vsphere[] = {
 };
 STRUCT(t_vsphere, "v1.VsphereVirtualDiskVolumeSource", f_vsphere);
 static const struct field f_quobyte[] = {
-    {"registry", &t_string, 0}, {"volume", &t_string, 0},  {"readOnly", &t_bool, OMIT},
+    {"registry", &t_string, 0}, {"volume", &t_string, 0},   {"readOnly", &t_bool, OMIT},
     {"user", &t_string, OMIT},  {"group", &t_string, OMIT}, {"tenant", &t_string, OMIT},
 };
 STRUCT(t_quobyte, "v1.QuobyteVolumeSource", f_quobyte);
@@ -540,16 +547,23 @@ static const struct field f_portworx[] = {
 };
 STRUCT(t_portworx, "v1.PortworxVolumeSource", f_portworx);
 static const struct field f_scaleio[] = {
-    {"gateway", &t_string, 0},          {"system", &t_string, 0},
-    {"secretRef", &t_local_ref, PTR},   {"sslEnabled", &t_bool, OMIT},
-    {"protectionDomain", &t_string, OMIT}, {"storagePool", &t_string, OMIT},
-    {"storageMode", &t_string, OMIT},   {"volumeName", &t_string, OMIT},
-    {"fsType", &t_string, OMIT},        {"readOnly", &t_bool, OMIT},
+    {"gateway", &t_string, 0},
+    {"system", &t_string, 0},
+    {"secretRef", &t_local_ref, PTR},
+    {"sslEnabled", &t_bool, OMIT},
+    {"protectionDomain", &t_string, OMIT},
+    {"storagePool", &t_string, OMIT},
+    {"storageMode", &t_string, OMIT},
+    {"volumeName", &t_string, OMIT},
+    {"fsType", &t_string, OMIT},
+    {"readOnly", &t_bool, OMIT},
 };
 STRUCT(t_scaleio, "v1.ScaleIOVolumeSource", f_scaleio);
 static const struct field f_storageos[] = {
-    {"volumeName", &t_string, OMIT},      {"volumeNamespace", &t_string, OMIT},
-    {"fsType", &t_string, OMIT},          {"readOnly", &t_bool, OMIT},
+    {"volumeName", &t_string, OMIT},
+    {"volumeNamespace", &t_string, OMIT},
+    {"fsType", &t_string, OMIT},
+    {"readOnly", &t_bool, OMIT},
     {"secretRef", &t_local_ref, PTR | OMIT},
 };
 STRUCT(t_storageos, "v1.StorageOSVolumeSource", f_storageos);
@@ -642,11 +656,11 @@ static const struct field f_volume[] = {
     {"name", &t_string, 0},
     {NULL, &t_volume_source, INLINE},
 };
-const struct wh_gojson_type wh_gojson_volume = {"v1.Volume", K_STRUCT, f_volume, N(f_volume),
-                                                NULL};
+const struct wh_gojson_type wh_gojson_volume = {"v1.Volume", K_STRUCT, f_volume, N(f_volume), NULL};
 SLICE(t_volumes, "[]v1.Volume", wh_gojson_volume);
 
-/* --- apps.kruise.io SidecarSet (v1alpha1 and v1beta1) ------------------------------------------ */
+/* --- apps.kruise.io SidecarSet (v1alpha1 and v1beta1) ------------------------------------------
+ */
 
 static const struct field f_upgrade[] = {
     {"upgradeType", &t_string, OMIT},
@@ -770,9 +784,12 @@ static const struct field f_spec_alpha[] = {
 };
 STRUCT(t_spec_alpha, "v1alpha1.SidecarSetSpec", f_spec_alpha);
 static const struct field f_status[] = {
-    {"observedGeneration", &t_int64, OMIT}, {"matchedPods", &t_int32, 0},
-    {"updatedPods", &t_int32, 0},           {"readyPods", &t_int32, 0},
-    {"updatedReadyPods", &t_int32, OMIT},   {"latestRevision", &t_string, OMIT},
+    {"observedGeneration", &t_int64, OMIT},
+    {"matchedPods", &t_int32, 0},
+    {"updatedPods", &t_int32, 0},
+    {"readyPods", &t_int32, 0},
+    {"updatedReadyPods", &t_int32, OMIT},
+    {"latestRevision", &t_string, OMIT},
     {"collisionCount", &t_int32, PTR | OMIT},
 };
 STRUCT(t_status, "v1beta1.SidecarSetStatus", f_status);
@@ -907,8 +924,8 @@ static enum wh_err norm_fields(struct ctx *c, const json_t *obj, const struct wh
             continue;
         }
         const json_t *mv = obj ? json_object_get(obj, f->name) : NULL;
-        bool is_nil_kind = (f->flags & PTR) || f->type->kind == K_SLICE ||
-                           f->type->kind == K_MAP || f->type->kind == K_RAW;
+        bool is_nil_kind = (f->flags & PTR) || f->type->kind == K_SLICE || f->type->kind == K_MAP ||
+                           f->type->kind == K_RAW;
         json_t *nv = NULL;
         if (!mv || json_is_null(mv)) {
             /* JSON null sets pointers, slices and maps to nil and leaves anything else zero */
@@ -917,9 +934,8 @@ static enum wh_err norm_fields(struct ctx *c, const json_t *obj, const struct wh
                     continue;
                 nv = json_null();
             } else {
-                if ((f->flags & OMIT) && f->type->kind != K_STRUCT &&
-                    f->type->kind != K_QUANTITY && f->type->kind != K_TIME &&
-                    f->type->kind != K_INTORSTRING)
+                if ((f->flags & OMIT) && f->type->kind != K_STRUCT && f->type->kind != K_QUANTITY &&
+                    f->type->kind != K_TIME && f->type->kind != K_INTORSTRING)
                     continue;
                 nv = zero_value(c, f->type);
             }
@@ -1121,7 +1137,8 @@ enum wh_err wh_gojson_normalize(const json_t *v, const struct wh_gojson_type *t,
     return norm(&c, v, t, out);
 }
 
-/* --- Go-style text ----------------------------------------------------------------------------- */
+/* --- Go-style text -----------------------------------------------------------------------------
+ */
 
 static enum wh_err dump_string(const char *s, size_t n, struct wh_buf *b)
 {

@@ -37,8 +37,8 @@ struct wh_gojson_type;
 extern const struct wh_gojson_type wh_gojson_sidecarset_v1beta1;
 extern const struct wh_gojson_type wh_gojson_sidecarset_v1alpha1;
 extern const struct wh_gojson_type wh_gojson_sidecar_container; /* v1alpha1 = v1beta1 */
-extern const struct wh_gojson_type wh_gojson_container;          /* core/v1 Container */
-extern const struct wh_gojson_type wh_gojson_volume;             /* core/v1 Volume */
+extern const struct wh_gojson_type wh_gojson_container;         /* core/v1 Container */
+extern const struct wh_gojson_type wh_gojson_volume;            /* core/v1 Volume */
 extern const struct wh_gojson_type wh_gojson_label_selector;
 
 /* Decodes v (borrowed, not modified) as Go would into type t and encodes it again.

@@ -83,16 +83,14 @@ static void local_descending_path(struct wh_field_errors *l, const char *value, 
     no_backsteps(l, value, path);
 }
 
-static void local_non_reserved_path(struct wh_field_errors *l, const char *value,
-                                    const char *path)
+static void local_non_reserved_path(struct wh_field_errors *l, const char *value, const char *path)
 {
     local_descending_path(l, value, path);
     if (strncmp(value, "..", 2) == 0 && strncmp(value, "../", 3) != 0)
         wh_ferr_invalid_str(l, path, value, "must not start with '..'");
 }
 
-static void file_mode(struct wh_field_errors *l, const json_t *o, const char *key,
-                      const char *path)
+static void file_mode(struct wh_field_errors *l, const json_t *o, const char *key, const char *path)
 {
     const json_t *m = json_object_get(o, key);
     if (json_is_integer(m) && (json_integer_value(m) > 0777 || json_integer_value(m) < 0))
@@ -102,13 +100,13 @@ static void file_mode(struct wh_field_errors *l, const json_t *o, const char *ke
 /* --- field selectors ------------------------------------------------------------------------- */
 
 static const char *const env_field_paths[] = {
-    "metadata.name",           "metadata.namespace", "metadata.uid",  "spec.nodeName",
+    "metadata.name",           "metadata.namespace", "metadata.uid",   "spec.nodeName",
     "spec.serviceAccountName", "status.hostIP",      "status.hostIPs", "status.podIP",
     "status.podIPs",
 };
 static const char *const volume_field_paths[] = {
-    "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
-    "metadata.uid",
+    "metadata.annotations", "metadata.labels", "metadata.name",
+    "metadata.namespace",   "metadata.uid",
 };
 
 /* fieldpath.SplitMaybeSubscriptedPath: "metadata.labels['key']" -> path + subscript. */
@@ -147,8 +145,7 @@ static void object_field_selector(struct wh_field_errors *l, const json_t *fs,
         if (strcmp(fpath, "metadata.annotations") != 0 && strcmp(fpath, "metadata.labels") != 0) {
             char msg[600];
             snprintf(msg, sizeof(msg),
-                     "error converting fieldPath: field label does not support subscript: %s",
-                     fp);
+                     "error converting fieldPath: field label does not support subscript: %s", fp);
             wh_ferr_invalid_str(l, P("%s.fieldPath", path), fp, msg);
             return;
         }
@@ -163,16 +160,15 @@ static void object_field_selector(struct wh_field_errors *l, const json_t *fs,
     }
     bool known = false;
     static const char *const convertible[] = {
-        "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
-        "metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName",
-        "spec.schedulerName", "status.phase", "status.hostIP", "status.hostIPs",
-        "status.podIP", "status.podIPs"};
+        "metadata.annotations", "metadata.labels", "metadata.name",      "metadata.namespace",
+        "metadata.uid",         "spec.nodeName",   "spec.restartPolicy", "spec.serviceAccountName",
+        "spec.schedulerName",   "status.phase",    "status.hostIP",      "status.hostIPs",
+        "status.podIP",         "status.podIPs"};
     for (size_t i = 0; i < sizeof(convertible) / sizeof(convertible[0]); i++)
         known |= strcmp(convertible[i], fp) == 0;
     if (!known) {
         char msg[600];
-        snprintf(msg, sizeof(msg), "error converting fieldPath: field label not supported: %s",
-                 fp);
+        snprintf(msg, sizeof(msg), "error converting fieldPath: field label not supported: %s", fp);
         wh_ferr_invalid_str(l, P("%s.fieldPath", path), fp, msg);
         return;
     }
@@ -185,9 +181,9 @@ static void object_field_selector(struct wh_field_errors *l, const json_t *fs,
 static void resource_field_selector(struct wh_field_errors *l, const json_t *fs, bool volume,
                                     const char *path)
 {
-    static const char *const valid[] = {"limits.cpu",          "limits.ephemeral-storage",
-                                        "limits.memory",       "requests.cpu",
-                                        "requests.ephemeral-storage", "requests.memory"};
+    static const char *const valid[] = {
+        "limits.cpu",   "limits.ephemeral-storage",   "limits.memory",
+        "requests.cpu", "requests.ephemeral-storage", "requests.memory"};
     char p[512];
     const char *res = str_or(fs, "resource");
     if (volume && !*str_or(fs, "containerName")) {
@@ -246,7 +242,8 @@ static void key_selector(struct wh_field_errors *l, const json_t *s, const char 
     }
 }
 
-/* --- volumes ----------------------------------------------------------------------------------- */
+/* --- volumes -----------------------------------------------------------------------------------
+ */
 
 static void key_to_paths(struct wh_field_errors *l, const json_t *items, const char *path)
 {
@@ -368,9 +365,9 @@ static void projected(struct wh_field_errors *l, const json_t *proj, const char 
     free(seen);
 }
 
-static const char *const host_path_types[] = {"",           "BlockDevice", "CharDevice",
-                                              "Directory",  "DirectoryOrCreate", "File",
-                                              "FileOrCreate", "Socket"};
+static const char *const host_path_types[] = {
+    "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
+    "File", "FileOrCreate", "Socket"};
 
 /* validateVolumeSource for one volume; the source member names of k8s order. */
 static void volume_source(struct wh_field_errors *l, const json_t *v, const char *path,
@@ -533,8 +530,9 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
             if (nw) {
                 const json_t *lun = json_object_get(s, "lun");
                 if (!json_is_integer(lun))
-                    wh_ferr_required(l, P("%s.lun", sp), "lun is required if targetWWNs is "
-                                                         "specified");
+                    wh_ferr_required(l, P("%s.lun", sp),
+                                     "lun is required if targetWWNs is "
+                                     "specified");
                 else if (json_integer_value(lun) < 0 || json_integer_value(lun) > 255)
                     wh_ferr_invalid_int(l, P("%s.lun", sp), json_integer_value(lun),
                                         "must be between 0 and 255, inclusive");
@@ -878,7 +876,8 @@ static void volume_devices(struct wh_field_errors *l, const json_t *c, const str
             path_mnt |= strcmp(str_or(mnt, "mountPath"), dp) == 0;
         }
         if (name_mnt)
-            wh_ferr_invalid_str(l, P("%s.name", ip), name, "must not already exist in volumeMounts");
+            wh_ferr_invalid_str(l, P("%s.name", ip), name,
+                                "must not already exist in volumeMounts");
         if (path_mnt)
             wh_ferr_invalid_str(l, P("%s.devicePath", ip), dp,
                                 "must not already exist as a path in volumeMounts");
@@ -907,12 +906,26 @@ static bool is_hugepages(const char *name)
 
 static void resource_name(struct wh_field_errors *l, const char *name, const char *path)
 {
-    static const char *const standard[] = {
-        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
-        "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
-        "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports",
-        "services.loadbalancers"};
+    static const char *const standard[] = {"cpu",
+                                           "memory",
+                                           "ephemeral-storage",
+                                           "requests.cpu",
+                                           "requests.memory",
+                                           "requests.ephemeral-storage",
+                                           "limits.cpu",
+                                           "limits.memory",
+                                           "limits.ephemeral-storage",
+                                           "pods",
+                                           "services",
+                                           "replicationcontrollers",
+                                           "resourcequotas",
+                                           "secrets",
+                                           "configmaps",
+                                           "persistentvolumeclaims",
+                                           "storage",
+                                           "requests.storage",
+                                           "services.nodeports",
+                                           "services.loadbalancers"};
     struct wh_vmsgs m = {0};
     wh_is_qualified_name(name, &m);
     invalid_msgs(l, path, name, &m);
@@ -921,7 +934,8 @@ static void resource_name(struct wh_field_errors *l, const char *name, const cha
         for (size_t i = 0; i < sizeof(standard) / sizeof(standard[0]); i++)
             std |= strcmp(standard[i], name) == 0;
         if (!std)
-            wh_ferr_invalid_str(l, path, name, "must be a standard resource type or fully qualified");
+            wh_ferr_invalid_str(l, path, name,
+                                "must be a standard resource type or fully qualified");
         bool container_std = strcmp(name, "cpu") == 0 || strcmp(name, "memory") == 0 ||
                              strcmp(name, "ephemeral-storage") == 0 || is_hugepages(name);
         if (!container_std)
@@ -1025,8 +1039,7 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
     }
 }
 
-static void profile(struct wh_field_errors *l, const json_t *prof, const char *path,
-                    bool apparmor)
+static void profile(struct wh_field_errors *l, const json_t *prof, const char *path, bool apparmor)
 {
     static const char *const types[] = {"Localhost", "RuntimeDefault", "Unconfined"};
     char p[512];
@@ -1086,8 +1099,9 @@ static void security_context(struct wh_field_errors *l, const json_t *sc, const 
         if (strcmp(pm, "Default") && strcmp(pm, "Unmasked"))
             wh_ferr_not_supported(l, P("%s.procMount", path), pm, procs, 2);
         if (strcmp(pm, "Unmasked") == 0)
-            wh_ferr_forbidden(l, P("%s.procMount", path), "`hostUsers` must be false to use "
-                                                          "`Unmasked`");
+            wh_ferr_forbidden(l, P("%s.procMount", path),
+                              "`hostUsers` must be false to use "
+                              "`Unmasked`");
     }
     profile(l, wh_json_obj(sc, "seccompProfile"), P("%s.seccompProfile", path), false);
     const json_t *ape = json_object_get(sc, "allowPrivilegeEscalation");
@@ -1210,14 +1224,14 @@ static void probe(struct wh_field_errors *l, const json_t *pr, enum probe_kind k
                                 P("%s.%s", path, fields[k]));
     const json_t *tg = json_object_get(pr, "terminationGracePeriodSeconds");
     if (json_is_integer(tg) && json_integer_value(tg) <= 0)
-        wh_ferr_invalid_int(l, P("%s.terminationGracePeriodSeconds", path),
-                            json_integer_value(tg), "must be greater than 0");
+        wh_ferr_invalid_int(l, P("%s.terminationGracePeriodSeconds", path), json_integer_value(tg),
+                            "must be greater than 0");
     json_int_t st = json_integer_value(json_object_get(pr, "successThreshold"));
     if (kind != READINESS && st != 1)
         wh_ferr_invalid_int(l, P("%s.successThreshold", path), st, "must be 1");
     if (kind == READINESS && json_is_integer(tg))
-        wh_ferr_invalid_int(l, P("%s.terminationGracePeriodSeconds", path),
-                            json_integer_value(tg), "must not be set for readinessProbes");
+        wh_ferr_invalid_int(l, P("%s.terminationGracePeriodSeconds", path), json_integer_value(tg),
+                            "must not be set for readinessProbes");
 }
 
 static void lifecycle_and_probes(struct wh_field_errors *l, const json_t *c, const char *path)
@@ -1327,7 +1341,8 @@ static void containers(struct wh_field_errors *l, const json_t *list, const stru
             wh_ferr_duplicate(l, P("%s.name", cp), name);
         lifecycle_and_probes(l, c, cp);
         if (present(c, "restartPolicy"))
-            wh_ferr_forbidden(l, P("%s.restartPolicy", cp), "may not be set for non-init containers");
+            wh_ferr_forbidden(l, P("%s.restartPolicy", cp),
+                              "may not be set for non-init containers");
         all[i] = c;
         idx[i] = i;
     }

@@ -7,7 +7,7 @@
 #include "util/str.h"
 
 #define MSG_FORMAT                                                                                 \
-    "quantities must match the regular expression "                                              \
+    "quantities must match the regular expression "                                                \
     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 #define MSG_NUMERIC "unable to parse numeric part of quantity"
 #define MSG_SUFFIX "unable to parse quantity's suffix"

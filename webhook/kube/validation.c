@@ -13,18 +13,18 @@
 
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 #define QNAME_MSG                                                                                  \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "   \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "    \
     "alphanumeric character"
 #define QNAME_EXAMPLES "(e.g. 'MyName',  or 'my.name',  or '123-abc', "
 #define LABEL_VALUE_MSG                                                                            \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "   \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
     "'.', and must start and end with an alphanumeric character"
 #define DNS1123_LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 #define DNS1123_LABEL_MSG                                                                          \
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "  \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "   \
     "must start and end with an alphanumeric character"
 #define DNS1123_SUBDOMAIN_MSG                                                                      \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "  \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
     "'.', and must start and end with an alphanumeric character"
 #define DNS1123_SUBDOMAIN_FMT DNS1123_LABEL_FMT "(\\." DNS1123_LABEL_FMT ")*"
 
@@ -93,9 +93,9 @@ void wh_is_dns1123_subdomain(const char *v, struct wh_vmsgs *out)
     if (n > 253)
         wh_vmsg_add(out, "must be no more than 253 characters");
     if (!match_dns_subdomain(v, n))
-        wh_vmsg_add(out,
-                    DNS1123_SUBDOMAIN_MSG " (e.g. 'example.com', regex used for validation is '" DNS1123_SUBDOMAIN_FMT
-                                          "')");
+        wh_vmsg_add(out, DNS1123_SUBDOMAIN_MSG
+                    " (e.g. 'example.com', regex used for validation is '" DNS1123_SUBDOMAIN_FMT
+                    "')");
 }
 
 void wh_is_dns1123_label(const char *v, struct wh_vmsgs *out)
@@ -232,7 +232,8 @@ void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out)
     wh_is_dns1123_subdomain(v, out);
 }
 
-/* --- maps, in key order ------------------------------------------------------------------------ */
+/* --- maps, in key order ------------------------------------------------------------------------
+ */
 
 static int cmp_keys(const void *a, const void *b)
 {
@@ -277,8 +278,7 @@ void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const c
     free(keys);
 }
 
-void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotations,
-                             const char *path)
+void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotations, const char *path)
 {
     size_t n, total = 0;
     if (!json_is_object(annotations))
@@ -308,7 +308,8 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
     const json_t *expr;
     if (!json_is_object(sel))
         return;
-    wh_validate_labels(l, wh_json_obj(sel, "matchLabels"), wh_fpath(p, sizeof(p), "%s.matchLabels", path));
+    wh_validate_labels(l, wh_json_obj(sel, "matchLabels"),
+                       wh_fpath(p, sizeof(p), "%s.matchLabels", path));
     json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, expr)
     {
         const char *op = wh_json_str(expr, "operator");
@@ -448,8 +449,8 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
     }
 }
 
-void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta,
-                             bool requires_namespace, wh_name_fn name_fn, const char *path)
+void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
+                             wh_name_fn name_fn, const char *path)
 {
     char p[512];
     const char *gen = wh_json_str(meta, "generateName");
@@ -510,7 +511,8 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta,
                             "finalizer orphan and foregroundDeletion cannot be both set");
 }
 
-/* --- Go syntax (%#v) ----------------------------------------------------------------------------- */
+/* --- Go syntax (%#v) -----------------------------------------------------------------------------
+ */
 
 /* Appends to b; a value rendered for an error message over the 1 MiB cap is cut short, which
  * only shortens the message. */
@@ -588,8 +590,8 @@ char *wh_gosyntax_label_selector(const json_t *sel)
         {
             const char *key = wh_json_str(e, "key"), *op = wh_json_str(e, "operator");
             char *qk = wh_go_quote(key ? key : ""), *qo = wh_go_quote(op ? op : "");
-            put(&b, "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:",
-                                i ? ", " : "", qk, qo);
+            put(&b, "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "", qk,
+                qo);
             gosyntax_strings(&b, json_object_get(e, "values"));
             put(&b, "}");
             free(qk);

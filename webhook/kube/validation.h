@@ -53,8 +53,8 @@ bool wh_label_selector_convertible(const json_t *sel);
 typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);
 
 /* ValidateObjectMeta(meta, requires_namespace, name_fn, path) for an object being created. */
-void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta,
-                             bool requires_namespace, wh_name_fn name_fn, const char *path);
+void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
+                             wh_name_fn name_fn, const char *path);
 
 /* ValidateNonnegativeField. */
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path);

@@ -106,8 +106,7 @@ static size_t scan_class(const char *p, char *msg, size_t msgsz)
                 q = h + 1;
             }
             if (hi < lo)
-                return fail(msg, msgsz, "invalid character class range", item,
-                            (size_t)(q - item))
+                return fail(msg, msgsz, "invalid character class range", item, (size_t)(q - item))
                            ? 0
                            : 0;
         }
@@ -289,7 +288,8 @@ bool wh_regex_check(const char *pattern, char *msg, size_t msgsz)
     return true;
 }
 
-/* --- translation to POSIX ERE ------------------------------------------------------------------ */
+/* --- translation to POSIX ERE ------------------------------------------------------------------
+ */
 
 static const char *perl_class(char c)
 {
@@ -490,8 +490,8 @@ static enum wh_err translate(const char *re, struct wh_buf *b, bool *icase)
             size_t n = escape_len(p, false);
             if (c == 'x' || c == '0') {
                 /* a byte given by its code: emitted as itself, escaped when special */
-                unsigned long v = strtoul(p + 2 + (c == 'x' && p[2] == '{'), NULL,
-                                          c == 'x' ? 16 : 8);
+                unsigned long v =
+                    strtoul(p + 2 + (c == 'x' && p[2] == '{'), NULL, c == 'x' ? 16 : 8);
                 char ch = (char)(v & 0x7f);
                 if (strchr("\\^$.|?*+()[]{}", ch))
                     rc = wh_buf_addc(b, '\\');
@@ -535,8 +535,7 @@ enum wh_err wh_regex_compile(struct wh_regex *r, const char *pattern, struct wh_
     if (err) {
         char detail[128];
         regerror(err, &r->re, detail, sizeof(detail));
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "error parsing regexp: %s: `%s`", detail,
-                             pattern);
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "error parsing regexp: %s: `%s`", detail, pattern);
     }
     r->ok = true;
     return WH_OK;
