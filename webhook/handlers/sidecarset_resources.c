@@ -552,6 +552,10 @@ static bool parse_expr(struct calc *c, struct val *out)
 static void go_g(double d, char *out, size_t outsz)
 {
     char buf[40];
+    if (isnan(d) || isinf(d)) {
+        snprintf(out, outsz, "%s", isnan(d) ? "NaN" : d > 0 ? "+Inf" : "-Inf");
+        return;
+    }
     int prec;
     for (prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof(buf), "%.*e", prec - 1, d);
