@@ -1,0 +1,109 @@
+/* kube/fielderr, kube/validation and kube/gojson: the rendering of field errors, the generic
+ * Kubernetes checks with their messages, and Go's typed encoding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/fielderr.h"
+#include "kube/gojson.h"
+#include "kube/validation.h"
+#include "test/unit/test.h"
+#include "util/buf.h"
+
+TEST(fielderr_rendering_and_aggregate)
+{
+    struct wh_field_errors l;
+    static const char *const valid[] = {"Always", "Never"};
+    wh_ferrs_init(&l);
+    CHECK(wh_ferrs_aggregate(&l) == NULL);
+    wh_ferr_required(&l, "spec.selector", "no selector");
+    char *one = wh_ferrs_aggregate(&l);
+    CHECK_EQ_STR(one, "spec.selector: Required value: no selector");
+    free(one);
+    wh_ferr_required(&l, "spec.selector", "no selector"); /* duplicates collapse */
+    wh_ferr_invalid_str(&l, "a", "x\"y\n", "bad");
+    wh_ferr_invalid_int(&l, "b", -1, "");
+    wh_ferr_not_supported(&l, "c", "Sometimes", valid, 2);
+    wh_ferr_forbidden(&l, "d", "");
+    wh_ferr_too_long(&l, "e", 10);
+    wh_ferr_not_found(&l, "f", "v");
+    wh_ferr_duplicate(&l, "g", "v");
+    char *all = wh_ferrs_aggregate(&l);
+    CHECK_EQ_STR(all, "[spec.selector: Required value: no selector, a: Invalid value: "
+                      "\"x\\\"y\\n\": bad, b: Invalid value: -1, c: Unsupported value: "
+                      "\"Sometimes\": supported values: \"Always\", \"Never\", d: Forbidden, e: "
+                      "Too long: may not be more than 10 bytes, f: Not found: \"v\", g: "
+                      "Duplicate value: \"v\"]");
+    free(all);
+    wh_ferrs_fini(&l);
+    char *q = wh_go_quote("tab\there \x01 \xff é");
+    CHECK_EQ_STR(q, "\"tab\\there \\x01 \\xff é\"");
+    free(q);
+}
+
+TEST(validation_names)
+{
+    struct wh_vmsgs m = {0};
+    wh_is_qualified_name("example.com/MyName", &m);
+    CHECK_EQ_INT(m.n, 0);
+    wh_is_qualified_name("/a", &m);
+    CHECK_EQ_INT(m.n, 1);
+    CHECK_EQ_STR(m.m[0], "prefix part must be non-empty");
+    m.n = 0;
+    wh_is_qualified_name("Bad_/x", &m);
+    CHECK(m.n == 1 && strncmp(m.m[0], "prefix part a lowercase RFC 1123 subdomain", 42) == 0);
+    m.n = 0;
+    wh_is_dns1123_label("a.b", &m);
+    CHECK_EQ_STR(m.m[0], "must not contain dots");
+    m.n = 0;
+    wh_is_valid_label_value("", &m);
+    CHECK_EQ_INT(m.n, 0);
+    wh_is_valid_port_name("-a--", &m);
+    CHECK_EQ_INT(m.n, 2);
+    m.n = 0;
+    wh_is_env_var_name("..x", &m);
+    CHECK_EQ_STR(m.m[0], "must not start with '..'");
+}
+
+TEST(validation_selector_and_gosyntax)
+{
+    json_t *sel = wh_test_json("{\"matchLabels\":{\"b\":\"2\",\"a\":\"1\"},\"matchExpressions\":"
+                               "[{\"key\":\"k\",\"operator\":\"In\",\"values\":[\"x\"]}]}");
+    char *g = wh_gosyntax_label_selector(sel);
+    CHECK_EQ_STR(g, "v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"1\", \"b\":\"2\"}, "
+                    "MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{"
+                    "Key:\"k\", Operator:\"In\", Values:[]string{\"x\"}}}}");
+    free(g);
+    CHECK(wh_label_selector_convertible(sel));
+    json_decref(sel);
+    sel = wh_test_json("{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"In\"}]}");
+    CHECK(!wh_label_selector_convertible(sel));
+    json_decref(sel);
+}
+
+TEST(gojson_volume_and_meta)
+{
+    json_t *v = wh_test_json("{\"name\":\"v\",\"x\":1,\"projected\":{\"defaultMode\":420},"
+                             "\"hostPath\":null}");
+    json_t *out = NULL;
+    struct wh_errbuf eb;
+    CHECK_EQ_INT(wh_gojson_normalize(v, &wh_gojson_volume, false, &out, &eb), WH_OK);
+    /* non-omitempty slices print null; unknown members dropped */
+    json_t *want = wh_test_json("{\"name\":\"v\",\"projected\":{\"sources\":null,"
+                                "\"defaultMode\":420}}");
+    CHECK_EQ_JSON(out, want);
+    json_decref(want);
+    json_decref(out);
+    json_decref(v);
+    json_t *ss = wh_test_json("{\"metadata\":{\"creationTimestamp\":\"2024-05-01T12:00:00+02:00\","
+                              "\"labels\":{}}}");
+    CHECK_EQ_INT(wh_gojson_normalize(ss, &wh_gojson_sidecarset_v1beta1, false, &out, &eb), WH_OK);
+    struct wh_buf b;
+    wh_buf_init(&b, 1 << 16);
+    CHECK_EQ_INT(wh_gojson_dump(out, &b), WH_OK);
+    CHECK_EQ_STR(b.data, "{\"metadata\":{\"creationTimestamp\":\"2024-05-01T10:00:00Z\"},"
+                         "\"spec\":{\"updateStrategy\":{},\"injectionStrategy\":{}},\"status\":{"
+                         "\"matchedPods\":0,\"updatedPods\":0,\"readyPods\":0}}");
+    wh_buf_fini(&b);
+    json_decref(out);
+    json_decref(ss);
+}
