@@ -1190,5 +1190,7 @@ TEST(sidecarset_resources_calculator)
                            "line 1, col 3");
     check_expr("1 $ 2", NULL, "!failed to parse expression \"1 $ 2\": parse error: syntax error "
                               "at line 1, col 4");
+    check_expr("-215e21531", NULL, "!failed to parse expression \"-215e21531\": calculation "
+                                   "result is negative: -Inf");
     check_expr("5Q", NULL, "0"); /* an unknown unit: a number token that parses as 0 */
 }
