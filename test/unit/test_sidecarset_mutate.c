@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/sidecarset_defaults.h"
+#include "handlers/sidecarset_hash.h"
 #include "test/support/admission_run.h"
 #include "test/support/vector.h"
 #include "test/unit/test.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/str.h"
 
 #define EP "/mutate-apps-kruise-io-sidecarset"
 
@@ -340,4 +343,26 @@ TEST(sidecarset_mutate_errors)
     CHECK(strstr(r.message, "nil pointer dereference") != NULL);
     wh_admrun_fini(&r);
     json_decref(req);
+}
+
+TEST(sidecarset_mutate_hash_keeps_empty_containers)
+{
+    /* Go hashes an empty containers list as [], not null, although the encoding omits it */
+    const char *obj = "{\"metadata\":{\"name\":\"ss\"},\"spec\":{\"containers\":[],"
+                      "\"initContainers\":[{\"name\":\"i\",\"image\":\"x:1\",\"restartPolicy\":"
+                      "\"Always\"}]}}";
+    json_t *local = wh_test_json(obj);
+    wh_sidecarset_defaults(local);
+    char *in = wh_sidecarset_hash_input(local, false);
+    CHECK(wh_str_has_prefix(in, "{\"containers\":[],\"initContainers\":["));
+    char *want = wh_sidecarset_hash(local, false);
+    struct wh_admrun r;
+    const json_t *o = mutate("v1beta1", obj, &r);
+    CHECK_EQ_STR(wh_json_path_str(o, "metadata", "annotations", "kruise.io/sidecarset-hash", NULL),
+                 want);
+    CHECK(json_object_get(json_object_get(o, "spec"), "containers") == NULL);
+    wh_admrun_fini(&r);
+    free(in);
+    free(want);
+    json_decref(local);
 }
