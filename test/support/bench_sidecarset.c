@@ -203,7 +203,7 @@ void wh_bench_sidecarset(void)
     struct wh_cluster *cl = cluster_of(route, &cfg, objs, "sidecarset: load sidecarsets-50");
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
     run_case("sidecarset: /mutate-pod pod-create, 50 SidecarSets", route, &ctx, body, len,
-             NULL);
+             "\"log-agent,mesh-proxy\"");
     wh_cluster_free(cl);
     json_decref(objs);
 
