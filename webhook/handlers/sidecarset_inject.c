@@ -718,8 +718,9 @@ static json_t *core_copy(const json_t *sidecar)
     json_object_keylen_foreach((json_t *)(uintptr_t)sidecar, k, klen, v)
     {
         bool extra = false;
-        for (size_t i = 0; i < sizeof(sidecar_only_fields) / sizeof(*sidecar_only_fields); i++)
-            extra |= strcmp(k, sidecar_only_fields[i]) == 0;
+        for (size_t i = 0; !extra && i < sizeof(sidecar_only_fields) / sizeof(*sidecar_only_fields);
+             i++)
+            extra = k[0] == sidecar_only_fields[i][0] && strcmp(k, sidecar_only_fields[i]) == 0;
         if (!extra)
             json_object_setn_nocheck(c, k, klen, v);
     }
