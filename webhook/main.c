@@ -17,6 +17,7 @@
 #include "certs/cli.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
+#include "cli/inject.h"
 #include "config/config.h"
 #include "handlers/registry.h"
 #include "kube/client.h"
@@ -26,6 +27,7 @@
 #include "server/health.h"
 #include "server/http.h"
 #include "server/tls.h"
+#include "util/arena.h"
 #include "util/mem.h"
 
 static bool tls_ready(void *arg, char *why, size_t whysz)
@@ -199,8 +201,11 @@ int main(int argc, char **argv)
     int status;
     if (argc > 1 && strcmp(argv[1], "certs") == 0)
         status = wh_certs_cli_main(argc - 1, argv + 1);
+    else if (argc > 1 && strcmp(argv[1], "inject") == 0)
+        status = wh_inject_main(argc - 1, argv + 1);
     else
         status = serve(argc, argv);
     curl_global_cleanup();
+    wh_arena_release();
     return status;
 }

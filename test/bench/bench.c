@@ -8,20 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conversion/convert.h"
 #include "log/log.h"
 #include "server/dispatch.h"
+#include "test/support/bench_conversion.h"
 #include "test/support/bench_jsonpatch.h"
+#include "test/support/bench_sidecarset.h"
+#include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
-
-static _Atomic unsigned long allocations;
-
-static void *counting_malloc(size_t n)
-{
-    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
-    return wh_xmalloc(n);
-}
 
 /* What a minimal mutating handler does: one annotation, so the pipeline's own cost shows. */
 static enum wh_err annotate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
@@ -73,7 +69,7 @@ void wh_bench_pipeline(const char *label, const struct wh_route *route,
     const char *fixed = getenv("WH_BENCH_ITERS");
     long want = fixed ? strtol(fixed, NULL, 10) : 0;
     long iters = 0;
-    atomic_store(&allocations, 0);
+    unsigned long allocs_before = wh_arena_allocations();
     int64_t start = wh_time_mono_ns(), now = start;
     while (want > 0 ? iters < want : now - start < 500000000) {
         for (int i = 0; i < 100; i++) {
@@ -87,9 +83,9 @@ void wh_bench_pipeline(const char *label, const struct wh_route *route,
         iters += 100;
         now = wh_time_mono_ns();
     }
-    printf("%-44s %10.0f ns/op %8.0f allocs/op  (%zu-byte review)\n", label,
+    printf("%-44s %10.0f ns/op %8.0f jansson allocs/op  (%zu-byte review)\n", label,
            (double)(now - start) / (double)iters,
-           (double)atomic_load(&allocations) / (double)iters, len);
+           (double)(wh_arena_allocations() - allocs_before) / (double)iters, len);
 }
 
 static void bench_pipeline_overhead(void)
@@ -119,14 +115,30 @@ static bool wanted(const char *label)
     return !only || strstr(label, only) != NULL;
 }
 
+/* The whole /convert request for the 100-StatefulSet review of ../shared/bench. */
+static void bench_convert_pipeline(void)
+{
+    static const struct wh_route route = {"/convert", WH_ROUTE_CONVERT, NULL, wh_convert_objects,
+                                          NULL, NULL};
+    size_t len = 0;
+    char *body = read_file("test/bench/data/conversion-100.json", &len);
+    wh_bench_pipeline("pipeline: /convert 100 StatefulSets", &route, NULL, body, len);
+    free(body);
+}
+
 int main(void)
 {
     wh_mem_init();
-    json_set_alloc_funcs(counting_malloc, free);
     wh_log_setup(WH_LOG_ERROR, WH_LOG_TEXT);
     printf("kruise-webhook benchmarks (one core, in process)\n");
     bench_pipeline_overhead();
+    bench_convert_pipeline();
     if (wanted("diff"))
         wh_bench_jsonpatch();
+    if (wanted("conver"))
+        wh_bench_conversion();
+    if (wanted("sidecarset"))
+        wh_bench_sidecarset();
+    wh_arena_release();
     return 0;
 }

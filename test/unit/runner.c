@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "log/log.h"
+#include "util/arena.h"
 #include "util/mem.h"
 
 int wh_test_failed_checks;
@@ -102,5 +103,6 @@ int main(int argc, char **argv)
     }
     printf("%d passed, %d failed\n", passed, failed);
     curl_global_cleanup();
+    wh_arena_release();
     return failed ? 1 : 0;
 }

@@ -180,7 +180,7 @@ static void check_400(const char *body, const char *want_in_message)
 
 TEST(dispatch_malformed_reviews_are_400_naming_the_problem)
 {
-    check_400("{\"apiVersion\": ", "malformed JSON at line 1, column 15");
+    check_400("{\"apiVersion\": ", "malformed JSON at line 1, column 16");
     check_400("", "malformed JSON");
     check_400("[]", "body: must be an AdmissionReview object");
     check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/json.h"
 #include "util/jsonparse.h"
 
 static void same_as_jansson(const char *text)
@@ -162,4 +163,35 @@ TEST(jsonparse_round_trips_random_documents)
         json_decref(doc);
         free(text);
     }
+}
+
+TEST(jsonwrite_round_trips_through_jansson)
+{
+    uint32_t seed = 11;
+    for (int i = 0; i < 2000; i++) {
+        json_t *doc = random_value(&seed, 0);
+        char *text = wh_json_dumps(doc);
+        json_error_t jerr;
+        json_t *back = json_loads(text, JSON_DECODE_ANY, &jerr);
+        CHECK(back != NULL);
+        if (back && !json_equal(back, doc)) {
+            CHECK_EQ_JSON(back, doc);
+            fprintf(stderr, "  text: %s\n", text);
+            i = 2000;
+        }
+        json_decref(back);
+        json_decref(doc);
+        free(text);
+    }
+}
+
+TEST(jsonwrite_spelling)
+{
+    json_t *v = wh_test_json("{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u00e9<>&\",\"i\":-12,\"r\":1.0,"
+                             "\"r2\":0.1,\"r3\":1e300,\"a\":[true,false,null,{}],\"o\":{}}");
+    char *text = wh_json_dumps(v);
+    CHECK_EQ_STR(text, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\xc3\xa9<>&\",\"i\":-12,\"r\":1.0,"
+                       "\"r2\":0.1,\"r3\":1e+300,\"a\":[true,false,null,{}],\"o\":{}}");
+    free(text);
+    json_decref(v);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log/log.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/map.h"
@@ -186,6 +187,7 @@ static void collect_key(void *ctx, const char *key)
 /* Steals: in. */
 static struct wh_object *object_new(struct wh_cache *c, json_t *in)
 {
+    wh_arena_pause(); /* everything built here is kept */
     json_t *obj = stripped(in);
     json_decref(in);
     const char *ns = wh_json_meta_str(obj, "namespace");
@@ -227,6 +229,7 @@ static struct wh_object *object_new(struct wh_cache *c, json_t *in)
     o->text_len = strlen(o->text);
     atomic_init(&o->parsed, NULL);
     json_decref(obj);
+    wh_arena_resume();
     return o;
 }
 

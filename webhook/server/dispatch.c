@@ -8,6 +8,8 @@
 #include "conversion/review.h"
 #include "jsonpatch/diff.h"
 #include "log/log.h"
+#include "util/arena.h"
+#include "util/jsonparse.h"
 #include "util/json.h"
 #include "util/mem.h"
 
@@ -130,21 +132,23 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                  size_t len, struct wh_reply *reply)
 {
     memset(reply, 0, sizeof(*reply));
-    json_error_t jerr;
-    /* Duplicate keys: the last one wins, as with the Go decoder upstream uses. */
-    json_t *review = json_loadb(body, len, 0, &jerr);
+    /* The review lives in this request's arena and is never freed value by value: handlers only
+     * read it, and everything that outlives the request is made with the arena paused. */
+    wh_arena_begin();
+    struct wh_jsonparse_error jerr;
+    json_t *review = wh_json_parse(body, len, &jerr);
+    wh_arena_pause();
     if (!review) {
         char msg[320];
         snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr.line,
                  jerr.column, jerr.text);
         reply_error(reply, 400, msg);
-        return;
-    }
-    if (route->kind == WH_ROUTE_CONVERT)
+    } else if (route->kind == WH_ROUTE_CONVERT) {
         dispatch_conversion(route, review, reply);
-    else
+    } else {
         dispatch_admission(route, ctx, review, reply);
-    json_decref(review);
+    }
+    wh_arena_end();
 }
 
 void wh_reply_fini(struct wh_reply *reply)

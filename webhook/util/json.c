@@ -1,10 +1,12 @@
 #include "util/json.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
 
@@ -151,10 +153,145 @@ json_t *wh_json_string_lossy(const char *s)
     return v;
 }
 
+/* Characters that need an escape inside a JSON string: controls, '"' and '\\'. */
+static const unsigned char needs_escape[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
+/* Appends s[0..n) as a JSON string. Plain runs are copied whole: most Kubernetes strings need
+ * no escaping at all. */
+static enum wh_err write_string(struct wh_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    enum wh_err rc = wh_buf_addc(b, '"');
+    const unsigned char *p = (const unsigned char *)s, *end = p + n, *run = p;
+    while (!rc) {
+        while (p < end && !needs_escape[*p])
+            p++;
+        rc = wh_buf_add(b, run, (size_t)(p - run));
+        if (rc || p == end)
+            break;
+        char esc[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+        size_t elen = 2;
+        switch (*p) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        default:
+            elen = 6;
+        }
+        rc = wh_buf_add(b, esc, elen);
+        run = ++p;
+    }
+    return rc ? rc : wh_buf_addc(b, '"');
+}
+
+static enum wh_err write_integer(struct wh_buf *b, json_int_t v)
+{
+    char tmp[24];
+    char *p = tmp + sizeof(tmp);
+    /* Work on the magnitude as unsigned so INT64_MIN needs no special case. */
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return wh_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* The shortest spelling that reads back as the same double, and never one that reads as an
+ * integer (1.0 stays "1.0"). */
+static enum wh_err write_real(struct wh_buf *b, double d)
+{
+    char num[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(num, sizeof(num), "%.*g", prec, d);
+        if (strtod(num, NULL) == d)
+            break;
+    }
+    if (!strpbrk(num, ".eEn")) /* "n": inf and nan cannot be JSON; jansson refuses them too */
+        return wh_buf_printf(b, "%s.0", num);
+    return wh_buf_adds(b, num);
+}
+
+enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
+{
+    enum wh_err rc = WH_OK;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        rc = wh_buf_addc(b, '{');
+        const char *k;
+        json_t *val;
+        bool first = true;
+        json_object_foreach((json_t *)(uintptr_t)v, k, val)
+        {
+            if (rc)
+                break;
+            if (!first)
+                rc = wh_buf_addc(b, ',');
+            first = false;
+            if (!rc)
+                rc = write_string(b, k, strlen(k));
+            if (!rc)
+                rc = wh_buf_addc(b, ':');
+            if (!rc)
+                rc = wh_json_write(b, val);
+        }
+        return rc ? rc : wh_buf_addc(b, '}');
+    }
+    case JSON_ARRAY: {
+        rc = wh_buf_addc(b, '[');
+        size_t n = json_array_size(v);
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (i)
+                rc = wh_buf_addc(b, ',');
+            if (!rc)
+                rc = wh_json_write(b, json_array_get(v, i));
+        }
+        return rc ? rc : wh_buf_addc(b, ']');
+    }
+    case JSON_STRING:
+        return write_string(b, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return write_integer(b, json_integer_value(v));
+    case JSON_REAL:
+        return write_real(b, json_real_value(v));
+    case JSON_TRUE:
+        return wh_buf_adds(b, "true");
+    case JSON_FALSE:
+        return wh_buf_adds(b, "false");
+    case JSON_NULL:
+        return wh_buf_adds(b, "null");
+    }
+    return WH_ERR_INVALID;
+}
+
 char *wh_json_dumps(const json_t *v)
 {
-    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (!s)
-        WH_PANIC("json_dumps failed");
-    return s;
+    struct wh_buf b;
+    wh_buf_init(&b, (size_t)1 << 32);
+    if (wh_json_write(&b, v))
+        WH_PANIC("a JSON value does not serialise");
+    return wh_buf_take(&b, NULL);
 }

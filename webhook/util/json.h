@@ -9,6 +9,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "util/buf.h"
+#include "util/err.h"
+
 /* Returns: borrowed; the string value of o[key], or NULL. */
 const char *wh_json_str(const json_t *o, const char *key);
 /* Returns: borrowed; o[key] if it is an object / array, else NULL. */
@@ -40,7 +43,12 @@ const char *wh_json_type_name(const json_t *v);
  * multi-byte character): invalid bytes become '?'. Returns: new ref, never NULL. */
 json_t *wh_json_string_lossy(const char *s);
 
-/* Serialises compactly. Returns: new string, caller frees. */
+/* Appends v in compact JSON (object keys in their stored order). Much faster than
+ * json_dumps, which spends ~100 instructions per byte; used for every answer. Errors:
+ * WH_ERR_TOO_BIG at b's cap, WH_ERR_INVALID for a real that is not finite. */
+WH_NODISCARD enum wh_err wh_json_write(struct wh_buf *b, const json_t *v);
+
+/* Serialises compactly with wh_json_write. Returns: new string, caller frees. */
 char *wh_json_dumps(const json_t *v);
 
 #endif

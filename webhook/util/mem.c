@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/arena.h"
 #include "util/err.h"
 
 void *wh_xmalloc(size_t n)
@@ -45,7 +46,7 @@ char *wh_xstrndup(const char *s, size_t n)
 
 void wh_mem_init(void)
 {
-    json_set_alloc_funcs(wh_xmalloc, free);
+    wh_arena_install(); /* jansson allocates through wh_xmalloc, or a request's arena */
     /* 0 = a random seed from the OS; done here so no two threads race jansson's lazy seeding. */
     json_object_seed(0);
 }

@@ -1,0 +1,163 @@
+#include "util/arena.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "util/err.h"
+#include "util/mem.h"
+
+#define CHUNK (64 * 1024)
+#define MAX_CHUNK (16 * 1024 * 1024)
+#define ALIGN 16
+
+struct chunk {
+    struct chunk *next;
+    size_t size; /* usable bytes after the header */
+    char data[];
+};
+
+struct arena {
+    struct chunk *chunks; /* newest first; sizes double, so a big request has few chunks */
+    char *cur, *end;
+    size_t used;
+    unsigned long allocations;
+    bool open;
+    int paused;
+};
+
+static _Thread_local struct arena arena;
+
+/* Frees the chunk a thread keeps between requests when that thread exits. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void release_chunks(void *unused)
+{
+    (void)unused;
+    while (arena.chunks) {
+        struct chunk *next = arena.chunks->next;
+        free(arena.chunks);
+        arena.chunks = next;
+    }
+}
+
+static void make_exit_key(void)
+{
+    if (pthread_key_create(&exit_key, release_chunks))
+        WH_PANIC("pthread_key_create failed");
+}
+
+static bool in_arena(const void *p)
+{
+    for (struct chunk *c = arena.chunks; c; c = c->next) {
+        if ((const char *)p >= c->data && (const char *)p < c->data + c->size)
+            return true;
+    }
+    return false;
+}
+
+static void *arena_malloc(size_t n)
+{
+    arena.allocations++;
+    if (!arena.open || arena.paused)
+        return wh_xmalloc(n);
+    size_t need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if ((size_t)(arena.end - arena.cur) < need) {
+        size_t size = arena.chunks && arena.chunks->size < MAX_CHUNK ? arena.chunks->size * 2
+                                                                     : CHUNK;
+        if (size < need)
+            size = need;
+        struct chunk *c = wh_xmalloc(sizeof(*c) + size);
+        c->size = size;
+        c->next = arena.chunks;
+        arena.chunks = c;
+        arena.cur = c->data;
+        arena.end = c->data + size;
+    }
+    void *p = arena.cur;
+    arena.cur += need;
+    arena.used += need;
+    return p;
+}
+
+static void arena_free(void *p)
+{
+    /* Outside a request the arena has no live chunks, so this is a plain free. */
+    if (p && arena.open && in_arena(p))
+        return;
+    free(p);
+}
+
+void wh_arena_install(void)
+{
+    json_set_alloc_funcs(arena_malloc, arena_free);
+}
+
+void wh_arena_begin(void)
+{
+    WH_ASSERT(!arena.open);
+    if (!arena.chunks) {
+        /* Any non-NULL value arms the destructor for this thread. */
+        pthread_once(&exit_once, make_exit_key);
+        pthread_setspecific(exit_key, &arena);
+    }
+    arena.open = true;
+    arena.paused = 0;
+    arena.used = 0;
+    if (arena.chunks) {
+        arena.cur = arena.chunks->data;
+        arena.end = arena.chunks->data + arena.chunks->size;
+    }
+}
+
+void wh_arena_end(void)
+{
+    WH_ASSERT(arena.open);
+    /* Keep the newest regular-size chunk for the next request; big ones go back. */
+    struct chunk *keep = NULL;
+    struct chunk *c = arena.chunks;
+    while (c) {
+        struct chunk *next = c->next;
+        if (!keep && c->size == CHUNK)
+            keep = c;
+        else
+            free(c);
+        c = next;
+    }
+    if (keep)
+        keep->next = NULL;
+    arena.chunks = keep;
+    arena.cur = arena.end = NULL;
+    arena.open = false;
+    arena.paused = 0;
+}
+
+void wh_arena_release(void)
+{
+    WH_ASSERT(!arena.open);
+    release_chunks(NULL);
+}
+
+void wh_arena_pause(void)
+{
+    arena.paused++;
+}
+
+void wh_arena_resume(void)
+{
+    if (arena.paused > 0)
+        arena.paused--;
+}
+
+unsigned long wh_arena_allocations(void)
+{
+    return arena.allocations;
+}
+
+size_t wh_arena_used(void)
+{
+    return arena.used;
+}
