@@ -30,6 +30,7 @@ TEST(quantity_canonical_form)
     check_format("1024Mi", "1Gi", "1Gi");
     check_format("1.5Gi", "1536Mi", "1536Mi");
     check_format("0.5Ki", "512", "512");
+    check_format("0.6Gi", "644245094400m", "644245094400m");
     check_format("1Ei", "1Ei", "1Ei");
     check_format("0.0000000001", "1n", "1m");
     check_format("12345678901234567890", "12345678901234567890", "12345678901234567890");

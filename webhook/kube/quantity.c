@@ -553,13 +553,15 @@ void wh_quantity_format(const struct wh_quantity *q, char *out, size_t outsz)
     if (format == WH_QUANTITY_BINARY_SI) {
         struct wh_quantity lim;
         wh_quantity_set_scaled(&lim, 1024, 0, format);
-        t.neg = false;
-        if (cmp_magnitude(&t, &lim) < 0) {
+        struct wh_quantity probe = t;
+        probe.neg = false;
+        if (cmp_magnitude(&probe, &lim) < 0 || !round_to_scale(&probe, 0)) {
+            /* below 1024, or a fraction: printed as DecimalSI without rounding */
             format = WH_QUANTITY_DECIMAL_SI;
-        } else if (!round_to_scale(&t, 0)) {
-            format = WH_QUANTITY_DECIMAL_SI;
+        } else {
+            probe.neg = q->neg;
+            t = probe;
         }
-        t.neg = q->neg;
     }
     if (format == WH_QUANTITY_BINARY_SI) {
         /* t is an integer now: bring the scale to 0, then take out factors of 1024 */
