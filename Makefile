@@ -88,7 +88,7 @@ $(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(HARNESS): $(BUILD)/obj/test/vectors/harness.o $(TSUP_OBJS) $(OBJS)
+$(HARNESS): $(BUILD)/obj/test/harness/harness.o $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -122,11 +122,11 @@ integration: $(BIN) $(HARNESS)
 	$(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
 
 vectors: $(BIN) $(HARNESS)
-	$(HARNESS) --bin $(BIN) --vectors test/vectors --apiserver test/apiserver/apiserver.py
+	$(HARNESS) --bin $(BIN) --vectors test/vectors
 
-# Against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
+# The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS)
-	$(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG),--apiserver test/apiserver/apiserver.py)
+	$(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG))
 
 SAN_OPT = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:

@@ -731,7 +731,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, counts)
         elif what == "rv" and m == "GET":
             self._send_json(200, {"resourceVersion": str(store.rv), "compacted": str(store.compacted)})
-        elif what in ("reset", "drop-watches", "compact", "requests", "objects", "watches", "rv"):
+        elif what == "bookmark" and m == "POST":
+            # A BOOKMARK with the current resourceVersion on every watch that allows them, now:
+            # lets a test know when a client's caches have seen everything written so far.
+            ws = [w for w in store.all_watchers() if w.allow_bookmarks]
+            for w in ws:
+                store.bookmark(w)
+            self._send_json(200, {"resourceVersion": str(store.rv), "watches": len(ws)})
+        elif what in ("reset", "drop-watches", "compact", "requests", "objects", "watches", "rv",
+                      "bookmark"):
             raise E.method_not_allowed()
         else:
             raise E.no_route()

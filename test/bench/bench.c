@@ -20,7 +20,8 @@
 #include "util/time.h"
 
 /* What a minimal mutating handler does: one annotation, so the pipeline's own cost shows. */
-static enum wh_err annotate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+static enum wh_err annotate(const struct wh_handler_ctx *ctx,
+                            const struct wh_admission_request *req,
                             struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
@@ -90,7 +91,8 @@ void wh_bench_pipeline(const char *label, const struct wh_route *route,
 
 static void bench_pipeline_overhead(void)
 {
-    static const struct wh_route route = {"/bench", WH_ROUTE_MUTATE, annotate, NULL, NULL, NULL};
+    static const struct wh_route route = {
+        .path = "/bench", .kind = WH_ROUTE_MUTATE, .admit = annotate};
     size_t len = 0;
     char *body = read_file("test/bench/data/pod-create.json", &len);
     wh_bench_pipeline("pipeline: pod-create (annotate)", &route, NULL, body, len);
@@ -118,8 +120,8 @@ static bool wanted(const char *label)
 /* The whole /convert request for the 100-StatefulSet review of ../shared/bench. */
 static void bench_convert_pipeline(void)
 {
-    static const struct wh_route route = {"/convert", WH_ROUTE_CONVERT, NULL, wh_convert_objects,
-                                          NULL, NULL};
+    static const struct wh_route route = {
+        .path = "/convert", .kind = WH_ROUTE_CONVERT, .convert = wh_convert_objects};
     size_t len = 0;
     char *body = read_file("test/bench/data/conversion-100.json", &len);
     wh_bench_pipeline("pipeline: /convert 100 StatefulSets", &route, NULL, body, len);

@@ -10,7 +10,8 @@
 #include "util/json.h"
 
 /* Test handlers: the behaviours every real handler builds on. */
-static enum wh_err allow_all(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+static enum wh_err allow_all(const struct wh_handler_ctx *ctx,
+                             const struct wh_admission_request *req,
                              struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
@@ -31,7 +32,8 @@ static enum wh_err deny_always(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-static enum wh_err add_label(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+static enum wh_err add_label(const struct wh_handler_ctx *ctx,
+                             const struct wh_admission_request *req,
                              struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
@@ -61,11 +63,15 @@ static enum wh_err fail(const struct wh_handler_ctx *ctx, const struct wh_admiss
     return wh_errbuf_set(eb, WH_ERR_INTERNAL, "listing sidecarsets failed");
 }
 
-static const struct wh_route r_allow = {"/t-allow", WH_ROUTE_VALIDATE, allow_all, NULL, NULL, NULL};
-static const struct wh_route r_deny = {"/t-deny", WH_ROUTE_VALIDATE, deny_always, NULL, NULL, NULL};
-static const struct wh_route r_mutate = {"/t-mutate", WH_ROUTE_MUTATE, add_label, NULL, NULL, NULL};
-static const struct wh_route r_noop = {"/t-noop", WH_ROUTE_MUTATE, touch_nothing, NULL, NULL, NULL};
-static const struct wh_route r_fail = {"/t-fail", WH_ROUTE_MUTATE, fail, NULL, NULL, NULL};
+static const struct wh_route r_allow = {
+    .path = "/t-allow", .kind = WH_ROUTE_VALIDATE, .admit = allow_all};
+static const struct wh_route r_deny = {
+    .path = "/t-deny", .kind = WH_ROUTE_VALIDATE, .admit = deny_always};
+static const struct wh_route r_mutate = {
+    .path = "/t-mutate", .kind = WH_ROUTE_MUTATE, .admit = add_label};
+static const struct wh_route r_noop = {
+    .path = "/t-noop", .kind = WH_ROUTE_MUTATE, .admit = touch_nothing};
+static const struct wh_route r_fail = {.path = "/t-fail", .kind = WH_ROUTE_MUTATE, .admit = fail};
 
 static const char *review(const char *version)
 {
@@ -94,9 +100,10 @@ static json_t *run(const struct wh_route *route, const char *body, int want_stat
 TEST(dispatch_allow_echoes_uid_and_version)
 {
     json_t *a = run(&r_allow, review("v1"), 200);
-    json_t *want = wh_test_json("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
-                                "\"response\":{\"uid\":\"u-1\",\"allowed\":true,"
-                                "\"status\":{\"metadata\":{},\"code\":200}}}");
+    json_t *want =
+        wh_test_json("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+                     "\"response\":{\"uid\":\"u-1\",\"allowed\":true,"
+                     "\"status\":{\"metadata\":{},\"code\":200}}}");
     CHECK_EQ_JSON(a, want);
     json_decref(a);
     json_decref(want);
@@ -186,10 +193,12 @@ TEST(dispatch_malformed_reviews_are_400_naming_the_problem)
     check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}",
               "request: required");
     check_400("{\"kind\":\"AdmissionReview\",\"request\":{}}", "apiVersion: required");
-    check_400("{\"apiVersion\":\"admission.k8s.io/v2\",\"kind\":\"AdmissionReview\",\"request\":{}}",
-              "unsupported \"admission.k8s.io/v2\"");
-    check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{}}",
-              "request.uid: required");
+    check_400(
+        "{\"apiVersion\":\"admission.k8s.io/v2\",\"kind\":\"AdmissionReview\",\"request\":{}}",
+        "unsupported \"admission.k8s.io/v2\"");
+    check_400(
+        "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{}}",
+        "request.uid: required");
     check_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
               "{\"uid\":5}}",
               "request.uid: must be a string, not number");
@@ -228,8 +237,7 @@ static enum wh_err upper_kind(const char *desired, const json_t *objects, json_t
     return WH_OK;
 }
 
-static enum wh_err refuse(const char *desired, const json_t *objects, json_t **out,
-                          char **message)
+static enum wh_err refuse(const char *desired, const json_t *objects, json_t **out, char **message)
 {
     (void)desired;
     (void)objects;
@@ -240,8 +248,10 @@ static enum wh_err refuse(const char *desired, const json_t *objects, json_t **o
 
 TEST(dispatch_conversion_review_codec)
 {
-    static const struct wh_route conv = {"/convert", WH_ROUTE_CONVERT, NULL, upper_kind, NULL, NULL};
-    static const struct wh_route bad = {"/convert", WH_ROUTE_CONVERT, NULL, refuse, NULL, NULL};
+    static const struct wh_route conv = {
+        .path = "/convert", .kind = WH_ROUTE_CONVERT, .convert = upper_kind};
+    static const struct wh_route bad = {
+        .path = "/convert", .kind = WH_ROUTE_CONVERT, .convert = refuse};
     const char *body = "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\","
                        "\"request\":{\"uid\":\"c-1\",\"desiredAPIVersion\":\"x/v2\",\"objects\":"
                        "[{\"apiVersion\":\"x/v1\",\"n\":1},{\"apiVersion\":\"x/v1\",\"n\":2}]}}";

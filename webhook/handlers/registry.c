@@ -9,40 +9,41 @@
 #include "handlers/sidecarset_validate.h"
 
 static const struct wh_route routes[] = {
-    /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches)} */
-    {"/convert", WH_ROUTE_CONVERT, NULL, wh_convert_objects, NULL, NULL},
+    /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches), areas} */
+    {"/convert", WH_ROUTE_CONVERT, NULL, wh_convert_objects, NULL, NULL, NULL},
     {"/mutate-apps-kruise-io-sidecarset", WH_ROUTE_MUTATE, wh_sidecarset_mutate_admit, NULL, NULL,
-     NULL},
+     NULL, NULL},
+    /* Of the sub-handlers upstream runs here, only SidecarSet injection exists so far. */
     {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_mutate_enabled,
-     wh_pod_mutate_setup},
+     wh_pod_mutate_setup, "sidecarset"},
     {"/validate-apps-deployment", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
-     wh_dp_setup},
+     wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
-     wh_dp_setup},
+     wh_dp_setup, NULL},
     /* Same setup function as /mutate-pod, so the shared SidecarSet caches are declared once. */
     {"/validate-apps-kruise-io-sidecarset", WH_ROUTE_VALIDATE, wh_sidecarset_validate_admit, NULL,
-     NULL, wh_pod_mutate_setup},
+     NULL, wh_pod_mutate_setup, NULL},
     {"/validate-apps-kruise-io-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_advanced_statefulset,
-     NULL, NULL, wh_dp_setup},
+     NULL, NULL, wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
-     NULL, NULL, wh_dp_setup},
+     NULL, NULL, wh_dp_setup, NULL},
     /* The Helm chart's older names of the two paths above (spec deletion-protection 3). */
     {"/validate-apps-kruise-io-v1alpha1-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL,
-     NULL, wh_dp_setup},
+     NULL, wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-v1alpha1-uniteddeployment", WH_ROUTE_VALIDATE,
-     wh_dp_admit_uniteddeployment, NULL, NULL, wh_dp_setup},
+     wh_dp_admit_uniteddeployment, NULL, NULL, wh_dp_setup, NULL},
     {"/validate-apps-replicaset", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
-     wh_dp_setup},
+     wh_dp_setup, NULL},
     {"/validate-apps-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
-     wh_dp_setup},
+     wh_dp_setup, NULL},
     {"/validate-customresourcedefinition", WH_ROUTE_VALIDATE, wh_dp_admit_crd, NULL, NULL,
-     wh_dp_setup},
+     wh_dp_setup, NULL},
     {"/validate-ingress", WH_ROUTE_VALIDATE, wh_dp_admit_ingress, NULL,
-     wh_dp_enabled_service_ingress, wh_dp_setup},
-    {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup},
+     wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
+    {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup, NULL},
     {"/validate-service", WH_ROUTE_VALIDATE, wh_dp_admit_service, NULL,
-     wh_dp_enabled_service_ingress, wh_dp_setup},
-    {NULL, WH_ROUTE_VALIDATE, NULL, NULL, NULL, NULL},
+     wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
+    {NULL, WH_ROUTE_VALIDATE, NULL, NULL, NULL, NULL, NULL},
 };
 
 const struct wh_route *wh_routes_all(size_t *count)
@@ -61,6 +62,21 @@ const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *p
             return r;
     }
     return NULL;
+}
+
+bool wh_route_covers(const struct wh_route *route, const char *area)
+{
+    if (!route->areas)
+        return true;
+    size_t n = strlen(area);
+    for (const char *p = route->areas; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, area, n) == 0)
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
 }
 
 enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,

@@ -48,6 +48,10 @@ struct wh_route {
      * The server is ready only once every declared cache has synced. */
     enum wh_err (*setup)(struct wh_cluster *cluster, const struct wh_config *cfg,
                          struct wh_errbuf *eb);
+    /* For a path that several specs share (/mutate-pod: SidecarSet, WorkloadSpread, PUB): the
+     * spec areas implemented so far, comma-separated ("sidecarset"). NULL: all of them. The
+     * vector harness skips vectors of the areas not listed. */
+    const char *areas;
 };
 
 /* Returns: the static table of every route the server knows, in a stable order. */
@@ -55,6 +59,9 @@ const struct wh_route *wh_routes_all(size_t *count);
 
 /* Returns: the route for path among those enabled by cfg, or NULL. */
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path);
+
+/* True when route implements spec area (a folder of test/vectors: "sidecarset", ...). */
+bool wh_route_covers(const struct wh_route *route, const char *area);
 
 /* Runs the setup of every route enabled by cfg (a setup shared by several routes runs once). */
 WH_NODISCARD enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,

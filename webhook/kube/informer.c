@@ -25,7 +25,7 @@ struct wh_informer {
     atomic_bool stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct wh_metric *m_relists, *m_watches, *m_errors, *m_objects;
+    struct wh_metric *m_relists, *m_watches, *m_errors, *m_objects, *m_rv;
     unsigned int seed;
 };
 
@@ -69,6 +69,12 @@ static void set_rv(struct wh_informer *inf, const char *rv)
         return;
     free(inf->rv);
     inf->rv = wh_xstrdup(rv);
+    /* resourceVersions are opaque, but etcd's are integers: exported when they parse, so a
+     * test (or an operator) can tell how far this cache has caught up. */
+    char *end = NULL;
+    double n = strtod(rv, &end);
+    if (end && *end == '\0')
+        wh_metric_set(inf->m_rv, n);
 }
 
 static enum wh_err collect(void *arg, json_t *item)
@@ -222,6 +228,9 @@ enum wh_err wh_informer_start(struct wh_kube_client *client, struct wh_cache *ca
                                        "Failed lists and watches per cache.", labels);
     inf->m_objects = wh_metrics_gauge("kruise_webhook_cache_objects", "Objects held per cache.",
                                       labels);
+    inf->m_rv = wh_metrics_gauge("kruise_webhook_informer_resource_version",
+                                 "The last resourceVersion each cache has seen (when numeric).",
+                                 labels);
     if (pthread_create(&inf->thread, NULL, informer_main, inf) != 0) {
         wh_informer_stop(inf);
         return WH_ERR_INTERNAL;

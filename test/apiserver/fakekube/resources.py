@@ -112,6 +112,8 @@ def _builtin():
         R("", "v1", "secrets", "secret", "Secret", True, fields={"type": ["type"]}),
         R("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", True, ["pvc"],
           status=True, return_deleted=True),
+        R("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", False, ["pv"], status=True,
+          return_deleted=True),
         R("", "v1", "events", "event", "Event", True, ["ev"], fields=_EVENT_FIELDS),
         R("apps", "v1", "deployments", "deployment", "Deployment", True, ["deploy"], status=True,
           generation=True, categories=["all"]),

@@ -1,0 +1,681 @@
+/* The vector harness: every vector under test/vectors/<area>/ through the real binary over
+ * HTTPS against an API server.
+ *
+ *   vector-harness --bin build/kruise-webhook --vectors test/vectors            (fake API server)
+ *   vector-harness --bin ... --vectors ... --kubeconfig ~/.kube/config          (a real cluster)
+ *   ... [-v] [name-substring ...]
+ *
+ * For each set of feature gates one server is started (standalone certificates for 127.0.0.1,
+ * URL mode, pointed at the API server) and reused: per vector the API server is reset, the
+ * vector's `cluster` objects are created (status included), the harness waits until the
+ * server's caches have seen them, sends the request, and checks the answer with
+ * test/support/vector.c (clusterAfter is read back from the API server). One line per failing
+ * vector with its diff; the last line is "N passed, N failed, N skipped", skipped being vectors
+ * whose endpoint, or whose feature at that endpoint, is not implemented, listed by folder. */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "handlers/registry.h"
+#include "kube/client.h"
+#include "log/log.h"
+#include "kube/resource.h"
+#include "test/support/apiserver_proc.h"
+#include "test/support/vector.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/jsonparse.h"
+#include "util/mem.h"
+#include "util/str.h"
+#include "util/time.h"
+
+extern char **environ;
+
+struct harness {
+    char *bin;
+    const char *kubeconfig; /* a real cluster; NULL = the fake API server */
+    bool verbose;
+    struct wh_apiserver *fake;
+    char *kubeconfig_path;
+    struct wh_kube_client *client;
+    char tmp[256];
+    char cert_dir[320];
+    char ca_file[400];
+};
+
+struct server {
+    pid_t pid;
+    int port, health_port, metrics_port;
+    char log_path[400];
+};
+
+/* --- small HTTP helper (libcurl) ------------------------------------------------------- */
+
+static size_t collect(char *p, size_t size, size_t n, void *arg)
+{
+    return wh_buf_add(arg, p, size * n) ? 0 : size * n;
+}
+
+/* GET or POST url; returns the HTTP status (0 when no answer) and the body in out. */
+static long http(const char *url, const char *body, const char *ca_file, struct wh_buf *out)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 20000L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (ca_file)
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    }
+    long code = 0;
+    if (curl_easy_perform(c) == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_slist_free_all(hdrs);
+    curl_easy_cleanup(c);
+    return code;
+}
+
+/* --- the server under test ------------------------------------------------------------- */
+
+/* Runs argv to completion with its standard output discarded. */
+static int run_wait(char *const argv[])
+{
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool read_ports(struct server *s)
+{
+    FILE *f = fopen(s->log_path, "r");
+    if (!f)
+        return false;
+    char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        const char *p = strstr(line, "listening https=");
+        if (p)
+            found = sscanf(p, "listening https=%d health=%d metrics=%d", &s->port, &s->health_port,
+                           &s->metrics_port) == 3;
+    }
+    fclose(f);
+    return found;
+}
+
+static void print_log_tail(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, n > 3000 ? n - 3000 : 0, SEEK_SET);
+    char buf[3001];
+    size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[got] = '\0';
+    fprintf(stderr, "--- server log (end) ---\n%s\n", buf);
+    fclose(f);
+}
+
+static enum wh_err server_start(struct harness *h, const char *gates, struct server *s)
+{
+    memset(s, 0, sizeof(*s));
+    static int serial;
+    snprintf(s->log_path, sizeof(s->log_path), "%s/server-%d.log", h->tmp, ++serial);
+    char gate_flag[2048];
+    snprintf(gate_flag, sizeof(gate_flag), "--feature-gates=%s", gates);
+    char *argv[] = {h->bin,
+                    "--kubeconfig",
+                    h->kubeconfig_path,
+                    gate_flag,
+                    "--port",
+                    "0",
+                    "--webhook-host",
+                    "127.0.0.1",
+                    "--cert-writer",
+                    "fs",
+                    "--cert-dir",
+                    h->cert_dir,
+                    "--health-addr",
+                    "127.0.0.1:0",
+                    "--metrics-addr",
+                    "127.0.0.1:0",
+                    "--log-format",
+                    "text",
+                    "--log-level",
+                    h->verbose ? "debug" : "info",
+                    NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    int rc = posix_spawn(&s->pid, h->bin, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        fprintf(stderr, "harness: cannot start %s: %s\n", h->bin, strerror(rc));
+        return WH_ERR_IO;
+    }
+    /* Ports from the log, then /readyz: every cache has listed. */
+    int64_t deadline = wh_time_mono_ns() + 30LL * 1000000000;
+    while (!read_ports(s) && wh_time_mono_ns() < deadline) {
+        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+            s->pid = 0;
+            break;
+        }
+        wh_time_sleep_ms(10);
+    }
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/readyz", s->health_port);
+    while (s->pid && s->health_port && wh_time_mono_ns() < deadline) {
+        struct wh_buf b;
+        wh_buf_init(&b, 4096);
+        long code = http(url, NULL, NULL, &b);
+        wh_buf_fini(&b);
+        if (code == 200)
+            return WH_OK;
+        wh_time_sleep_ms(20);
+    }
+    fprintf(stderr, "harness: the server with gates \"%s\" did not become ready\n", gates);
+    print_log_tail(s->log_path);
+    return WH_ERR_TIMEOUT;
+}
+
+/* SIGTERM and wait: a non-zero exit (a crash, a sanitizer report) is a failure. */
+static bool server_stop(struct server *s)
+{
+    if (!s->pid)
+        return false;
+    kill(s->pid, SIGTERM);
+    int status = 0;
+    waitpid(s->pid, &status, 0);
+    s->pid = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return true;
+    fprintf(stderr, "harness: the server exited with status %d\n",
+            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    print_log_tail(s->log_path);
+    return false;
+}
+
+/* --- cluster state ---------------------------------------------------------------------- */
+
+/* The plural of a kind: the catalogue, else the API server's discovery of that group/version. */
+static enum wh_err resource_for(struct harness *h, const char *api_version, const char *kind,
+                                char *group, size_t gsz, const char **version, char *plural,
+                                size_t psz, bool *namespaced)
+{
+    const char *slash = strchr(api_version, '/');
+    snprintf(group, gsz, "%.*s", slash ? (int)(slash - api_version) : 0, api_version);
+    *version = slash ? slash + 1 : api_version;
+    enum wh_resource_id id = wh_resource_by_kind(group, kind);
+    if (id < WH_RES_COUNT) {
+        snprintf(plural, psz, "%s", wh_resource_get(id)->resource);
+        *namespaced = wh_resource_get(id)->namespaced;
+        return WH_OK;
+    }
+    char path[512];
+    snprintf(path, sizeof(path), group[0] ? "/apis/%s" : "/api", api_version);
+    json_t *list = NULL;
+    struct wh_kube_status st = {0};
+    enum wh_err rc = wh_kube_get(h->client, path, &list, &st);
+    if (rc)
+        return rc;
+    rc = WH_ERR_NOT_FOUND;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(list, "resources"), i, r)
+    {
+        if (wh_str_eq(wh_json_str(r, "kind"), kind) && !strchr(wh_json_str(r, "name"), '/')) {
+            snprintf(plural, psz, "%s", wh_json_str(r, "name"));
+            *namespaced = wh_json_bool(r, "namespaced");
+            rc = WH_OK;
+            break;
+        }
+    }
+    json_decref(list);
+    return rc;
+}
+
+static enum wh_err fetch_api(void *arg, const char *api_version, const char *kind, const char *ns,
+                             const char *name, json_t **out)
+{
+    struct harness *h = arg;
+    char group[128], plural[128], path[512];
+    const char *version = NULL;
+    bool namespaced = false;
+    enum wh_err rc = resource_for(h, api_version ? api_version : "", kind ? kind : "", group,
+                                  sizeof(group), &version, plural, sizeof(plural), &namespaced);
+    if (!rc)
+        rc = wh_kube_path(path, sizeof(path), group, version, plural, namespaced ? ns : NULL, name,
+                          NULL);
+    if (rc)
+        return rc;
+    struct wh_kube_status st = {0};
+    return wh_kube_get(h->client, path, out, &st);
+}
+
+/* Fake API server: reset, bulk-load the vector's objects (status included), force a bookmark.
+ * Returns the resourceVersion the caches must reach. */
+static enum wh_err setup_fake(struct harness *h, const struct wh_vec *v, long long *target,
+                              struct wh_buf *diff)
+{
+    struct wh_errbuf eb = {{0}};
+    enum wh_err rc = wh_apiserver_control(h->fake, "POST", "reset", NULL, NULL, &eb);
+    if (!rc && v->cluster && json_array_size(v->cluster)) {
+        char *body = wh_json_dumps(v->cluster);
+        rc = wh_apiserver_control(h->fake, "POST", "objects", body, NULL, &eb);
+        free(body);
+    }
+    json_t *bm = NULL;
+    if (!rc)
+        rc = wh_apiserver_control(h->fake, "POST", "bookmark", NULL, &bm, &eb);
+    if (rc) {
+        if (wh_buf_printf(diff, "cluster setup failed: %s\n", eb.msg))
+            (void)0;
+        json_decref(bm);
+        return rc;
+    }
+    *target = strtoll(wh_json_str(bm, "resourceVersion") ? wh_json_str(bm, "resourceVersion") : "0",
+                      NULL, 10);
+    json_decref(bm);
+    return WH_OK;
+}
+
+/* A real cluster: create each object (then its status), remembering them for cleanup. */
+static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t *created,
+                              struct wh_buf *diff)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach((json_t *)(uintptr_t)v->cluster, i, o)
+    {
+        char group[128], plural[128], path[512];
+        const char *version = NULL;
+        bool namespaced = false;
+        const char *ns = wh_json_meta_str(o, "namespace");
+        enum wh_err rc =
+            resource_for(h, wh_json_str(o, "apiVersion"), wh_json_str(o, "kind"), group,
+                         sizeof(group), &version, plural, sizeof(plural), &namespaced);
+        if (!rc)
+            rc = wh_kube_path(path, sizeof(path), group, version, plural,
+                              namespaced ? (ns ? ns : "default") : NULL, NULL, NULL);
+        json_t *stored = NULL;
+        struct wh_kube_status st = {0};
+        if (!rc)
+            rc = wh_kube_create(h->client, path, o, &stored, &st);
+        if (!rc && json_object_get(o, "status")) {
+            json_t *with_status = json_deep_copy(stored);
+            json_object_set(with_status, "status", json_object_get(o, "status"));
+            char spath[600];
+            snprintf(spath, sizeof(spath), "%s/%s/status", path, wh_json_meta_str(o, "name"));
+            json_decref(stored);
+            stored = NULL;
+            rc = wh_kube_update(h->client, spath, with_status, &stored, &st);
+            json_decref(with_status);
+        }
+        if (rc) {
+            if (wh_buf_printf(diff, "creating %s %s failed: %s\n", wh_json_str(o, "kind"),
+                              wh_json_meta_str(o, "name"), st.message))
+                (void)0;
+            json_decref(stored);
+            return rc;
+        }
+        json_object_set_new(stored, "_path", json_string(path));
+        json_array_append_new(created, stored);
+    }
+    /* No forced bookmarks on a real cluster: give the watches a moment. */
+    wh_time_sleep_ms(1500);
+    return WH_OK;
+}
+
+static void cleanup_real(struct harness *h, json_t *created)
+{
+    for (size_t i = json_array_size(created); i-- > 0;) {
+        json_t *o = json_array_get(created, i);
+        char path[700];
+        snprintf(path, sizeof(path), "%s/%s", wh_json_str(o, "_path"), wh_json_meta_str(o, "name"));
+        struct wh_kube_status st = {0};
+        if (wh_kube_delete(h->client, path, NULL, &st) && st.code != 404)
+            fprintf(stderr, "harness: cleanup of %s failed: %s\n", path, st.message);
+    }
+}
+
+/* Waits until every informer of the server reports a resourceVersion >= target. */
+static bool wait_synced(const struct server *s, long long target)
+{
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", s->metrics_port);
+    int64_t deadline = wh_time_mono_ns() + 10LL * 1000000000;
+    while (wh_time_mono_ns() < deadline) {
+        struct wh_buf b;
+        wh_buf_init(&b, 16 << 20);
+        bool behind = http(url, NULL, NULL, &b) != 200;
+        const char *p = b.data;
+        static const char name[] = "kruise_webhook_informer_resource_version{";
+        while (!behind && p && (p = strstr(p, name)) != NULL) {
+            const char *sp = strchr(p, ' ');
+            behind = !sp || strtod(sp + 1, NULL) < (double)target;
+            p = sp;
+        }
+        wh_buf_fini(&b);
+        if (!behind)
+            return true;
+        wh_time_sleep_ms(2);
+    }
+    return false;
+}
+
+/* --- one vector --------------------------------------------------------------------------- */
+
+static bool run_vector(struct harness *h, const struct server *s, const struct wh_vec *v,
+                       struct wh_buf *diff)
+{
+    json_t *created = json_array();
+    long long target = 0;
+    bool ok = false;
+    json_t *review = NULL, *answer = NULL;
+    if (h->fake) {
+        if (setup_fake(h, v, &target, diff))
+            goto out;
+        if (!wait_synced(s, target)) {
+            if (wh_buf_printf(diff, "the server's caches did not reach resourceVersion %lld\n",
+                              target))
+                (void)0;
+            goto out;
+        }
+    } else if (v->cluster && setup_real(h, v, created, diff)) {
+        goto out;
+    }
+    review = wh_vec_review(v);
+    char *body = wh_json_dumps(review);
+    char url[512];
+    snprintf(url, sizeof(url), "https://127.0.0.1:%d%s", s->port, v->endpoint);
+    struct wh_buf resp;
+    wh_buf_init(&resp, 64 << 20);
+    long code = http(url, body, h->ca_file, &resp);
+    free(body);
+    if (code != 200) {
+        if (wh_buf_printf(diff, "HTTP %ld: %.300s\n", code, resp.data ? resp.data : "(no answer)"))
+            (void)0;
+        wh_buf_fini(&resp);
+        goto out;
+    }
+    answer = wh_json_parse(resp.data ? resp.data : "", resp.len, NULL);
+    wh_buf_fini(&resp);
+    if (!answer) {
+        if (wh_buf_adds(diff, "the answer is not JSON\n"))
+            (void)0;
+        goto out;
+    }
+    ok = wh_vec_check(v, answer, fetch_api, h, diff);
+out:
+    if (!h->fake)
+        cleanup_real(h, created);
+    json_decref(created);
+    json_decref(review);
+    json_decref(answer);
+    return ok;
+}
+
+/* --- main --------------------------------------------------------------------------------- */
+
+struct loaded {
+    struct wh_vec v;
+    char *gates;
+    bool skip;
+};
+
+/* Implemented: some route serves the endpoint and covers the vector's area (/mutate-pod
+ * exists for SidecarSets before it does anything for WorkloadSpreads). */
+static bool implemented(const struct wh_vec *v)
+{
+    size_t n = 0;
+    const struct wh_route *all = wh_routes_all(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(all[i].path, v->endpoint) == 0 && wh_route_covers(&all[i], v->area))
+            return true;
+    }
+    return false;
+}
+
+static int cmp_loaded(const void *a, const void *b)
+{
+    const struct loaded *x = a, *y = b;
+    int r = strcmp(x->gates, y->gates);
+    return r ? r : strcmp(x->v.path, y->v.path);
+}
+
+static struct loaded *load_all(const char *root, int argc, char **names, size_t *count)
+{
+    size_t n = 0, cap = 64;
+    struct loaded *all = wh_xcalloc(cap, sizeof(*all));
+    DIR *d = opendir(root);
+    if (!d) {
+        fprintf(stderr, "harness: cannot open %s: %s\n", root, strerror(errno));
+        exit(2);
+    }
+    char **areas = NULL;
+    size_t nareas = 0;
+    for (struct dirent *de = readdir(d); de; de = readdir(d)) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
+        struct stat st;
+        if (de->d_name[0] == '.' || stat(path, &st) || !S_ISDIR(st.st_mode))
+            continue;
+        areas = wh_xrealloc(areas, (nareas + 1) * sizeof(*areas));
+        areas[nareas++] = wh_xstrdup(path);
+    }
+    closedir(d);
+    for (size_t a = 0; a < nareas; a++) {
+        size_t nfiles = 0;
+        char **files = wh_vec_list_dir(areas[a], &nfiles);
+        for (size_t f = 0; f < nfiles; f++) {
+            bool wanted = argc == 0;
+            for (int i = 0; i < argc; i++)
+                wanted |= strstr(files[f], names[i]) != NULL;
+            struct wh_errbuf eb = {{0}};
+            if (wanted) {
+                if (n == cap) {
+                    cap *= 2;
+                    all = wh_xrealloc(all, cap * sizeof(*all));
+                }
+                if (wh_vec_load(files[f], &all[n].v, &eb)) {
+                    fprintf(stderr, "FAIL %s: %s\n", files[f], eb.msg);
+                    exit(1);
+                }
+                all[n].gates = wh_vec_gates(&all[n].v);
+                all[n].skip = !implemented(&all[n].v);
+                n++;
+            }
+            free(files[f]);
+        }
+        free(files);
+        free(areas[a]);
+    }
+    free(areas);
+    qsort(all, n, sizeof(*all), cmp_loaded);
+    *count = n;
+    return all;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: vector-harness --bin BIN --vectors DIR [--kubeconfig FILE] [-v] "
+                    "[name-substring ...]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    wh_mem_init();
+    wh_log_setup(WH_LOG_WARN, WH_LOG_TEXT);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    signal(SIGPIPE, SIG_IGN);
+    struct harness h = {0};
+    const char *root = NULL;
+    char **names = wh_xcalloc((size_t)argc, sizeof(*names));
+    int nnames = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--bin") == 0 && i + 1 < argc)
+            h.bin = argv[++i];
+        else if (strcmp(argv[i], "--vectors") == 0 && i + 1 < argc)
+            root = argv[++i];
+        else if (strcmp(argv[i], "--kubeconfig") == 0 && i + 1 < argc)
+            h.kubeconfig = argv[++i];
+        else if (strcmp(argv[i], "--apiserver") == 0 && i + 1 < argc)
+            setenv("WH_APISERVER", argv[++i], 1);
+        else if (strcmp(argv[i], "-v") == 0)
+            h.verbose = true;
+        else if (argv[i][0] == '-')
+            usage();
+        else
+            names[nnames++] = argv[i];
+    }
+    if (!h.bin || !root)
+        usage();
+
+    size_t n = 0;
+    struct loaded *all = load_all(root, nnames, names, &n);
+
+    snprintf(h.tmp, sizeof(h.tmp), "/tmp/wh-harness-XXXXXX");
+    if (!mkdtemp(h.tmp)) {
+        perror("harness: mkdtemp");
+        return 2;
+    }
+    snprintf(h.cert_dir, sizeof(h.cert_dir), "%s/certs", h.tmp);
+    snprintf(h.ca_file, sizeof(h.ca_file), "%s/ca-cert.pem", h.cert_dir);
+    char *gen[] = {h.bin,    "certs",     "generate", "--out", h.cert_dir,
+                   "--host", "127.0.0.1", "--ecdsa",  NULL};
+    if (run_wait(gen) != 0) {
+        fprintf(stderr, "harness: %s certs generate failed\n", h.bin);
+        return 2;
+    }
+
+    struct wh_errbuf eb = {{0}};
+    if (h.kubeconfig) {
+        h.kubeconfig_path = wh_xstrdup(h.kubeconfig);
+    } else {
+        const char *extra[] = {"--bookmark-interval", "0", NULL};
+        struct wh_apiserver_opts ao = {
+            .token = "harness-token", .kruise_crds = true, .extra_args = extra};
+        if (wh_apiserver_start(&ao, &h.fake, &eb)) {
+            fprintf(stderr, "harness: the fake API server did not start: %s\n", eb.msg);
+            return 2;
+        }
+        struct wh_kc_opts ko = {
+            .auth = WH_KC_AUTH_TOKEN, .ca = WH_KC_CA_DATA, .token = "harness-token"};
+        if (wh_apiserver_write_kubeconfig(h.fake, &ko, NULL, &h.kubeconfig_path, &eb)) {
+            fprintf(stderr, "harness: %s\n", eb.msg);
+            return 2;
+        }
+    }
+    struct wh_kube_opts kopts = {
+        .kubeconfig = h.kubeconfig_path, .timeout_ms = 20000, .max_retries = 2};
+    if (wh_kube_client_new(&kopts, &h.client, &eb)) {
+        fprintf(stderr, "harness: %s\n", eb.msg);
+        return 2;
+    }
+
+    int passed = 0, failed = 0, skipped = 0;
+    struct wh_buf skipped_by_area;
+    wh_buf_init(&skipped_by_area, 1 << 16);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && strcmp(all[j].gates, all[i].gates) == 0)
+            j++;
+        bool any = false;
+        for (size_t k = i; k < j; k++)
+            any |= !all[k].skip;
+        struct server s = {0};
+        bool up = any && server_start(&h, all[i].gates, &s) == WH_OK;
+        for (size_t k = i; k < j; k++) {
+            struct loaded *l = &all[k];
+            if (l->skip) {
+                skipped++;
+                continue;
+            }
+            struct wh_buf diff;
+            wh_buf_init(&diff, 1 << 16);
+            int64_t t0 = wh_time_mono_ns();
+            bool ok = up && run_vector(&h, &s, &l->v, &diff);
+            if (ok) {
+                passed++;
+                if (h.verbose)
+                    printf("ok   %s/%s (%.1f ms)\n", l->v.area, l->v.name,
+                           (double)(wh_time_mono_ns() - t0) / 1e6);
+            } else {
+                failed++;
+                printf("FAIL %s/%s [%s]%s\n%s", l->v.area, l->v.name,
+                       l->gates[0] ? l->gates : "default gates", up ? "" : ": no server",
+                       diff.data ? diff.data : "");
+            }
+            wh_buf_fini(&diff);
+        }
+        if (up && !server_stop(&s)) {
+            failed++;
+            printf("FAIL the server for gates [%s] did not stop cleanly\n", all[i].gates);
+        }
+        i = j;
+    }
+    /* Skipped vectors, counted per folder. */
+    for (size_t i = 0; i < n; i++) {
+        if (!all[i].skip)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i; k++)
+            seen |= all[k].skip && strcmp(all[k].v.area, all[i].v.area) == 0;
+        if (seen)
+            continue;
+        int count = 0;
+        for (size_t k = i; k < n; k++)
+            count += all[k].skip && strcmp(all[k].v.area, all[i].v.area) == 0;
+        if (wh_buf_printf(&skipped_by_area, "%s%s %d", skipped_by_area.len ? ", " : "",
+                          all[i].v.area, count))
+            (void)0;
+    }
+    if (skipped)
+        printf("skipped (not implemented yet): %s\n", skipped_by_area.data);
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+
+    wh_buf_fini(&skipped_by_area);
+    for (size_t i = 0; i < n; i++) {
+        wh_vec_fini(&all[i].v);
+        free(all[i].gates);
+    }
+    free(all);
+    free(names);
+    wh_kube_client_free(h.client);
+    wh_apiserver_stop(h.fake);
+    free(h.kubeconfig_path);
+    char *rm[] = {"/bin/rm", "-rf", h.tmp, NULL};
+    if (!failed)
+        run_wait(rm);
+    else
+        fprintf(stderr, "harness: logs kept in %s\n", h.tmp);
+    wh_arena_release();
+    curl_global_cleanup();
+    return failed ? 1 : 0;
+}
