@@ -26,6 +26,7 @@ import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
+HARNESS = None
 TESTS = []
 
 
@@ -45,7 +46,7 @@ def check(cond, what):
 
 def gen_certs(directory, host="127.0.0.1"):
     """A throwaway CA and serving certificate, made by the project's own certs/ code."""
-    subprocess.run([BIN, "certs", "generate", "--out", directory, "--host", host],
+    subprocess.run([BIN, "certs", "generate", "--out", directory, "--host", host, "--ecdsa"],
                    check=True, stdout=subprocess.DEVNULL)
 
 
@@ -509,6 +510,90 @@ def grace_period_bounds_the_drain(tmp):
         s.stop()
 
 
+def write_state(tmp, objects):
+    d = os.path.join(tmp, "state")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "objects.json"), "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
+    return d
+
+
+@test
+def real_handlers_allow_deny_and_patch(tmp):
+    state = write_state(tmp, [
+        {"apiVersion": "apps.kruise.io/v1beta1", "kind": "SidecarSet",
+         "metadata": {"name": "log-agent"},
+         "spec": {"selector": {"matchLabels": {"app": "web"}},
+                  "containers": [{"name": "log-agent", "image": "busybox:1.36",
+                                  "podInjectPolicy": "BeforeAppContainer"}]}},
+    ])
+    s = Server(tmp, args=["--state", state, "--feature-gates", "ResourcesDeletionProtection=true"])
+    try:
+        ns = {"apiVersion": "v1", "kind": "Namespace",
+              "metadata": {"name": "prod", "labels": {"policy.kruise.io/delete-protection": "Always"}}}
+        for api in ("v1", "v1beta1"):
+            review = admission_review(old=ns, operation="DELETE", kind="Namespace",
+                                      resource="namespaces", namespace="", name="prod", api=api,
+                                      options_kind="DeleteOptions")
+            st, _, body = s.request("POST", "/validate-namespace", body=review)
+            ans = json.loads(body)
+            check(st == 200 and ans["apiVersion"] == "admission.k8s.io/" + api,
+                  "answered in %s: %s" % (api, body))
+            r = ans["response"]
+            check(r["uid"] == review["request"]["uid"], "uid echoed")
+            check(r["allowed"] is False and r["status"]["code"] == 403
+                  and "delete-protection" in r["status"]["message"], "denied: %s" % r)
+        ns["metadata"]["labels"] = {}
+        review = admission_review(old=ns, operation="DELETE", kind="Namespace", resource="namespaces",
+                                  namespace="", name="prod", options_kind="DeleteOptions")
+        r = json.loads(s.request("POST", "/validate-namespace", body=review)[2])["response"]
+        check(r["allowed"] is True and "patch" not in r, "unprotected namespace allowed: %s" % r)
+
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "web-0", "namespace": "default", "labels": {"app": "web"}},
+               "spec": {"containers": [{"name": "app", "image": "nginx"}]}}
+        r = json.loads(s.request("POST", "/mutate-pod", body=admission_review(obj=pod))[2])["response"]
+        check(r["allowed"] is True and r.get("patchType") == "JSONPatch", "patched: %s" % r)
+        patched = apply_patch(pod, json.loads(base64.b64decode(r["patch"])))
+        names = [c["name"] for c in patched["spec"]["containers"]]
+        check(names == ["log-agent", "app"], "sidecar injected before the app: %s" % names)
+        check(patched["metadata"]["annotations"].get("kruise.io/sidecarset-injected-list") == "log-agent",
+              "injected list annotation: %s" % patched["metadata"].get("annotations"))
+        pod["metadata"]["labels"]["app"] = "db"
+        r = json.loads(s.request("POST", "/mutate-pod", body=admission_review(obj=pod))[2])["response"]
+        check(r["allowed"] is True and "patch" not in r, "no match, no patch: %s" % r)
+    finally:
+        s.stop()
+
+
+@test
+def harness_reports_a_wrong_expectation(tmp):
+    if not HARNESS:
+        raise Failure("run with --harness")
+    vectors = os.path.join(tmp, "vectors")
+    area = os.path.join(vectors, "deletion-protection")
+    os.makedirs(area)
+    src = os.path.join(ROOT, "test", "vectors", "deletion-protection")
+    name = sorted(n for n in os.listdir(src) if n.endswith(".json"))[0]
+    vec = json.load(open(os.path.join(src, name)))
+    with open(os.path.join(area, "good.json"), "w") as f:
+        json.dump(vec, f)
+    r = subprocess.run([HARNESS, "--bin", BIN, "--vectors", vectors], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    check(r.returncode == 0 and "1 passed, 0 failed, 0 skipped" in r.stdout,
+          "the untouched vector passes: %s %s" % (r.stdout, r.stderr[-2000:]))
+    vec["expect"]["allowed"] = not vec["expect"].get("allowed", True)
+    vec["name"] = "deliberately-wrong"
+    with open(os.path.join(area, "wrong.json"), "w") as f:
+        json.dump(vec, f)
+    r = subprocess.run([HARNESS, "--bin", BIN, "--vectors", vectors], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    check(r.returncode != 0, "the harness fails")
+    check("FAIL deletion-protection/deliberately-wrong" in r.stdout and "allowed: want" in r.stdout,
+          "and says which vector and why: %s" % r.stdout)
+    check("1 passed, 1 failed, 0 skipped" in r.stdout, "closing line: %s" % r.stdout)
+
+
 @test
 def bad_flags_fail_before_starting(tmp):
     for args, want in ((["--port", "x"], "--port"), (["--feature-gates", "Nope=true"], "Nope"),
@@ -521,13 +606,14 @@ def bad_flags_fail_before_starting(tmp):
 
 
 def main():
-    global BIN
+    global BIN, HARNESS
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--harness")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
+    HARNESS = os.path.abspath(args.harness) if args.harness else None
     passed = failed = 0
     for fn in TESTS:
         if args.names and fn.__name__ not in args.names:
