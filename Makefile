@@ -134,7 +134,7 @@ asan:
 	    LDFLAGS="-fsanitize=address,undefined" check
 
 tsan:
-	$(MAKE) BUILD=build/tsan OPT="$(SAN_OPT) -fsanitize=thread" LDFLAGS="-fsanitize=thread" unit
+	$(MAKE) BUILD=build/tsan OPT="$(SAN_OPT) -fsanitize=thread" LDFLAGS="-fsanitize=thread" check
 
 bench: $(BENCH_BIN)
 	$(BENCH_BIN)
