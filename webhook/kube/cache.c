@@ -10,6 +10,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/map.h"
 #include "util/mem.h"
 

@@ -17,6 +17,7 @@
 #include "log/log.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/mem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -192,7 +193,7 @@ static void status_from_body(struct wh_kube_status *st, int http_code, const cha
 {
     if (!st)
         return;
-    json_t *s = len ? json_loadb(body, len, 0, NULL) : NULL;
+    json_t *s = len ? wh_json_parse(body, len, NULL) : NULL;
     if (json_is_object(s)) {
         status_from_json(st, http_code, s);
     } else {
@@ -781,8 +782,8 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
     }
 
     if (out) {
-        json_error_t jerr;
-        *out = json_loadb(x.body.data ? x.body.data : "", x.body.len, 0, &jerr);
+        struct wh_jsonparse_error jerr;
+        *out = wh_json_parse(x.body.data ? x.body.data : "", x.body.len, &jerr);
         if (!*out) {
             rc = WH_ERR_PARSE;
             status_msg(st, "undecodable answer: %s at %d:%d", jerr.text, jerr.line,

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/jsonparse.h"
+
 void wh_watch_init(struct wh_watch_splitter *s, size_t max_event)
 {
     s->_max = max_event ? max_event : WH_WATCH_MAX_EVENT;
@@ -36,12 +38,12 @@ enum wh_err wh_watch_parse_line(const char *line, size_t len, wh_watch_event_fn 
                                 struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    json_error_t jerr;
+    struct wh_jsonparse_error jerr;
     json_t *ev = NULL;
 
     if (is_blank(line, len))
         return WH_OK;
-    ev = json_loadb(line, len, 0, &jerr);
+    ev = wh_json_parse(line, len, &jerr);
     if (!ev) {
         rc = wh_errbuf_set(eb, WH_ERR_PARSE, "watch event: bad JSON at column %d: %s",
                            jerr.column, jerr.text);
