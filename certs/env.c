@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "log/log.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -88,6 +89,35 @@ enum wh_err wh_certs_env_load(struct wh_certs_env *e, struct wh_errbuf *eb)
                "CERTS_RENEW_BEFORE=%s is not <n>d, <n>m or <n>y with n > 0; "
                "using 180 days",
                renew);
+    return WH_OK;
+}
+
+static char *dup_or(const char *v, const char *def)
+{
+    if (v && *v)
+        return wh_xstrdup(v);
+    return def ? wh_xstrdup(def) : NULL;
+}
+
+enum wh_err wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg,
+                                     struct wh_errbuf *eb)
+{
+    memset(e, 0, sizeof(*e));
+    if (cfg->port < 0 || cfg->port > 65535)
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "port %lld: not a port number", cfg->port);
+    e->port = (int)cfg->port;
+    e->pod_namespace = dup_or(cfg->namespace_, WH_CERTS_DEFAULT_NAMESPACE);
+    e->secret_name = dup_or(cfg->secret_name, WH_CERTS_DEFAULT_SECRET);
+    e->service_name = dup_or(cfg->service_name, WH_CERTS_DEFAULT_SERVICE);
+    e->host = dup_or(cfg->host, NULL);
+    e->cert_dir = dup_or(cfg->cert_dir, WH_CERTS_DEFAULT_CERT_DIR);
+    e->cert_writer = dup_or(cfg->cert_writer, NULL);
+    bool defaulted = false;
+    e->renew_before_secs = wh_certs_env_parse_renew_before(cfg->renew_before, &defaulted);
+    if (cfg->renew_before && cfg->renew_before[0] && defaulted)
+        wh_log(WH_LOG_WARN,
+               "CERTS_RENEW_BEFORE=%s is not <n>d, <n>m or <n>y with n > 0; using 180 days",
+               cfg->renew_before);
     return WH_OK;
 }
 

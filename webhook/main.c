@@ -7,6 +7,9 @@
  *   MHD metrics     one thread for /metrics on --metrics-addr (none when shared or disabled)
  *   tls reload      re-reads the cert dir every --cert-reload-interval (server/tls.c)
  *   informers       one per cached resource, API mode only (kube/informer.c)
+ *   certs           the certificate controller, API mode only (certs/controller.c): Secret,
+ *                   cert dir, caBundles, CA rotation, serving report
+ *   leader election with --leader-elect in API mode: keeps the writer's Lease (certs/leader.c)
  */
 #include <curl/curl.h>
 #include <signal.h>
@@ -15,8 +18,10 @@
 #include <string.h>
 
 #include "certs/cli.h"
+#include "certs/controller.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
+#include "cli/convert.h"
 #include "cli/inject.h"
 #include "config/config.h"
 #include "handlers/registry.h"
@@ -106,6 +111,7 @@ static int serve(int argc, char **argv)
     struct wh_errbuf eb = {{0}};
     struct wh_http *http = NULL;
     struct wh_cluster *cluster = NULL;
+    struct wh_certs_controller *certs = NULL;
     bool tls_started = false;
 
     if (wh_config_load(&cfg, argc, argv, &eb)) {
@@ -155,11 +161,35 @@ static int serve(int argc, char **argv)
     }
     wh_health_add("certificates", tls_ready, NULL);
 
+    /* API mode: the certificate controller owns the cert dir and the caBundles (its caches
+     * are declared before the cluster starts). */
+    if (!wh_cluster_standalone(cluster) &&
+        wh_certs_controller_new(cluster, &cfg, NULL, &certs, &eb)) {
+        wh_log(WH_LOG_ERROR, "%s", eb.msg);
+        goto out;
+    }
     if (wh_routes_setup(&cfg, cluster, &eb) || wh_cluster_start(cluster, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
     wh_health_add("caches", cluster_ready, cluster);
+    if (certs) {
+        if (wh_certs_controller_start(certs, &eb)) {
+            wh_log(WH_LOG_ERROR, "%s", eb.msg);
+            goto out;
+        }
+        wh_health_add("webhook-ready", wh_certs_controller_ready, certs);
+        /* As upstream: serve only once certificates and caBundles are in place, and give up
+         * (the pod restarts) when that takes longer than --webhook-initialize-timeout. */
+        if (cfg.webhook_init_timeout_ms > 0 &&
+            !wh_certs_controller_wait_initialized(certs, cfg.webhook_init_timeout_ms)) {
+            char why[256] = "";
+            wh_certs_controller_ready(certs, why, sizeof(why));
+            wh_log(WH_LOG_ERROR, "failed to start webhook controller for waiting more than %fs (%s)",
+                   (double)cfg.webhook_init_timeout_ms / 1000.0, why);
+            goto out;
+        }
+    }
 
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
     if (wh_http_start(&cfg, &ctx, &http, &eb)) {
@@ -181,11 +211,13 @@ static int serve(int argc, char **argv)
     status = 0;
 out:
     wh_http_stop(http, 0);
+    wh_certs_controller_stop(certs);
     if (tls_started) {
         wh_tls_watch_stop();
         wh_tls_fini();
     }
     wh_cluster_free(cluster);
+    wh_certs_controller_free(certs); /* after the informers that call it back */
     wh_metrics_reset();
     wh_config_fini(&cfg);
     return status;
@@ -203,6 +235,8 @@ int main(int argc, char **argv)
         status = wh_certs_cli_main(argc - 1, argv + 1);
     else if (argc > 1 && strcmp(argv[1], "inject") == 0)
         status = wh_inject_main(argc - 1, argv + 1);
+    else if (argc > 1 && strcmp(argv[1], "convert") == 0)
+        status = wh_convert_main(argc - 1, argv + 1);
     else
         status = serve(argc, argv);
     curl_global_cleanup();

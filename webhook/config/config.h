@@ -24,6 +24,17 @@ struct wh_config {
     char *service_name; /* SERVICE_NAME */
     char *renew_before; /* CERTS_RENEW_BEFORE, parsed by the certificate controller */
     char *cert_writer;  /* WEBHOOK_CERT_WRITER */
+    /* the certificate controller (certs/controller.h) */
+    char *mutating_config_name;   /* MutatingWebhookConfiguration to inject caBundle into */
+    char *validating_config_name; /* ValidatingWebhookConfiguration to inject caBundle into */
+    long long webhook_init_timeout_ms; /* start-up waits this long for the first sync; 0: no wait */
+    long long certs_resync_ms;         /* periodic sync of certificates and caBundles */
+    long long ca_publish_delay_ms;     /* new CA published this long before it signs what we serve */
+    bool leader_elect;                 /* only the Lease holder writes the Secret and caBundles */
+    char *leader_election_id;          /* the Lease name; "" = <secret-name>-writer */
+    long long leader_lease_duration_ms;
+    long long leader_renew_deadline_ms;
+    long long leader_retry_period_ms;
     char *feature_gates;
     struct wh_features features;
     char *kubeconfig;

@@ -1,0 +1,222 @@
+#include "certs/report.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "certs/lease.h"
+#include "log/log.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+#include "util/time.h"
+
+struct wh_certs_report {
+    struct wh_kube_client *client;
+    char *ns, *secret, *identity;
+    char name[320];
+    char serial[80];       /* last written */
+    char rv[32];           /* of our Lease as last written; "" = unknown */
+    int64_t written_mono_ns;
+    bool written;
+};
+
+void wh_certs_report_serial_norm(const char *in, char *out, size_t outsz)
+{
+    size_t n = 0;
+    bool leading = true;
+    for (const char *p = in ? in : ""; *p && n + 1 < outsz; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (!isxdigit(ch))
+            continue;
+        if (leading && ch == '0')
+            continue;
+        leading = false;
+        out[n++] = (char)tolower(ch);
+    }
+    if (n == 0 && outsz > 1)
+        out[n++] = '0';
+    if (outsz)
+        out[n] = '\0';
+}
+
+struct wh_certs_report *wh_certs_report_new(struct wh_kube_client *client, const char *ns,
+                                            const char *secret, const char *identity)
+{
+    struct wh_certs_report *r = wh_xcalloc(1, sizeof(*r));
+    char label[64];
+    r->client = client;
+    r->ns = wh_xstrdup(ns);
+    r->secret = wh_xstrdup(secret);
+    r->identity = wh_xstrdup(identity);
+    /* The identity part is cut so that the whole name stays a valid object name. */
+    size_t used = strlen(secret) + strlen("-serving-");
+    size_t room = used + 1 < 253 ? 253 - used : 1;
+    wh_certs_lease_dns_label(identity, label, room > 63 ? 63 : room);
+    snprintf(r->name, sizeof(r->name), "%s-serving-%s", secret, label);
+    return r;
+}
+
+void wh_certs_report_free(struct wh_certs_report *r)
+{
+    if (!r)
+        return;
+    free(r->ns);
+    free(r->secret);
+    free(r->identity);
+    free(r);
+}
+
+static json_t *report_object(const struct wh_certs_report *r, const char *serial)
+{
+    struct wh_certs_lease_record rec = {0};
+    char now[40];
+    wh_certs_lease_microtime(wh_time_wall_ns(), now, sizeof(now));
+    snprintf(rec.holder, sizeof(rec.holder), "%s", r->identity);
+    rec.duration_s = WH_CERTS_REPORT_TTL_SECS;
+    snprintf(rec.renew_time, sizeof(rec.renew_time), "%s", now);
+    snprintf(rec.resource_version, sizeof(rec.resource_version), "%s", r->rv);
+    json_t *labels = json_pack("{s:s}", WH_CERTS_REPORT_LABEL, r->secret);
+    json_t *ann = json_pack("{s:s}", WH_CERTS_REPORT_SERIAL, serial);
+    WH_ASSERT(labels && ann);
+    json_t *o = wh_certs_lease_object(r->ns, r->name, &rec, labels, ann);
+    json_decref(labels);
+    json_decref(ann);
+    return o;
+}
+
+enum wh_err wh_certs_report_publish(struct wh_certs_report *r, const char *serial, bool force,
+                                    struct wh_errbuf *eb)
+{
+    char path[512];
+    char norm[80];
+    struct wh_kube_status st = {0};
+    json_t *obj = NULL, *stored = NULL;
+    int64_t mono = wh_time_mono_ns();
+    enum wh_err rc = WH_OK;
+
+    wh_certs_report_serial_norm(serial, norm, sizeof(norm));
+    if (!force && r->written && strcmp(norm, r->serial) == 0 &&
+        mono - r->written_mono_ns < (int64_t)WH_CERTS_REPORT_HEARTBEAT_SECS * 1000000000)
+        return WH_OK;
+    /* Without a known resourceVersion: create, and on a conflict learn the stored one. Two
+     * rounds at most; our name is ours alone, so a conflict only means a stale version. */
+    for (int round = 0; round < 2; round++) {
+        if (!r->rv[0]) {
+            rc = wh_certs_lease_path(path, sizeof(path), r->ns, r->name);
+            json_t *cur = NULL;
+            if (!rc)
+                rc = wh_kube_get(r->client, path, &cur, &st);
+            if (rc == WH_OK) {
+                const char *rv = wh_json_meta_str(cur, "resourceVersion");
+                snprintf(r->rv, sizeof(r->rv), "%s", rv ? rv : "");
+            }
+            json_decref(cur);
+            if (rc && rc != WH_ERR_NOT_FOUND)
+                break;
+        }
+        obj = report_object(r, norm);
+        bool create = r->rv[0] == '\0';
+        rc = wh_certs_lease_path(path, sizeof(path), r->ns, create ? NULL : r->name);
+        if (!rc)
+            rc = create ? wh_kube_create(r->client, path, obj, &stored, &st)
+                        : wh_kube_update(r->client, path, obj, &stored, &st);
+        json_decref(obj);
+        obj = NULL;
+        if (rc == WH_OK) {
+            const char *rv = wh_json_meta_str(stored, "resourceVersion");
+            snprintf(r->rv, sizeof(r->rv), "%s", rv ? rv : "");
+            snprintf(r->serial, sizeof(r->serial), "%s", norm);
+            r->written = true;
+            r->written_mono_ns = mono;
+            break;
+        }
+        r->rv[0] = '\0';
+        if (rc != WH_ERR_CONFLICT && rc != WH_ERR_NOT_FOUND)
+            break;
+    }
+    json_decref(stored);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "serving report Lease %s/%s: %d %s", r->ns, r->name,
+                             st.code, st.message[0] ? st.message : wh_strerror(rc));
+    return WH_OK;
+}
+
+void wh_certs_report_withdraw(struct wh_certs_report *r)
+{
+    char path[512];
+    struct wh_kube_status st = {0};
+    if (!r || !r->written)
+        return;
+    enum wh_err rc = wh_certs_lease_path(path, sizeof(path), r->ns, r->name);
+    if (!rc)
+        rc = wh_kube_delete(r->client, path, NULL, &st);
+    if (rc && rc != WH_ERR_NOT_FOUND)
+        wh_log(WH_LOG_WARN, "cannot delete serving report Lease %s/%s: %d %s", r->ns, r->name,
+               st.code, st.message);
+    r->written = false;
+}
+
+struct check_ctx {
+    struct wh_kube_client *client;
+    const char *ns;
+    const char *want;
+    time_t now;
+    struct wh_certs_report_summary *sum;
+};
+
+static void add_lagging(struct wh_certs_report_summary *sum, const char *who)
+{
+    size_t n = strlen(sum->lagging);
+    snprintf(sum->lagging + n, sizeof(sum->lagging) - n, "%s%s", n ? ", " : "", who);
+}
+
+static enum wh_err check_one(void *arg, json_t *item)
+{
+    struct check_ctx *cx = arg;
+    struct wh_certs_lease_record rec;
+    char serial[80];
+    wh_certs_lease_parse(item, &rec);
+    long long ttl = rec.duration_s > 0 ? rec.duration_s : WH_CERTS_REPORT_TTL_SECS;
+    if (rec.renew == 0 || rec.renew + ttl < cx->now) {
+        if (rec.renew + WH_CERTS_REPORT_GC_SECS < cx->now) {
+            char path[512];
+            struct wh_kube_status st = {0};
+            const char *name = wh_json_meta_str(item, "name");
+            if (name && wh_certs_lease_path(path, sizeof(path), cx->ns, name) == WH_OK &&
+                wh_kube_delete(cx->client, path, NULL, &st) == WH_OK)
+                cx->sum->removed++;
+        }
+        return WH_OK;
+    }
+    cx->sum->live++;
+    wh_certs_report_serial_norm(wh_json_annotation(item, WH_CERTS_REPORT_SERIAL), serial,
+                                sizeof(serial));
+    if (strcmp(serial, cx->want) == 0)
+        cx->sum->current++;
+    else
+        add_lagging(cx->sum, rec.holder[0] ? rec.holder : "?");
+    return WH_OK;
+}
+
+enum wh_err wh_certs_report_check(struct wh_kube_client *client, const char *ns,
+                                  const char *secret, const char *want_serial, time_t now,
+                                  struct wh_certs_report_summary *sum, struct wh_errbuf *eb)
+{
+    char path[512];
+    char selector[320];
+    char want[80];
+    struct wh_kube_status st = {0};
+    memset(sum, 0, sizeof(*sum));
+    wh_certs_report_serial_norm(want_serial, want, sizeof(want));
+    struct check_ctx cx = {client, ns, want, now, sum};
+    snprintf(selector, sizeof(selector), "%s=%s", WH_CERTS_REPORT_LABEL, secret);
+    enum wh_err rc = wh_certs_lease_path(path, sizeof(path), ns, NULL);
+    if (!rc)
+        rc = wh_kube_list_all(client, path, selector, NULL, 0, check_one, &cx, NULL, &st);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "list serving reports in %s: %d %s", ns, st.code,
+                             st.message[0] ? st.message : wh_strerror(rc));
+    return WH_OK;
+}

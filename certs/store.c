@@ -1,0 +1,126 @@
+#include "certs/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+static enum wh_err secret_path(char *buf, size_t bufsz, const char *ns, const char *name)
+{
+    return wh_kube_path(buf, bufsz, "", "v1", "secrets", ns, name, NULL);
+}
+
+void wh_certs_stored_fini(struct wh_certs_stored *s)
+{
+    free(s->resource_version);
+    wh_certs_bundle_free(s->bundle);
+    free(s->previous_ca);
+    memset(s, 0, sizeof(*s));
+}
+
+enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns, const char *name,
+                                enum wh_certs_secret_keys keys, struct wh_certs_stored *out,
+                                struct wh_errbuf *eb)
+{
+    char path[512];
+    json_t *obj = NULL;
+    struct wh_kube_status st = {0};
+    struct wh_errbuf why = {{0}};
+
+    memset(out, 0, sizeof(*out));
+    enum wh_err rc = secret_path(path, sizeof(path), ns, name);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "Secret %s/%s: bad name", ns, name);
+    rc = wh_kube_get(c, path, &obj, &st);
+    if (rc == WH_ERR_NOT_FOUND) {
+        out->bundle = wh_certs_bundle_new();
+        return WH_OK;
+    }
+    if (rc)
+        return wh_errbuf_set(eb, rc, "get Secret %s/%s: %d %s", ns, name, st.code,
+                             st.message[0] ? st.message : wh_strerror(rc));
+    out->exists = true;
+    const char *rv = wh_json_meta_str(obj, "resourceVersion");
+    out->resource_version = rv ? wh_xstrdup(rv) : NULL;
+    if (wh_certs_secret_read(obj, keys, &out->bundle, &why) != WH_OK) {
+        out->bundle = wh_certs_bundle_new();
+        snprintf(out->problem, sizeof(out->problem), "%s", why.msg);
+    }
+    const char *prev = wh_json_annotation(obj, WH_CERTS_ANN_PREVIOUS_CA);
+    if (prev && *prev)
+        out->previous_ca = wh_xstrdup(prev);
+    const char *since = wh_json_annotation(obj, WH_CERTS_ANN_PREVIOUS_SINCE);
+    if (since && wh_time_parse_rfc3339(since, &out->previous_since) != 0)
+        out->previous_since = 0;
+    json_decref(obj);
+    return WH_OK;
+}
+
+enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns, const char *name,
+                                 const char *resource_version, const struct wh_certs_bundle *b,
+                                 const char *previous_ca, time_t since, char **new_rv,
+                                 struct wh_errbuf *eb)
+{
+    char path[512];
+    json_t *obj = wh_certs_secret_object(ns, name, resource_version, b);
+    json_t *stored = NULL;
+    struct wh_kube_status st = {0};
+    enum wh_err rc;
+
+    if (new_rv)
+        *new_rv = NULL;
+    if (previous_ca && *previous_ca) {
+        char ts[32];
+        wh_time_format_rfc3339(since, ts, sizeof(ts));
+        json_t *ann = wh_json_obj_ensure(wh_json_obj(obj, "metadata"), "annotations");
+        if (json_object_set_new(ann, WH_CERTS_ANN_PREVIOUS_CA, json_string(previous_ca)) ||
+            json_object_set_new(ann, WH_CERTS_ANN_PREVIOUS_SINCE, json_string(ts)))
+            WH_PANIC("cannot build the Secret annotations");
+    }
+    if (resource_version) {
+        rc = secret_path(path, sizeof(path), ns, name);
+        if (!rc)
+            rc = wh_kube_update(c, path, obj, &stored, &st);
+    } else {
+        rc = secret_path(path, sizeof(path), ns, NULL);
+        if (!rc)
+            rc = wh_kube_create(c, path, obj, &stored, &st);
+    }
+    if (rc == WH_ERR_CONFLICT) {
+        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %s", resource_version ? "update" : "create", ns,
+                      name, st.reason[0] ? st.reason : "Conflict");
+    } else if (rc) {
+        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %d %s", resource_version ? "update" : "create",
+                      ns, name, st.code, st.message[0] ? st.message : wh_strerror(rc));
+    } else if (new_rv) {
+        const char *rv = wh_json_meta_str(stored, "resourceVersion");
+        *new_rv = rv ? wh_xstrdup(rv) : NULL;
+    }
+    json_decref(stored);
+    json_decref(obj);
+    return rc;
+}
+
+enum wh_err wh_certs_store_read_for_cli(const char *ns, const char *name,
+                                        struct wh_certs_bundle **out, struct wh_errbuf *eb)
+{
+    struct wh_kube_opts ko = {.kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000,
+                              .max_retries = 2};
+    struct wh_kube_client *c = NULL;
+    struct wh_certs_stored s;
+    enum wh_err rc = wh_kube_client_new(&ko, &c, eb);
+    if (rc)
+        return rc;
+    rc = wh_certs_store_read(c, ns, name, WH_CERTS_SECRET_GENERATED, &s, eb);
+    if (!rc && !s.exists)
+        rc = wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "Secret %s/%s not found", ns, name);
+    if (!rc) {
+        *out = s.bundle;
+        s.bundle = NULL;
+    }
+    wh_certs_stored_fini(&s);
+    wh_kube_client_free(c);
+    return rc;
+}

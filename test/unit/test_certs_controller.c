@@ -1,0 +1,1028 @@
+/* Tests for the certificate controller against the fake API server (test/apiserver): the
+ * Secret writer (CERT-30..35, 41, 80), external certificates (CERT-36..38), the file-system
+ * writer in URL mode (CERT-11, 12, 39), caBundle injection and repair (CERT-52, 53, 55..57),
+ * CA rotation with old and new CA published together until every replica serves the new
+ * certificate, leader election (one writer), and the environment taken from the merged
+ * configuration (CERT-01). Syncs run on the test thread (wh_certs_controller_sync), so every
+ * step is deterministic; the real binary with its threads is tested in
+ * test/integration/certs.py. */
+#include "test/unit/test.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
+
+#include "certs/bundle.h"
+#include "certs/controller.h"
+#include "certs/env.h"
+#include "certs/fs_store.h"
+#include "certs/inject.h"
+#include "certs/keypair.h"
+#include "certs/leader.h"
+#include "certs/lease.h"
+#include "certs/pem.h"
+#include "certs/report.h"
+#include "certs/secret.h"
+#include "certs/store.h"
+#include "config/config.h"
+#include "kube/client.h"
+#include "kube/cluster.h"
+#include "test/support/apiserver_proc.h"
+#include "util/base64.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+#include "util/time.h"
+
+#define NS "kruise-system"
+#define SECRET "kruise-webhook-certs"
+#define MUTATING "kruise-webhook-server-mutating"
+#define VALIDATING "kruise-webhook-server-validating"
+
+/* --- the fake cluster ------------------------------------------------------------------------ */
+
+struct fx {
+    struct wh_apiserver *srv;
+    char *kubeconfig;
+    struct wh_kube_client *client; /* the test's own view of the cluster */
+    char dir[64];
+};
+
+static const char objects[] =
+    "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kruise-system\"}},"
+    "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"MutatingWebhookConfiguration\","
+    " \"metadata\":{\"name\":\"" MUTATING "\"},\"webhooks\":["
+    " {\"name\":\"msidecarset.kb.io\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":\"None\","
+    "  \"clientConfig\":{\"service\":{\"namespace\":\"kruise-system\",\"name\":\"x\","
+    "   \"path\":\"/mutate-apps-kruise-io-sidecarset\",\"port\":443}}},"
+    " {\"name\":\"mother.kb.io\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":\"None\","
+    "  \"clientConfig\":{\"service\":{\"namespace\":\"else\",\"name\":\"y\","
+    "   \"path\":\"/mutate-not-ours\"},\"caBundle\":\"Cg==\"}}]},"
+    "{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
+    " \"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"" VALIDATING "\"},"
+    " \"webhooks\":[{\"name\":\"vnamespace.kb.io\",\"admissionReviewVersions\":[\"v1\"],"
+    "  \"sideEffects\":\"None\",\"clientConfig\":{\"service\":{\"namespace\":\"kruise-system\","
+    "   \"name\":\"x\",\"path\":\"/validate-namespace\"}}}]}]";
+
+static bool fx_start(struct fx *f)
+{
+    struct wh_apiserver_opts so = {.kruise_crds = true};
+    struct wh_kc_opts ko = {.auth = WH_KC_AUTH_NONE, .ca = WH_KC_CA_DATA};
+    struct wh_errbuf eb = {{0}};
+    memset(f, 0, sizeof(*f));
+    wh_test_curl_init();
+    static const char *const vars[] = {"POD_NAMESPACE", "SECRET_NAME", "SERVICE_NAME",
+                                       "WEBHOOK_HOST", "WEBHOOK_PORT", "WEBHOOK_CERT_DIR",
+                                       "WEBHOOK_CERT_WRITER", "CERTS_RENEW_BEFORE", "KUBECONFIG"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        unsetenv(vars[i]);
+    if (wh_apiserver_start(&so, &f->srv, &eb) ||
+        wh_apiserver_write_kubeconfig(f->srv, &ko, NULL, &f->kubeconfig, &eb) ||
+        wh_apiserver_control(f->srv, "POST", "objects", objects, NULL, &eb)) {
+        fprintf(stderr, "fake API server: %s\n", eb.msg);
+        CHECK(false);
+        return false;
+    }
+    struct wh_kube_opts co = {.kubeconfig = f->kubeconfig, .timeout_ms = 10000};
+    if (wh_kube_client_new(&co, &f->client, &eb)) {
+        fprintf(stderr, "client: %s\n", eb.msg);
+        CHECK(false);
+        return false;
+    }
+    snprintf(f->dir, sizeof(f->dir), "%s", wh_apiserver_dir(f->srv));
+    return true;
+}
+
+static void fx_stop(struct fx *f)
+{
+    wh_kube_client_free(f->client);
+    wh_apiserver_stop(f->srv);
+    free(f->kubeconfig);
+}
+
+static json_t *get_obj(struct fx *f, const char *group, const char *resource, const char *ns,
+                       const char *name)
+{
+    char path[512];
+    json_t *o = NULL;
+    if (wh_kube_path(path, sizeof(path), group, group[0] ? "v1" : "v1", resource, ns, name,
+                     NULL) ||
+        wh_kube_get(f->client, path, &o, NULL))
+        return NULL;
+    return o;
+}
+
+static json_t *get_secret(struct fx *f)
+{
+    return get_obj(f, "", "secrets", NS, SECRET);
+}
+
+static json_t *get_config(struct fx *f, bool mutating)
+{
+    return get_obj(f, "admissionregistration.k8s.io",
+                   mutating ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations",
+                   NULL, mutating ? MUTATING : VALIDATING);
+}
+
+static void put_obj(struct fx *f, json_t *obj)
+{
+    char *text = json_dumps(obj, JSON_COMPACT);
+    char *list = wh_str_printf("[%s]", text);
+    struct wh_errbuf eb = {{0}};
+    if (wh_apiserver_control(f->srv, "POST", "objects", list, NULL, &eb))
+        fprintf(stderr, "put: %s\n", eb.msg);
+    free(list);
+    free(text);
+}
+
+/* Writes requests since the last call (create, update, patch, delete), optionally only those
+ * whose path contains what. */
+static int count_writes(struct fx *f, const char *what)
+{
+    json_t *reqs = NULL;
+    struct wh_errbuf eb = {{0}};
+    int n = 0;
+    if (wh_apiserver_control(f->srv, "GET", "requests?clear=1", NULL, &reqs, &eb))
+        return -1;
+    size_t i;
+    json_t *r;
+    json_array_foreach(reqs, i, r)
+    {
+        const char *m = wh_json_str(r, "method"), *p = wh_json_str(r, "path");
+        if (wh_str_eq(m, "GET") || !p)
+            continue;
+        if (!what || strstr(p, what))
+            n++;
+    }
+    json_decref(reqs);
+    return n;
+}
+
+static void clear_requests(struct fx *f)
+{
+    (void)count_writes(f, NULL);
+}
+
+/* The decoded caBundle of entry i of a configuration. Returns: new string or NULL. */
+static char *entry_bundle(const json_t *cfg, size_t i)
+{
+    const char *b64 = wh_json_path_str(json_array_get(json_object_get(cfg, "webhooks"), i),
+                                       "clientConfig", "caBundle", NULL);
+    unsigned char *out = NULL;
+    size_t len = 0;
+    if (!b64 || wh_base64_decode(b64, strlen(b64), &out, &len))
+        return NULL;
+    return (char *)out;
+}
+
+static char *crd_bundle(struct fx *f, const char *name)
+{
+    json_t *crd = get_obj(f, "apiextensions.k8s.io", "customresourcedefinitions", NULL, name);
+    const char *b64 =
+        wh_json_path_str(crd, "spec", "conversion", "webhook", "clientConfig", "caBundle", NULL);
+    unsigned char *out = NULL;
+    size_t len = 0;
+    if (b64 && wh_base64_decode(b64, strlen(b64), &out, &len))
+        out = NULL;
+    json_decref(crd);
+    return (char *)out;
+}
+
+static char *secret_item(const json_t *secret, const char *key)
+{
+    const char *b64 = wh_json_path_str(secret, "data", key, NULL);
+    unsigned char *out = NULL;
+    size_t len = 0;
+    if (!b64 || wh_base64_decode(b64, strlen(b64), &out, &len))
+        return NULL;
+    return (char *)out;
+}
+
+static void serial_of_pem(const char *pem, char *out, size_t outsz)
+{
+    X509 *x = NULL;
+    out[0] = '\0';
+    if (!pem || wh_certs_pem_first_cert(pem, strlen(pem), &x))
+        return;
+    BIGNUM *bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(x), NULL);
+    char *hex = BN_bn2hex(bn);
+    wh_certs_report_serial_norm(hex, out, outsz);
+    OPENSSL_free(hex);
+    BN_free(bn);
+    X509_free(x);
+}
+
+/* --- one replica --------------------------------------------------------------------------- */
+
+struct inst {
+    struct wh_config cfg;
+    struct wh_cluster *cl;
+    struct wh_certs_controller *c;
+    char certdir[160];
+    char identity[32];
+    char fixed_serial[80]; /* "" = serve what the cert dir holds (an instant reload) */
+};
+
+/* The HTTPS server as the controller sees it: here, whatever the cert dir holds. */
+static bool fake_serving(void *arg, char *buf, size_t bufsz)
+{
+    struct inst *in = arg;
+    if (in->fixed_serial[0]) {
+        snprintf(buf, bufsz, "%s", in->fixed_serial);
+        return true;
+    }
+    char *path = wh_str_printf("%s/cert.pem", in->certdir);
+    char *pem = NULL;
+    size_t len = 0;
+    bool ok = wh_certs_pem_read_file(path, 1 << 20, &pem, &len, NULL) == WH_OK;
+    if (ok)
+        serial_of_pem(pem, buf, bufsz);
+    free(pem);
+    free(path);
+    return ok && buf[0];
+}
+
+static bool inst_start(struct inst *in, struct fx *f, const char *name, const char *const *extra)
+{
+    char *argv[40];
+    int argc = 0;
+    struct wh_errbuf eb = {{0}};
+    memset(in, 0, sizeof(*in));
+    snprintf(in->certdir, sizeof(in->certdir), "%s/certs-%s", f->dir, name);
+    snprintf(in->identity, sizeof(in->identity), "replica-%s", name);
+    argv[argc++] = "kruise-webhook";
+    argv[argc++] = "--kubeconfig";
+    argv[argc++] = f->kubeconfig;
+    argv[argc++] = "--cert-dir";
+    argv[argc++] = in->certdir;
+    argv[argc++] = "--ca-publish-delay";
+    argv[argc++] = "0";
+    for (size_t i = 0; extra && extra[i] && argc < 38; i++)
+        argv[argc++] = (char *)(uintptr_t)extra[i];
+    argv[argc] = NULL;
+    if (wh_config_load(&in->cfg, argc, argv, &eb)) {
+        fprintf(stderr, "config: %s\n", eb.msg);
+        CHECK(false);
+        return false;
+    }
+    struct wh_kube_opts ko = {.kubeconfig = f->kubeconfig, .timeout_ms = 10000, .max_retries = 1};
+    struct wh_kube_client *client = NULL;
+    struct wh_certs_hooks hooks = {
+        .serving_serial = fake_serving, .serial_arg = in, .identity = in->identity};
+    if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
+        wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
+        wh_cluster_start(in->cl, &eb)) {
+        fprintf(stderr, "start: %s\n", eb.msg);
+        CHECK(false);
+        return false;
+    }
+    for (int i = 0; i < 200; i++) {
+        char why[128];
+        if (wh_cluster_synced(in->cl, why, sizeof(why)))
+            return true;
+        wh_time_sleep_ms(25);
+    }
+    CHECK(false);
+    return false;
+}
+
+static void inst_stop(struct inst *in)
+{
+    wh_certs_controller_stop(in->c);
+    wh_cluster_free(in->cl);
+    wh_certs_controller_free(in->c);
+    wh_config_fini(&in->cfg);
+}
+
+/* Syncs, waiting briefly for the informers to see the previous writes (the controller reads
+ * CRDs from its cache, as upstream reads them from its lister). */
+static enum wh_err sync_in(struct inst *in, struct wh_errbuf *eb)
+{
+    wh_time_sleep_ms(150);
+    return wh_certs_controller_sync(in->c, eb);
+}
+
+static char *read_dir_file(const char *dir, const char *name)
+{
+    char *path = wh_str_printf("%s/%s", dir, name);
+    char *data = NULL;
+    size_t len = 0;
+    if (wh_certs_pem_read_file(path, 1 << 20, &data, &len, NULL))
+        data = NULL;
+    free(path);
+    return data;
+}
+
+static mode_t mode_of(const char *dir, const char *name)
+{
+    struct stat st;
+    char *path = wh_str_printf("%s/%s", dir, name);
+    int r = stat(path, &st);
+    free(path);
+    return r == 0 ? (st.st_mode & 0777) : 0;
+}
+
+/* --- the Secret writer ---------------------------------------------------------------------- */
+
+/* CERT-30/31/33 (one create, exactly the six keys), CERT-45 (files, keys 0600), CERT-52
+ * (served entries: caBundle = ca-cert.pem, our service; others untouched), CERT-57 (CRDs),
+ * CERT-58 (initialised), then a restart (CERT-80: a second replica reuses everything and
+ * writes nothing) and CERT-53 (a second sync writes nothing). */
+TEST(cert33_first_start_creates_secret_files_and_cabundles_restart_reuses)
+{
+    struct fx f;
+    struct inst a, b;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+
+    json_t *secret = get_secret(&f);
+    CHECK(secret != NULL);
+    CHECK_EQ_INT(json_object_size(json_object_get(secret, "data")), 6);
+    static const char *const keys[] = {"ca-key.pem", "ca-cert.pem", "cert.pem",
+                                       "key.pem",    "tls.crt",     "tls.key"};
+    for (size_t i = 0; i < 6; i++)
+        CHECK(wh_json_path_str(secret, "data", keys[i], NULL) != NULL);
+    CHECK_EQ_STR(wh_json_path_str(secret, "data", "tls.crt", NULL),
+                 wh_json_path_str(secret, "data", "cert.pem", NULL));
+    CHECK_EQ_STR(wh_json_path_str(secret, "data", "tls.key", NULL),
+                 wh_json_path_str(secret, "data", "key.pem", NULL));
+    CHECK(wh_json_path(secret, "metadata", "annotations", NULL) == NULL);
+    char *ca = secret_item(secret, "ca-cert.pem");
+    char *cert = secret_item(secret, "cert.pem");
+    char *dir_ca = read_dir_file(a.certdir, "ca-cert.pem");
+    char *dir_cert = read_dir_file(a.certdir, "tls.crt");
+    CHECK_EQ_STR(dir_ca, ca);
+    CHECK_EQ_STR(dir_cert, cert);
+    CHECK_EQ_INT(mode_of(a.certdir, "tls.key"), 0600);
+    CHECK_EQ_INT(mode_of(a.certdir, "ca-key.pem"), 0600);
+
+    json_t *m = get_config(&f, true), *v = get_config(&f, false);
+    char *m0 = entry_bundle(m, 0), *v0 = entry_bundle(v, 0), *m1 = entry_bundle(m, 1);
+    CHECK_EQ_STR(m0, ca);
+    CHECK_EQ_STR(v0, ca);
+    CHECK_EQ_STR(m1, "\n"); /* the unserved entry keeps its Cg== */
+    json_t *svc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0),
+                               "clientConfig", "service", NULL);
+    CHECK_EQ_STR(wh_json_str(svc, "namespace"), NS);
+    CHECK_EQ_STR(wh_json_str(svc, "name"), "kruise-webhook-service");
+    CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 1),
+                                  "clientConfig", "service", "namespace", NULL),
+                 "else");
+    char *crd = crd_bundle(&f, "clonesets.apps.kruise.io");
+    CHECK_EQ_STR(crd, ca);
+    char *none = crd_bundle(&f, "broadcastjobs.apps.kruise.io"); /* strategy None */
+    CHECK(none == NULL);
+    /* one Secret create, two configurations, nine CRDs */
+    CHECK_EQ_INT(count_writes(&f, "/secrets"), 1);
+
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, NULL), 0);
+
+    if (inst_start(&b, &f, "b", NULL)) {
+        clear_requests(&f);
+        CHECK_EQ_INT(sync_in(&b, &eb), WH_OK);
+        char *b_ca = read_dir_file(b.certdir, "ca-cert.pem");
+        CHECK_EQ_STR(b_ca, ca);
+        CHECK_EQ_INT(count_writes(&f, "/secrets"), 0);
+        CHECK_EQ_INT(count_writes(&f, "webhookconfigurations"), 0);
+        free(b_ca);
+        inst_stop(&b);
+    }
+    free(crd);
+    free(m0);
+    free(v0);
+    free(m1);
+    json_decref(m);
+    json_decref(v);
+    free(ca);
+    free(cert);
+    free(dir_ca);
+    free(dir_cert);
+    json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* CERT-53: a caBundle reset to "Cg==" (manifests re-applied) and a CRD reset are repaired by
+ * the next sync with exactly one write each, and nothing else is written. */
+TEST(cert53_reset_cabundle_is_repaired_with_one_write)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *m = get_config(&f, true);
+    char *good = entry_bundle(m, 0);
+    json_object_set_new(wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0),
+                                     "clientConfig", NULL),
+                        "caBundle", json_string("Cg=="));
+    put_obj(&f, m);
+    json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
+                          "sidecarsets.apps.kruise.io");
+    json_object_set_new(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL),
+                        "caBundle", json_string("Cg=="));
+    put_obj(&f, crd);
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, "mutatingwebhookconfigurations"), 1);
+    json_t *m2 = get_config(&f, true);
+    char *now = entry_bundle(m2, 0);
+    CHECK_EQ_STR(now, good);
+    char *c2 = crd_bundle(&f, "sidecarsets.apps.kruise.io");
+    CHECK_EQ_STR(c2, good);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, "webhookconfigurations"), 0);
+    CHECK_EQ_INT(count_writes(&f, "customresourcedefinitions"), 0);
+    free(c2);
+    free(now);
+    free(good);
+    json_decref(m2);
+    json_decref(crd);
+    json_decref(m);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+static int count_certs(const char *pem)
+{
+    return pem ? wh_certs_inject_count_cas(pem, strlen(pem)) : 0;
+}
+
+static void put_report(struct fx *f, const char *who, const char *serial)
+{
+    struct wh_certs_lease_record rec = {0};
+    snprintf(rec.holder, sizeof(rec.holder), "%s", who);
+    rec.duration_s = 90;
+    wh_certs_lease_microtime(wh_time_wall_ns(), rec.renew_time, sizeof(rec.renew_time));
+    json_t *labels = json_pack("{s:s}", WH_CERTS_REPORT_LABEL, SECRET);
+    json_t *ann = json_pack("{s:s}", WH_CERTS_REPORT_SERIAL, serial);
+    char *name = wh_str_printf(SECRET "-serving-%s", who);
+    json_t *o = wh_certs_lease_object(NS, name, &rec, labels, ann);
+    put_obj(f, o);
+    json_decref(o);
+    json_decref(labels);
+    json_decref(ann);
+    free(name);
+}
+
+/* A deleted Secret is regenerated with a new CA and re-injected (CERT-42); the caBundles
+ * first carry the new and the old CA (taken from the cert dir: the Secret is gone), the
+ * Secret records the old CA, and the old CA goes only once every live replica reports the
+ * new certificate: a lagging replica holds it back. */
+TEST(cert42_deleted_secret_regenerated_old_ca_kept_until_replicas_serve_new)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    char path[256];
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    char *old_ca = read_dir_file(a.certdir, "ca-cert.pem");
+    char *old_cert = read_dir_file(a.certdir, "cert.pem");
+    char old_serial[80];
+    serial_of_pem(old_cert, old_serial, sizeof(old_serial));
+    put_report(&f, "replica-b", old_serial);
+
+    CHECK_EQ_INT(wh_kube_path(path, sizeof(path), "", "v1", "secrets", NS, SECRET, NULL), WH_OK);
+    CHECK_EQ_INT(wh_kube_delete(f.client, path, NULL, NULL), WH_OK);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *secret = get_secret(&f);
+    char *new_ca = secret_item(secret, "ca-cert.pem");
+    CHECK(new_ca && old_ca && strcmp(new_ca, old_ca) != 0);
+    CHECK(wh_json_annotation(secret, WH_CERTS_ANN_PREVIOUS_CA) != NULL);
+    json_t *v = get_config(&f, false);
+    char *bundle = entry_bundle(v, 0);
+    CHECK_EQ_INT(count_certs(bundle), 2);
+    CHECK(bundle && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), old_ca, strlen(old_ca)));
+    CHECK(bundle && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), new_ca, strlen(new_ca)));
+    struct wh_certs_controller_status st;
+    wh_certs_controller_status(a.c, &st);
+    CHECK(st.rotating);
+    CHECK_EQ_INT(st.bundle_cas, 2);
+
+    /* replica-b still serves the old certificate: the old CA stays */
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_decref(v);
+    free(bundle);
+    v = get_config(&f, false);
+    bundle = entry_bundle(v, 0);
+    CHECK_EQ_INT(count_certs(bundle), 2);
+
+    /* now it serves the new one */
+    char new_serial[80];
+    char *new_cert = secret_item(secret, "cert.pem");
+    serial_of_pem(new_cert, new_serial, sizeof(new_serial));
+    put_report(&f, "replica-b", new_serial);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_decref(v);
+    free(bundle);
+    v = get_config(&f, false);
+    bundle = entry_bundle(v, 0);
+    CHECK_EQ_STR(bundle, new_ca);
+    char *crd = crd_bundle(&f, "clonesets.apps.kruise.io");
+    CHECK_EQ_STR(crd, new_ca);
+    json_t *after = get_secret(&f);
+    CHECK(wh_json_annotation(after, WH_CERTS_ANN_PREVIOUS_CA) == NULL);
+    char *still = secret_item(after, "ca-cert.pem");
+    CHECK_EQ_STR(still, new_ca);
+    wh_certs_controller_status(a.c, &st);
+    CHECK(!st.rotating);
+    CHECK_EQ_INT(st.bundle_cas, 1);
+
+    free(still);
+    json_decref(after);
+    free(crd);
+    free(new_cert);
+    free(bundle);
+    json_decref(v);
+    free(new_ca);
+    json_decref(secret);
+    free(old_cert);
+    free(old_ca);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+static struct wh_certs_bundle *short_lived_bundle(int64_t validity_secs)
+{
+    struct wh_certs_gen_opts o;
+    struct wh_certs_bundle *b = NULL;
+    struct wh_errbuf eb = {{0}};
+    struct wh_certs_target t = {.service = "kruise-webhook-service", .namespace = NS};
+    wh_certs_gen_opts_init(&o);
+    o.key_type = WH_CERTS_KEY_ECDSA;
+    o.validity_secs = validity_secs;
+    WH_ASSERT(wh_certs_bundle_generate(&o, &t, NULL, &b, NULL, &eb) == WH_OK);
+    return b;
+}
+
+/* A certificate inside the renewal window (CERT-40 at now + 180 days) is renewed; its CA
+ * expires within a year, so a new CA comes too (CERT-41); while the HTTPS server still serves
+ * the old certificate the old CA stays published, and the serving certificate it gets
+ * chains to the new CA. */
+TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *old = short_lived_bundle(30 * 86400);
+    json_t *obj = wh_certs_secret_object(NS, SECRET, NULL, old);
+    put_obj(&f, obj);
+    json_decref(obj);
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_old;
+    /* the old certificate is what the server presents until the reload */
+    serial_of_pem(wh_certs_bundle_get(old, WH_CERTS_CERT, NULL), a.fixed_serial,
+                  sizeof(a.fixed_serial));
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *secret = get_secret(&f);
+    char *new_ca = secret_item(secret, "ca-cert.pem");
+    const char *old_ca = wh_certs_bundle_get(old, WH_CERTS_CA_CERT, NULL);
+    CHECK(new_ca && strcmp(new_ca, old_ca) != 0);
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    CHECK_EQ_INT(count_certs(bundle), 2);
+    CHECK(bundle && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), old_ca, strlen(old_ca)));
+    CHECK(!wh_certs_controller_initialized(a.c)); /* the server does not present it yet */
+
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_decref(m);
+    free(bundle);
+    m = get_config(&f, true);
+    bundle = entry_bundle(m, 0);
+    CHECK_EQ_INT(count_certs(bundle), 2);
+
+    a.fixed_serial[0] = '\0'; /* the reload: the server now presents the new certificate */
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK); /* its tick reports the new serial */
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+    json_decref(m);
+    free(bundle);
+    m = get_config(&f, true);
+    bundle = entry_bundle(m, 0);
+    CHECK_EQ_STR(bundle, new_ca);
+    struct wh_certs_bundle *now_stored = NULL;
+    CHECK_EQ_INT(wh_certs_secret_read(secret, WH_CERTS_SECRET_GENERATED, &now_stored, &eb), WH_OK);
+    CHECK_EQ_INT(wh_certs_bundle_validate(now_stored, "kruise-webhook-service.kruise-system.svc",
+                                          time(NULL), 180 * 86400LL, NULL),
+                 WH_CERTS_VALID);
+    wh_certs_bundle_free(now_stored);
+    free(bundle);
+    json_decref(m);
+    free(new_ca);
+    json_decref(secret);
+    inst_stop(&a);
+out_old:
+    wh_certs_bundle_free(old);
+    fx_stop(&f);
+}
+
+struct racer {
+    struct inst *in;
+    enum wh_err rc;
+};
+
+static void *race_sync(void *arg)
+{
+    struct racer *r = arg;
+    struct wh_errbuf eb = {{0}};
+    r->rc = wh_certs_controller_sync(r->in->c, &eb);
+    return NULL;
+}
+
+/* CERT-33/80: two replicas creating the Secret at once end with one Secret (AlreadyExists ->
+ * read back) and both cert dirs hold its certificates. Creates are delayed so both are in
+ * flight together. */
+TEST(cert33_creation_race_ends_with_one_secret)
+{
+    struct fx f;
+    struct inst a, b;
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    if (!inst_start(&b, &f, "b", NULL))
+        goto out_a;
+    wh_apiserver_post(f.srv, "delay?ms=400&count=2&methods=POST&path_prefix=/api/v1/namespaces/"
+                             "kruise-system/secrets");
+    clear_requests(&f);
+    struct racer ra = {&a, WH_ERR_INTERNAL}, rb = {&b, WH_ERR_INTERNAL};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, race_sync, &ra);
+    pthread_create(&tb, NULL, race_sync, &rb);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    /* Both wrote the configurations too: the later PUT may meet a 409, which fails that sync
+     * (retried later, CERT-34); certificates were settled before that. */
+    CHECK(ra.rc == WH_OK || ra.rc == WH_ERR_CONFLICT);
+    CHECK(rb.rc == WH_OK || rb.rc == WH_ERR_CONFLICT);
+    CHECK_EQ_INT(count_writes(&f, "/secrets"), 2); /* both tried, one won */
+    json_t *secret = get_secret(&f);
+    char *ca = secret_item(secret, "ca-cert.pem"), *cert = secret_item(secret, "cert.pem");
+    char *a_cert = read_dir_file(a.certdir, "tls.crt"), *b_cert = read_dir_file(b.certdir, "tls.crt");
+    CHECK_EQ_STR(a_cert, cert);
+    CHECK_EQ_STR(b_cert, cert);
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(sync_in(&b, &eb), WH_OK);
+    json_decref(m);
+    free(bundle);
+    m = get_config(&f, true);
+    bundle = entry_bundle(m, 0);
+    CHECK_EQ_STR(bundle, ca);
+    free(bundle);
+    json_decref(m);
+    free(a_cert);
+    free(b_cert);
+    free(ca);
+    free(cert);
+    json_decref(secret);
+    inst_stop(&b);
+out_a:
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* CERT-35 (an empty Secret, as the manifests create it, is overwritten, not re-created) and
+ * CERT-34 (a 409 on the update is retried after a fresh read). */
+TEST(cert34_empty_secret_overwritten_and_conflict_retried)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    json_t *empty = wh_test_json("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{"
+                                 "\"namespace\":\"kruise-system\",\"name\":\"" SECRET "\","
+                                 "\"labels\":{\"a\":\"b\"}}}");
+    put_obj(&f, empty);
+    json_decref(empty);
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    wh_apiserver_post(f.srv, "fail?code=409&count=1&methods=PUT&path_prefix=/api/v1/namespaces/"
+                             "kruise-system/secrets");
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, "/secrets/" SECRET), 2);
+    json_t *secret = get_secret(&f);
+    CHECK_EQ_INT(json_object_size(json_object_get(secret, "data")), 6);
+    CHECK(wh_json_path(secret, "metadata", "labels", NULL) == NULL); /* PUT semantics */
+    json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* CERT-36..38: external certificates are read with cert-manager's keys, written to the cert
+ * dir, never generated and never written to the cluster; configurations are verified, and
+ * the sync fails with upstream's message until their caBundles match ca.crt byte for byte. */
+TEST(cert38_external_mode_reads_verifies_never_writes)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
+    const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
+    char *ca64 = wh_base64_encode(ca, strlen(ca));
+    char *crt64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL),
+                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL)));
+    char *key64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL),
+                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL)));
+    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
+                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
+                          ca64, "tls.crt", crt64, "tls.key", key64);
+    put_obj(&f, s);
+    json_decref(s);
+    static const char *const gate[] = {"--feature-gates", "EnableExternalCerts=true", NULL};
+    if (!inst_start(&a, &f, "a", gate))
+        goto out_ext;
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_ERR_INVALID);
+    CHECK_EQ_STR(eb.msg, "caBundle of MutatingWebhookConfiguration " MUTATING
+                         " does not match the external caBundle");
+    char *dir_ca = read_dir_file(a.certdir, "ca-cert.pem");
+    CHECK_EQ_STR(dir_ca, ca);
+    char *dir_key = read_dir_file(a.certdir, "ca-key.pem"); /* no ca.key: empty file */
+    CHECK_EQ_STR(dir_key, "");
+    CHECK(!wh_certs_controller_initialized(a.c));
+
+    /* cert-manager's CA injector fills in the caBundles */
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(&f, i == 0);
+        size_t k;
+        json_t *e;
+        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
+        {
+            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
+        }
+        put_obj(&f, cfg);
+        json_decref(cfg);
+    }
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "CRD") != NULL); /* CRDs pointing at us have no caBundle yet */
+    static const char *const crds[] = {
+        "clonesets", "sidecarsets", "statefulsets", "uniteddeployments", "daemonsets",
+        "containerrecreaterequests", "resourcedistributions", "persistentpodstates",
+        "workloadspreads"};
+    for (size_t i = 0; i < sizeof(crds) / sizeof(crds[0]); i++) {
+        char *name = wh_str_printf("%s.apps.kruise.io", crds[i]);
+        json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL, name);
+        json_object_set_new(
+            wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL), "caBundle",
+            json_string(ca64));
+        put_obj(&f, crd);
+        json_decref(crd);
+        free(name);
+    }
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+    CHECK_EQ_INT(count_writes(&f, NULL), 0);
+    free(dir_key);
+    free(dir_ca);
+    inst_stop(&a);
+out_ext:
+    free(ca64);
+    free(crt64);
+    free(key64);
+    wh_certs_bundle_free(ext);
+    fx_stop(&f);
+}
+
+/* CERT-11/12/39: with a webhook host the cert dir is the store (no Secret), entries and CRDs
+ * get URLs on that host and port, and the certificate names the IP. */
+TEST(cert39_url_mode_uses_the_fs_writer_and_urls)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    static const char *const url[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    if (!inst_start(&a, &f, "a", url))
+        goto out_fx;
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, "/secrets"), 0);
+    json_t *secret = get_secret(&f);
+    CHECK(secret == NULL);
+    json_t *m = get_config(&f, true);
+    json_t *cc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
+                              NULL);
+    CHECK_EQ_STR(wh_json_str(cc, "url"), "https://127.0.0.1:9443/mutate-apps-kruise-io-sidecarset");
+    CHECK(json_object_get(cc, "service") == NULL);
+    json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
+                          "clonesets.apps.kruise.io");
+    CHECK_EQ_STR(
+        wh_json_path_str(crd, "spec", "conversion", "webhook", "clientConfig", "url", NULL),
+        "https://127.0.0.1:9443/convert");
+    struct wh_certs_bundle *b = NULL;
+    CHECK_EQ_INT(wh_certs_fs_read(a.certdir, &b, &eb), WH_OK);
+    CHECK_EQ_INT(wh_certs_bundle_validate(b, "127.0.0.1", time(NULL), 0, NULL), WH_CERTS_VALID);
+    wh_certs_bundle_free(b);
+    CHECK(wh_certs_controller_initialized(a.c));
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, NULL), 0);
+    json_decref(crd);
+    json_decref(m);
+    json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* --leader-elect: one Lease holder writes; the other replica only reads the Secret, waits for
+ * it and for the caBundles, and then serves the same certificate; a released Lease passes to
+ * the other replica at once. */
+TEST(certs_leader_elect_one_writer)
+{
+    struct fx f;
+    struct inst a, b;
+    struct wh_errbuf eb = {{0}};
+    bool la = false, lb = false;
+    static const char *const le[] = {"--leader-elect", NULL};
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", le))
+        goto out_fx;
+    if (!inst_start(&b, &f, "b", le))
+        goto out_a;
+    CHECK_EQ_INT(wh_certs_controller_step_election(a.c, &la, &eb), WH_OK);
+    CHECK_EQ_INT(wh_certs_controller_step_election(b.c, &lb, &eb), WH_OK);
+    CHECK(la && !lb);
+    json_t *lease = get_obj(&f, "coordination.k8s.io", "leases", NS, SECRET "-writer");
+    CHECK_EQ_STR(wh_json_path_str(lease, "spec", "holderIdentity", NULL), "replica-a");
+    CHECK_EQ_INT(json_integer_value(wh_json_path(lease, "spec", "leaseDurationSeconds", NULL)), 15);
+    json_decref(lease);
+
+    CHECK_EQ_INT(sync_in(&b, &eb), WH_ERR_NOT_SYNCED); /* no Secret yet: wait, write nothing */
+    CHECK(get_secret(&f) == NULL);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(sync_in(&b, &eb), WH_OK);
+    struct wh_certs_controller_status sa, sb;
+    wh_certs_controller_status(a.c, &sa);
+    wh_certs_controller_status(b.c, &sb);
+    CHECK(sa.writer && !sb.writer);
+    CHECK(sa.writes > 0);
+    CHECK_EQ_INT(sb.writes, 0);
+    char *ca_a = read_dir_file(a.certdir, "tls.crt"), *ca_b = read_dir_file(b.certdir, "tls.crt");
+    CHECK_EQ_STR(ca_a, ca_b);
+    CHECK(wh_certs_controller_initialized(b.c));
+    free(ca_a);
+    free(ca_b);
+
+    /* a stops cleanly: the Lease is released and b takes it at its next try */
+    wh_certs_controller_stop(a.c);
+    CHECK_EQ_INT(wh_certs_controller_step_election(b.c, &lb, &eb), WH_OK);
+    CHECK(lb);
+    inst_stop(&b);
+out_a:
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* client-go's rules: a Lease held by a live holder is not taken; one whose record did not
+ * change for leaseDurationSeconds (on our clock) is, with leaseTransitions + 1; a holder
+ * that lost it sees so at its next try. */
+TEST(certs_leader_lease_expiry_takeover)
+{
+    struct fx f;
+    struct wh_certs_leader *a = NULL, *b = NULL;
+    struct wh_errbuf eb = {{0}};
+    bool la = false, lb = false;
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_leader_opts o = {.ns = NS,
+                                     .name = "test-lease",
+                                     .identity = "a",
+                                     .lease_duration_ms = 1000,
+                                     .renew_deadline_ms = 600,
+                                     .retry_period_ms = 100};
+    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &a, &eb), WH_OK);
+    o.identity = "b";
+    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &b, &eb), WH_OK);
+    o.renew_deadline_ms = 5000;
+    struct wh_certs_leader *bad = NULL;
+    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &bad, &eb), WH_ERR_INVALID);
+
+    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK);
+    CHECK(la && wh_certs_leader_is_leader(a));
+    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK);
+    CHECK(!lb && !wh_certs_leader_is_leader(b));
+    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK); /* renew */
+    CHECK(la);
+    wh_time_sleep_ms(300);
+    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
+    CHECK(!lb);
+    wh_time_sleep_ms(1100); /* a stops renewing */
+    CHECK(!wh_certs_leader_is_leader(a)); /* past its renew deadline */
+    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK);
+    CHECK(lb);
+    json_t *lease = get_obj(&f, "coordination.k8s.io", "leases", NS, "test-lease");
+    CHECK_EQ_STR(wh_json_path_str(lease, "spec", "holderIdentity", NULL), "b");
+    CHECK_EQ_INT(json_integer_value(wh_json_path(lease, "spec", "leaseTransitions", NULL)), 1);
+    CHECK(wh_json_path_str(lease, "spec", "renewTime", NULL) != NULL);
+    json_decref(lease);
+    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK);
+    CHECK(!la);
+    wh_certs_leader_free(a);
+    wh_certs_leader_free(b); /* releases: holder emptied */
+    lease = get_obj(&f, "coordination.k8s.io", "leases", NS, "test-lease");
+    CHECK_EQ_STR(wh_json_path_str(lease, "spec", "holderIdentity", NULL), "");
+    json_decref(lease);
+    fx_stop(&f);
+}
+
+/* Serving reports: written on change, listed by the writer, dead ones ignored. */
+TEST(certs_serving_reports)
+{
+    struct fx f;
+    struct wh_errbuf eb = {{0}};
+    struct wh_certs_report_summary sum;
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_report *r = wh_certs_report_new(f.client, NS, SECRET, "Host_1:x");
+    CHECK_EQ_INT(wh_certs_report_publish(r, "00:AB:cd", false, &eb), WH_OK);
+    json_t *lease = get_obj(&f, "coordination.k8s.io", "leases", NS, SECRET "-serving-host-1-x");
+    CHECK_EQ_STR(wh_json_annotation(lease, WH_CERTS_REPORT_SERIAL), "abcd");
+    json_decref(lease);
+    clear_requests(&f);
+    CHECK_EQ_INT(wh_certs_report_publish(r, "abcd", false, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, NULL), 0); /* unchanged, heartbeat not due */
+    CHECK_EQ_INT(wh_certs_report_publish(r, "ef", false, &eb), WH_OK);
+    CHECK_EQ_INT(count_writes(&f, NULL), 1);
+    CHECK_EQ_INT(wh_certs_report_check(f.client, NS, SECRET, "EF", time(NULL), &sum, &eb), WH_OK);
+    CHECK_EQ_INT(sum.live, 1);
+    CHECK_EQ_INT(sum.current, 1);
+    CHECK_EQ_INT(wh_certs_report_check(f.client, NS, SECRET, "01", time(NULL), &sum, &eb), WH_OK);
+    CHECK_EQ_INT(sum.current, 0);
+    CHECK_EQ_STR(sum.lagging, "Host_1:x");
+    /* two hours later the report is dead and collected */
+    CHECK_EQ_INT(wh_certs_report_check(f.client, NS, SECRET, "01", time(NULL) + 7200, &sum, &eb),
+                 WH_OK);
+    CHECK_EQ_INT(sum.live, 0);
+    CHECK_EQ_INT(sum.removed, 1);
+    wh_certs_report_withdraw(r); /* already gone: only logged */
+    wh_certs_report_free(r);
+    char buf[8];
+    wh_certs_report_serial_norm("000", buf, sizeof(buf));
+    CHECK_EQ_STR(buf, "0");
+    fx_stop(&f);
+}
+
+/* CERT-01 through the merged configuration: a flag overrides the variable. */
+TEST(cert01_env_from_config_flags_override_environment)
+{
+    struct wh_config cfg;
+    struct wh_certs_env e;
+    struct wh_errbuf eb = {{0}};
+    setenv("WEBHOOK_HOST", "from-env", 1);
+    setenv("SECRET_NAME", "env-secret", 1);
+    setenv("CERTS_RENEW_BEFORE", "10d", 1);
+    char *argv[] = {"kruise-webhook", "--webhook-host", "from-flag", NULL};
+    CHECK_EQ_INT(wh_config_load(&cfg, 3, argv, &eb), WH_OK);
+    CHECK_EQ_INT(wh_certs_env_from_config(&e, &cfg, &eb), WH_OK);
+    CHECK_EQ_STR(e.host, "from-flag");
+    CHECK_EQ_STR(e.secret_name, "env-secret");
+    CHECK_EQ_INT(e.renew_before_secs, 10 * 86400);
+    CHECK(e.cert_writer == NULL);
+    CHECK_EQ_INT(wh_certs_env_writer(&e, false), WH_CERTS_WRITER_FS);
+    CHECK_EQ_STR(cfg.mutating_config_name, "kruise-webhook-server-mutating");
+    CHECK_EQ_STR(cfg.validating_config_name, "kruise-webhook-server-validating");
+    CHECK_EQ_INT(cfg.webhook_init_timeout_ms, 60000);
+    wh_certs_env_fini(&e);
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_HOST");
+    unsetenv("SECRET_NAME");
+    unsetenv("CERTS_RENEW_BEFORE");
+}
