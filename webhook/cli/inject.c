@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "admission/review.h"
+#include "cli/docs.h"
 #include "config/config.h"
 #include "handlers/pod_mutate.h"
 #include "handlers/registry.h"
@@ -127,39 +128,6 @@ static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
         return false;
     }
     return true;
-}
-
-static enum wh_err read_input(const char *path, char **text, size_t *len, struct wh_errbuf *eb)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open", path);
-    struct wh_buf b;
-    wh_buf_init(&b, MAX_INPUT);
-    enum wh_err rc = WH_OK;
-    char chunk[65536];
-    size_t n;
-    while (!rc && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rc = wh_buf_add(&b, chunk, n);
-    if (!rc && ferror(f))
-        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: read error", path);
-    else if (rc)
-        wh_errbuf_set(eb, rc, "%s: larger than %d bytes", path, MAX_INPUT);
-    if (f != stdin)
-        fclose(f);
-    if (rc) {
-        wh_buf_fini(&b);
-        return rc;
-    }
-    *text = wh_buf_take(&b, len);
-    return WH_OK;
-}
-
-static bool looks_like_json(const char *text)
-{
-    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
-        text++;
-    return *text == '{' || *text == '[';
 }
 
 /* --- --explain ------------------------------------------------------------------------------ */
@@ -319,31 +287,12 @@ static bool is_pod(const json_t *doc)
     return wh_str_eq(kind, "Pod") && (!av || wh_str_eq(av, "v1"));
 }
 
-static enum wh_err print_doc(FILE *out, const json_t *doc, bool yaml, bool first,
-                             struct wh_errbuf *eb)
-{
-    if (yaml) {
-        char *text = NULL;
-        enum wh_err rc = wh_yaml_emit(doc, &text, NULL, eb);
-        if (rc)
-            return rc;
-        fprintf(out, "%s%s", first ? "" : "---\n", text);
-        free(text);
-        return WH_OK;
-    }
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fprintf(out, "%s\n", text ? text : "null");
-    free(text);
-    return WH_OK;
-}
-
 int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
 {
     struct args a;
     struct wh_config cfg;
     bool cfg_loaded = false;
     struct wh_cluster *cl = NULL;
-    char *text = NULL;
     json_t *docs = NULL;
     struct wh_errbuf eb = {{0}};
     int status = EXIT_USAGE;
@@ -361,13 +310,12 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     cfg_loaded = true;
-    size_t len = 0;
-    if (read_input(a.file, &text, &len, &eb) ||
-        wh_yaml_load(text, len, strcmp(a.file, "-") == 0 ? "<stdin>" : a.file, &docs, &eb)) {
+    bool json_input = false;
+    if (wh_cli_read_docs(a.file, &docs, &json_input, &eb)) {
         fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
         goto out;
     }
-    bool yaml = a.output ? strcmp(a.output, "yaml") == 0 : !looks_like_json(text);
+    bool yaml = a.output ? strcmp(a.output, "yaml") == 0 : !json_input;
 
     /* the server's own route and setup, on a standalone cluster */
     const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");
@@ -396,7 +344,7 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
             status = EXIT_REFUSED;
             continue;
         }
-        if (print_doc(out, result, yaml, printed++ == 0, &eb)) {
+        if (wh_cli_print_doc(out, result, yaml, printed++ == 0, &eb)) {
             fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
             status = EXIT_USAGE;
         }
@@ -405,7 +353,6 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
     fflush(out);
 out:
     json_decref(docs);
-    free(text);
     wh_cluster_free(cl);
     if (cfg_loaded)
         wh_config_fini(&cfg);

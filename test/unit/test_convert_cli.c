@@ -1,0 +1,108 @@
+#include "test/unit/test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/convert.h"
+#include "test/support/vector_compare.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/yaml.h"
+#include "util/yaml_emit.h"
+
+/* Runs `convert` on the given input text; returns the exit status, stdout and stderr. */
+static int run_convert(const char *input, const char *to, const char *format, char **out_text,
+                       char **err_text)
+{
+    char path[] = "/tmp/wh-convert-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, input, strlen(input)) == (ssize_t)strlen(input));
+    close(fd);
+    char *obuf = NULL, *ebuf = NULL;
+    size_t olen = 0, elen = 0;
+    FILE *out = open_memstream(&obuf, &olen);
+    FILE *err = open_memstream(&ebuf, &elen);
+    char *argv[] = {
+        "convert", "-f", path, "--to", (char *)(uintptr_t)to, "-o", (char *)(uintptr_t)format,
+        NULL};
+    int status = wh_convert_run(format ? 7 : 5, argv, out, err);
+    fclose(out);
+    fclose(err);
+    unlink(path);
+    *out_text = obuf;
+    *err_text = ebuf;
+    return status;
+}
+
+TEST(convert_cli_converts_files_like_the_webhook)
+{
+    size_t len = 0;
+    char *text = wh_test_read_file(
+        "test/vectors/conversion/020-cloneset-v1alpha1-to-v1beta1-full.json", &len);
+    json_t *vec = wh_test_json(text);
+    free(text);
+    const json_t *input = json_array_get(wh_json_path(vec, "request", "objects", NULL), 0);
+    const json_t *want = json_array_get(wh_json_path(vec, "expect", "convertedObjects", NULL), 0);
+    /* YAML in: the CloneSet, then a Deployment that is not ours to convert. */
+    char *yaml = NULL;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_yaml_emit(input, &yaml, NULL, &eb), WH_OK);
+    struct wh_buf in;
+    wh_buf_init(&in, 1 << 20);
+    CHECK_EQ_INT(wh_buf_printf(&in,
+                               "%s---\napiVersion: apps/v1\nkind: Deployment\n"
+                               "metadata: {name: web}\nspec: {replicas: 2}\n",
+                               yaml),
+                 WH_OK);
+    char *out = NULL, *err = NULL;
+    CHECK_EQ_INT(run_convert(in.data, "apps.kruise.io/v1beta1", NULL, &out, &err), 0);
+    json_t *docs = NULL;
+    CHECK_EQ_INT(wh_yaml_load(out, strlen(out), "output", &docs, &eb), WH_OK); /* YAML out */
+    CHECK_EQ_INT(json_array_size(docs), 2);
+    struct wh_buf diff;
+    wh_buf_init(&diff, 1 << 16);
+    CHECK(wh_vec_conversion_equal(want, json_array_get(docs, 0), input, &diff));
+    if (diff.len)
+        fprintf(stderr, "%s\n", diff.data);
+    CHECK_EQ_STR(wh_json_str(json_array_get(docs, 1), "apiVersion"), "apps/v1");
+    json_decref(docs);
+    free(out);
+    free(err);
+
+    /* JSON in, JSON out; converting to the version an object has leaves it alone. */
+    char *json_in = wh_json_dumps(want);
+    CHECK_EQ_INT(run_convert(json_in, "apps.kruise.io/v1beta1", NULL, &out, &err), 0);
+    json_t *back = wh_test_json(out);
+    CHECK_EQ_JSON(back, want);
+    json_decref(back);
+    free(out);
+    free(err);
+    free(json_in);
+    wh_buf_fini(&diff);
+    wh_buf_fini(&in);
+    free(yaml);
+    json_decref(vec);
+}
+
+TEST(convert_cli_failures_name_the_document)
+{
+    char *out = NULL, *err = NULL;
+    const char *bad = "{\"apiVersion\":\"apps.kruise.io/v1alpha1\",\"kind\":\"StatefulSet\","
+                      "\"metadata\":{\"name\":\"db\"},\"spec\":{\"replicas\":\"three\"}}";
+    CHECK_EQ_INT(run_convert(bad, "apps.kruise.io/v1beta1", "json", &out, &err), 1);
+    CHECK(strstr(err, "document 1 (StatefulSet db)") != NULL);
+    CHECK(strstr(err, "cannot unmarshal string") != NULL);
+    CHECK_EQ_STR(out, "");
+    free(out);
+    free(err);
+    CHECK_EQ_INT(run_convert("a: [", "apps.kruise.io/v1beta1", NULL, &out, &err), 2);
+    CHECK(strstr(err, ":1:") != NULL);
+    free(out);
+    free(err);
+    CHECK_EQ_INT(run_convert("{}", "v1beta1", NULL, &out, &err), 2);
+    CHECK(strstr(err, "--to GROUP/VERSION") != NULL);
+    free(out);
+    free(err);
+}
