@@ -9,8 +9,16 @@
 #include "certs/atomic_dir.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
+#include "certs/inject.h"
 #include "certs/keypair.h"
 #include "certs/pem.h"
+#include "certs/store.h"
+#include "config/config.h"
+#include "handlers/registry.h"
+#include "kube/client.h"
+#include "log/log.h"
+#include "util/base64.h"
+#include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -51,16 +59,24 @@ static const char usage_generate[] =
     "  --days N          validity in days (default 3650)\n";
 
 static const char usage_inspect[] =
-    "usage: kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--json]\n"
+    "usage: kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--cluster]\n"
+    "                                    [--json]\n"
     "       kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]\n"
     "\n"
     "Shows subjects, SANs, serials and expiry of the CA and serving certificates, and checks\n"
     "them as the controller does: key matches certificate, chains to the CA, names the host,\n"
-    "valid beyond the renewal margin ($CERTS_RENEW_BEFORE, default 180d).\n"
-    "Exit status: 0 valid, 1 invalid (the controller would regenerate), 2 error.\n"
+    "valid beyond the renewal margin ($CERTS_RENEW_BEFORE, default 180d). With --secret (or\n"
+    "--cluster) it also checks that the caBundles in the cluster trust the CA: every served\n"
+    "entry of the two webhook configurations, and the conversion of our CRDs.\n"
+    "The cluster is reached through $KUBECONFIG, else the in-cluster service account.\n"
+    "Exit status: 0 valid, 1 invalid (the controller would regenerate) or caBundles that do\n"
+    "not trust the CA, 2 error.\n"
     "\n"
     "  --host, --service, --namespace   the name to check (defaults as for the server)\n"
     "  --secret [NAME]   read the Secret (default $SECRET_NAME) in --namespace instead\n"
+    "  --cluster         check the caBundles in the cluster against DIR's CA\n"
+    "  --mutating-config NAME, --validating-config NAME\n"
+    "                    the webhook configurations (defaults as for the server)\n"
     "  --json            print the findings as JSON\n";
 
 struct args {
@@ -71,7 +87,10 @@ struct args {
     const char *namespace;
     const char *secret;
     const char *days;
+    const char *mutating;
+    const char *validating;
     bool use_secret;
+    bool cluster;
     bool ecdsa;
     bool upstream_sans;
     bool json;
@@ -106,7 +125,8 @@ static bool parse_args(int argc, char **argv, struct args *a)
     } valued[] = {
         {"--out", &a->out},         {"--host", &a->host},
         {"--service", &a->service}, {"--namespace", &a->namespace},
-        {"--days", &a->days},
+        {"--days", &a->days},       {"--mutating-config", &a->mutating},
+        {"--validating-config", &a->validating},
     };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -133,6 +153,8 @@ static bool parse_args(int argc, char **argv, struct args *a)
             a->upstream_sans = true;
         } else if (strcmp(arg, "--json") == 0) {
             a->json = true;
+        } else if (strcmp(arg, "--cluster") == 0) {
+            a->cluster = true;
         } else if (strncmp(arg, "--secret=", 9) == 0) {
             a->use_secret = true;
             a->secret = arg + 9;
@@ -277,6 +299,171 @@ static enum wh_err read_dir_lenient(const char *dir, struct wh_certs_bundle **ou
     return WH_OK;
 }
 
+static bool serves_default(void *arg, const char *path)
+{
+    return wh_routes_find(arg, path) != NULL;
+}
+
+/* Decoded caBundle of a client config trusts every certificate of ca. */
+static bool trusts(const json_t *cc, const char *ca, size_t ca_len)
+{
+    const char *b64 = wh_json_str(cc, "caBundle");
+    unsigned char *bundle = NULL;
+    size_t len = 0;
+    bool ok = b64 && wh_base64_decode(b64, strlen(b64), &bundle, &len) == WH_OK &&
+              wh_certs_inject_bundle_trusts(bundle, len, ca, ca_len);
+    free(bundle);
+    return ok;
+}
+
+static void note(json_t *obj, const char *key, json_t *value)
+{
+    int r = json_object_set_new(obj, key, value);
+    WH_ASSERT(r == 0);
+}
+
+struct crd_scan {
+    const struct wh_certs_inject_target *t;
+    json_t *out;
+    int selected, trusting;
+};
+
+static enum wh_err scan_crd(void *arg, json_t *crd)
+{
+    struct crd_scan *cs = arg;
+    if (!wh_certs_inject_crd_selected(crd, cs->t))
+        return WH_OK;
+    cs->selected++;
+    if (trusts(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL),
+               cs->t->ca_bundle, cs->t->ca_bundle_len))
+        cs->trusting++;
+    else
+        json_array_append_new(json_object_get(cs->out, "not_trusting"),
+                              json_string(wh_json_meta_str(crd, "name")));
+    return WH_OK;
+}
+
+/* Whether the caBundles in the cluster trust b's CA. Returns: new ref, a report with "match". */
+static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args *a,
+                             const struct wh_certs_env *env)
+{
+    json_t *report = json_object();
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    struct wh_kube_client *c = NULL;
+    char *argv[] = {"kruise-webhook", NULL};
+    bool match = true, have_cfg = false;
+    size_t ca_len = 0;
+    const char *ca = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &ca_len);
+    struct wh_kube_opts ko = {.kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000,
+                              .max_retries = 2};
+
+    if (wh_config_load(&cfg, 1, argv, &eb) || wh_kube_client_new(&ko, &c, &eb)) {
+        note(report, "error", json_string(eb.msg));
+        match = false;
+        goto out;
+    }
+    have_cfg = true;
+    struct wh_certs_inject_target t = {
+        .ns = a->namespace ? a->namespace : env->pod_namespace,
+        .service = a->service ? a->service : env->service_name,
+        .host = a->host ? a->host : env->host,
+        .port = env->port,
+        .ca_bundle = ca ? ca : "",
+        .ca_bundle_len = ca_len,
+        .serves = serves_default,
+        .serves_arg = &cfg,
+    };
+    const struct {
+        const char *kind, *resource, *name;
+    } configs[] = {
+        {"MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
+         a->mutating ? a->mutating : cfg.mutating_config_name},
+        {"ValidatingWebhookConfiguration", "validatingwebhookconfigurations",
+         a->validating ? a->validating : cfg.validating_config_name},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        char path[512], key[300];
+        json_t *obj = NULL, *r = json_object();
+        struct wh_kube_status st = {0};
+        snprintf(key, sizeof(key), "%s/%s", configs[k].kind, configs[k].name);
+        note(report, key, r);
+        enum wh_err rc = wh_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1",
+                                      configs[k].resource, NULL, configs[k].name, NULL);
+        if (!rc)
+            rc = wh_kube_get(c, path, &obj, &st);
+        if (rc) {
+            note(r, "error", json_string(st.message[0] ? st.message : wh_strerror(rc)));
+            match = false;
+            continue;
+        }
+        int served = 0, trusting = 0;
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(obj, "webhooks"), i, e)
+        {
+            const json_t *cc = wh_json_obj(e, "clientConfig");
+            char *p = wh_certs_inject_entry_path(cc);
+            if (p && serves_default(&cfg, p)) {
+                served++;
+                trusting += trusts(cc, t.ca_bundle, t.ca_bundle_len);
+            }
+            free(p);
+        }
+        note(r, "served_entries", json_integer(served));
+        note(r, "trusting_entries", json_integer(trusting));
+        match = match && served == trusting;
+        json_decref(obj);
+    }
+    struct crd_scan cs = {&t, json_object(), 0, 0};
+    struct wh_kube_status st = {0};
+    char path[256];
+    note(report, "crds", cs.out);
+    note(cs.out, "not_trusting", json_array());
+    if (wh_kube_path(path, sizeof(path), "apiextensions.k8s.io", "v1", "customresourcedefinitions",
+                     NULL, NULL, NULL) ||
+        wh_kube_list_all(c, path, NULL, NULL, 100, scan_crd, &cs, NULL, &st)) {
+        note(cs.out, "error", json_string(st.message[0] ? st.message : "cannot list CRDs"));
+        match = false;
+    }
+    note(cs.out, "selected", json_integer(cs.selected));
+    note(cs.out, "trusting", json_integer(cs.trusting));
+    match = match && cs.selected == cs.trusting;
+out:
+    note(report, "match", json_boolean(match));
+    wh_kube_client_free(c);
+    if (have_cfg)
+        wh_config_fini(&cfg);
+    return report;
+}
+
+static void print_cluster(const json_t *r)
+{
+    const char *key;
+    const json_t *v;
+    printf("caBundles in the cluster\n");
+    if (json_object_get(r, "error")) {
+        printf("  error: %s\n", jstr(r, "error"));
+        return;
+    }
+    json_object_foreach((json_t *)(uintptr_t)r, key, v)
+    {
+        if (!json_is_object(v) || strcmp(key, "crds") == 0)
+            continue;
+        if (json_object_get(v, "error"))
+            printf("  %s: %s\n", key, jstr(v, "error"));
+        else
+            printf("  %s: %lld of %lld served entries trust the CA\n", key,
+                   (long long)json_integer_value(json_object_get(v, "trusting_entries")),
+                   (long long)json_integer_value(json_object_get(v, "served_entries")));
+    }
+    const json_t *crds = json_object_get(r, "crds");
+    printf("  CRDs converted by us: %lld of %lld trust the CA\n",
+           (long long)json_integer_value(json_object_get(crds, "trusting")),
+           (long long)json_integer_value(json_object_get(crds, "selected")));
+    printf("  match: %s\n", yes_no(r, "match"));
+}
+
 static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
 {
     int status = EXIT_TROUBLE;
@@ -284,7 +471,8 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
     struct wh_errbuf eb = {{0}};
     struct wh_certs_target t;
     char *dns_name = NULL, *where = NULL;
-    json_t *report = NULL;
+    json_t *report = NULL, *cluster = NULL;
+    bool check = a->cluster;
 
     if (a->use_secret == (a->dir != NULL)) {
         fprintf(stderr, "%s", usage_inspect);
@@ -293,14 +481,12 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
     if (a->use_secret) {
         const char *name = a->secret && *a->secret ? a->secret : env->secret_name;
         const char *ns = a->namespace ? a->namespace : env->pod_namespace;
-        if (!secret_reader) {
-            fprintf(stderr,
-                    "kruise-webhook certs inspect --secret: reading Secret %s/%s needs a "
-                    "cluster connection, which this build cannot make yet\n",
-                    ns, name);
-            return EXIT_TROUBLE;
+        wh_certs_secret_reader_fn reader = secret_reader;
+        if (!reader) {
+            reader = wh_certs_store_read_for_cli;
+            check = true; /* a real cluster: look at its caBundles too */
         }
-        if (secret_reader(ns, name, &b, &eb) != WH_OK) {
+        if (reader(ns, name, &b, &eb) != WH_OK) {
             fprintf(stderr, "kruise-webhook certs inspect: Secret %s/%s: %s\n", ns, name, eb.msg);
             return EXIT_TROUBLE;
         }
@@ -321,6 +507,10 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
     pick_target(a, env, &t);
     dns_name = wh_certs_target_dns_name(&t);
     report = wh_certs_bundle_inspect(b, dns_name, time(NULL), env->renew_before_secs);
+    if (check) {
+        cluster = check_cluster(b, a, env);
+        note(report, "cluster", json_incref(cluster));
+    }
     if (a->json) {
         int r = json_object_set_new(report, "source", json_string(where));
         WH_ASSERT(r == 0);
@@ -330,8 +520,13 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
         free(text);
     } else {
         print_report(where, report);
+        if (cluster)
+            print_cluster(cluster);
     }
     status = strcmp(jstr(report, "verdict"), "valid") == 0 ? EXIT_VALID : EXIT_INVALID;
+    if (cluster && !json_is_true(json_object_get(cluster, "match")))
+        status = EXIT_INVALID;
+    json_decref(cluster);
     json_decref(report);
     free(dns_name);
     free(where);
@@ -421,6 +616,9 @@ int wh_certs_cli_main(int argc, char **argv)
         printf("%s", usage);
         return EXIT_VALID;
     }
+    /* A command's output is its report: the client's connection notes would only clutter it. */
+    if (wh_log_enabled(WH_LOG_INFO))
+        wh_log_setup(WH_LOG_WARN, WH_LOG_TEXT);
     if (wh_certs_env_load(&env, &eb) != WH_OK) {
         fprintf(stderr, "kruise-webhook certs: %s\n", eb.msg);
         return EXIT_TROUBLE;

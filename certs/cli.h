@@ -4,8 +4,10 @@
 /* Operator commands for certificates:
  *   kruise-webhook certs generate --out DIR [--host H | --service S --namespace N]
  *                                 [--ecdsa] [--upstream-sans] [--days N]
- *   kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--json]
+ *   kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--cluster]
+ *                                [--json]
  *   kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]
+ *                                [--mutating-config M] [--validating-config V]
  * Defaults for host/service/namespace, the Secret name and the renewal margin come from the
  * environment as for the server (CERT-01). Exit status: 0 success (inspect: the set is
  * valid), 1 inspect found the set invalid, 2 usage, I/O or generation error.
@@ -19,9 +21,10 @@
 int wh_certs_cli_main(int argc, char **argv);
 
 /* How `inspect --secret` reads Secret namespace/name: fills *out (new bundle) from the data
- * keys ca-key.pem, ca-cert.pem, cert.pem, key.pem (CERT-32). Installed by the Kubernetes
- * client code once it exists; until then the command says it needs a cluster connection
- * and exits 2. */
+ * keys ca-key.pem, ca-cert.pem, cert.pem, key.pem (CERT-32). Without one installed the
+ * command reads the Secret through $KUBECONFIG or the in-cluster service account
+ * (wh_certs_store_read_for_cli) and also checks the caBundles in that cluster; an installed
+ * reader (tests) checks the cluster only with --cluster. */
 typedef enum wh_err (*wh_certs_secret_reader_fn)(const char *ns, const char *name,
                                                  struct wh_certs_bundle **out,
                                                  struct wh_errbuf *eb);

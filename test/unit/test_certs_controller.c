@@ -8,6 +8,7 @@
  * test/integration/certs.py. */
 #include "test/unit/test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <openssl/x509.h>
 
 #include "certs/bundle.h"
+#include "certs/cli.h"
 #include "certs/controller.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
@@ -1025,4 +1027,53 @@ TEST(cert01_env_from_config_flags_override_environment)
     unsetenv("WEBHOOK_HOST");
     unsetenv("SECRET_NAME");
     unsetenv("CERTS_RENEW_BEFORE");
+}
+
+static int run_cli_quiet(int argc, char **argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+    if (!getenv("WH_TEST_VERBOSE")) {
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    int status = wh_certs_cli_main(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(out);
+    close(err);
+    close(null);
+    return status;
+}
+
+/* `certs inspect --secret` reads the Secret from the cluster and says whether the caBundles
+ * there trust its CA (exit 0), or not (exit 1, after a reset). */
+TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"certs", "inspect", "--secret", NULL};
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    setenv("KUBECONFIG", f.kubeconfig, 1);
+    CHECK_EQ_INT(run_cli_quiet(3, argv), 2); /* no Secret yet */
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK_EQ_INT(run_cli_quiet(3, argv), 0);
+    json_t *v = get_config(&f, false);
+    json_object_set_new(wh_json_path(json_array_get(json_object_get(v, "webhooks"), 0),
+                                     "clientConfig", NULL),
+                        "caBundle", json_string("Cg=="));
+    put_obj(&f, v);
+    json_decref(v);
+    CHECK_EQ_INT(run_cli_quiet(3, argv), 1);
+    unsetenv("KUBECONFIG");
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
 }
