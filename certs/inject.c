@@ -114,7 +114,7 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
             continue;
         }
         st->served++;
-        json_t *want = cc ? json_deep_copy(cc) : json_object();
+        json_t *want = cc ? wh_json_copy(cc) : json_object();
         set_client_config(want, path, t);
         free(path);
         if (cc && json_equal(want, cc)) {
@@ -123,7 +123,7 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
         }
         st->changed++;
         if (!copy)
-            copy = json_deep_copy(config);
+            copy = wh_json_copy(config);
         json_t *centry = json_array_get(json_object_get(copy, "webhooks"), i);
         put(centry, "clientConfig", want);
     }
@@ -226,7 +226,7 @@ void wh_certs_inject_crd(const json_t *crd, const struct wh_certs_inject_target 
         json_decref(want);
         return;
     }
-    json_t *copy = json_deep_copy(crd);
+    json_t *copy = wh_json_copy(crd);
     json_t *webhook = json_object();
     put(webhook, "clientConfig", want);
     json_t *versions = json_array();

@@ -56,9 +56,9 @@ json_t *wh_certs_lease_object(const char *ns, const char *name,
     if (rec->resource_version[0])
         put(meta, "resourceVersion", json_string(rec->resource_version));
     if (labels)
-        put(meta, "labels", json_deep_copy(labels));
+        put(meta, "labels", wh_json_copy(labels));
     if (annotations)
-        put(meta, "annotations", json_deep_copy(annotations));
+        put(meta, "annotations", wh_json_copy(annotations));
     put(o, "metadata", meta);
     put(spec, "holderIdentity", json_string(rec->holder));
     put(spec, "leaseDurationSeconds", json_integer(rec->duration_s));

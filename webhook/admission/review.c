@@ -214,7 +214,7 @@ json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
     if (!resp->mutated) {
         /* The copy dies with the request: inside the pipeline it goes into the arena. */
         wh_arena_resume();
-        resp->mutated = req->object ? json_deep_copy(req->object) : json_object();
+        resp->mutated = req->object ? wh_json_copy(req->object) : json_object();
         wh_arena_pause();
     }
     return resp->mutated;

@@ -32,7 +32,7 @@ static bool convert_doc(const json_t *doc, const char *to, size_t index, json_t 
     const char *kind = wh_json_str(doc, "kind");
     json_t *items = wh_json_arr(doc, "items");
     if (items && kind && wh_str_has_suffix(kind, "List")) {
-        json_t *list = json_deep_copy(doc);
+        json_t *list = wh_json_copy(doc);
         json_t *converted = json_array();
         bool ok = true;
         size_t i;
@@ -41,7 +41,7 @@ static bool convert_doc(const json_t *doc, const char *to, size_t index, json_t 
         {
             json_t *c = NULL;
             ok = convert_doc(item, to, index, &c, err) && ok;
-            json_array_append_new(converted, c ? c : json_deep_copy(item));
+            json_array_append_new(converted, c ? c : wh_json_copy(item));
         }
         json_object_set_new(list, "items", converted);
         *out = list;
@@ -49,7 +49,7 @@ static bool convert_doc(const json_t *doc, const char *to, size_t index, json_t 
     }
     const char *av = wh_json_str(doc, "apiVersion");
     if (!av || !same_group(av, to) || strcmp(av, to) == 0) {
-        *out = json_deep_copy(doc);
+        *out = wh_json_copy(doc);
         return true;
     }
     char *message = NULL;

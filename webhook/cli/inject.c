@@ -272,7 +272,7 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         goto out;
     }
     /* the edited Pod shares values with the frozen cache: print a private copy */
-    *result = resp.mutated ? wh_pod_json_copy(resp.mutated) : json_incref((json_t *)(uintptr_t)pod);
+    *result = resp.mutated ? wh_json_copy(resp.mutated) : json_incref((json_t *)(uintptr_t)pod);
 out:
     explain_fini(&ex);
     wh_admission_response_fini(&resp);

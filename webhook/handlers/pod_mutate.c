@@ -13,44 +13,14 @@ const json_t *wh_pod_mutation_pod(const struct wh_pod_mutation *pm)
     return pm->resp->mutated ? pm->resp->mutated : pm->req->object;
 }
 
-json_t *wh_pod_json_copy(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        json_t *o = json_object();
-        const char *k;
-        size_t klen;
-        json_t *m;
-        json_object_keylen_foreach((json_t *)(uintptr_t)v, k, klen, m)
-        {
-            json_object_setn_new_nocheck(o, k, klen, wh_pod_json_copy(m));
-        }
-        return o;
-    }
-    case JSON_ARRAY: {
-        json_t *a = json_array();
-        for (size_t i = 0; i < json_array_size(v); i++)
-            json_array_append_new(a, wh_pod_json_copy(json_array_get(v, i)));
-        return a;
-    }
-    case JSON_STRING:
-        return json_stringn_nocheck(json_string_value(v), json_string_length(v));
-    case JSON_INTEGER:
-        return json_integer(json_integer_value(v));
-    case JSON_REAL:
-        return json_real(json_real_value(v));
-    default:
-        return json_incref((json_t *)(uintptr_t)v); /* true, false and null are singletons */
-    }
-}
 
 json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm)
 {
     struct wh_admission_response *resp = pm->resp;
     if (!resp->mutated) {
-        resp->mutated = pm->req->object ? wh_pod_json_copy(pm->req->object) : json_object();
+        resp->mutated = pm->req->object ? wh_json_copy(pm->req->object) : json_object();
     } else if (pm->_cow) {
-        json_t *copy = wh_pod_json_copy(resp->mutated);
+        json_t *copy = wh_json_copy(resp->mutated);
         json_decref(resp->mutated);
         resp->mutated = copy;
     }

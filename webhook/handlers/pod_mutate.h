@@ -54,10 +54,6 @@ json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm);
  * here (or create itself). Returns: borrowed, owned by pm->resp. */
 json_t *wh_pod_mutation_own(struct wh_pod_mutation *pm, ...);
 
-/* A deep copy that is cheaper than json_deep_copy (no loop detection: JSON from the wire and
- * the caches has no loops). Returns: new ref. */
-json_t *wh_pod_json_copy(const json_t *v);
-
 /* Options of one run (all optional). */
 struct wh_pod_mutate_opts {
     time_t now;

@@ -18,7 +18,7 @@ static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
 
 static json_t *without_images(const json_t *list)
 {
-    json_t *copy = json_deep_copy(list);
+    json_t *copy = wh_json_copy(list);
     size_t i;
     json_t *c;
     json_array_foreach(copy, i, c)
@@ -51,7 +51,7 @@ static json_t *encode_list(const json_t *list)
     if (!list)
         return json_null();
     if (wh_gojson_normalize(list, &wh_gojson_sidecar_container, true, &out, &eb))
-        return json_deep_copy(list);
+        return wh_json_copy(list);
     return out;
 }
 

@@ -76,7 +76,7 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
     /* Defaults and hash work on the request object itself rather than on its encoding: Go keeps
      * an empty "containers": [] as an empty slice, which the hash prints as [], while the
      * omitempty encoding drops it. The decoding above already rejected wrongly typed values. */
-    defaulted = json_deep_copy(req->object);
+    defaulted = wh_json_copy(req->object);
     wh_sidecarset_defaults(defaulted);
     wh_sidecarset_hash_annotate(defaulted, false);
     /* the defaults only add well-typed values, so the second encoding cannot fail */

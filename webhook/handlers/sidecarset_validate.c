@@ -527,7 +527,7 @@ static json_t *core_container(const json_t *sc)
     static const char *const extras[] = {"podInjectPolicy",   "upgradeStrategy",
                                          "shareVolumePolicy", "shareVolumeDevicePolicy",
                                          "transferEnv",       "resourcesPolicy"};
-    json_t *c = json_deep_copy(sc);
+    json_t *c = wh_json_copy(sc);
     for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++)
         json_object_del(c, extras[i]);
     return c;
@@ -914,7 +914,7 @@ static bool selectors_overlap(const json_t *a, const json_t *b)
  * new ref. */
 static json_t *cached_beta(const json_t *o)
 {
-    json_t *copy = json_deep_copy(o);
+    json_t *copy = wh_json_copy(o);
     const char *av = wh_json_str(o, "apiVersion");
     if (av && wh_str_has_suffix(av, "/v1alpha1"))
         alpha_to_beta(copy);
@@ -926,7 +926,7 @@ static json_t *normalized_volume(const json_t *vol)
     json_t *out = NULL;
     struct wh_errbuf eb;
     if (wh_gojson_normalize(vol, &wh_gojson_volume, false, &out, &eb))
-        return json_deep_copy(vol);
+        return wh_json_copy(vol);
     return out;
 }
 

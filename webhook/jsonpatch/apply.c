@@ -268,7 +268,7 @@ static enum wh_err apply_one(json_t **root, const json_t *op, size_t index, stru
             v = NULL; /* borrowed */
             goto out;
         }
-        v = wh_patch_copy(value);
+        v = wh_json_copy(value);
         if (name_is(name, nlen, "add"))
             rc = do_add(root, &path, v, &inner);
         else
@@ -289,7 +289,7 @@ static enum wh_err apply_one(json_t **root, const json_t *op, size_t index, stru
             rc = wh_pointer_walk(*root, &from, from.ntok, &v, &inner);
             if (rc)
                 goto out;
-            v = wh_patch_copy(v);
+            v = wh_json_copy(v);
         } else {
             if (wh_pointer_is_proper_prefix(&from, &path)) {
                 which = "path";
@@ -336,7 +336,7 @@ enum wh_err wh_patch_apply(const json_t *doc, const json_t *patch, json_t **out,
     if (!json_is_array(patch))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "a JSON patch must be an array, not %s",
                              patch ? wh_json_type_name(patch) : "nothing");
-    root = wh_patch_copy(doc);
+    root = wh_json_copy(doc);
     for (size_t i = 0; i < json_array_size(patch); i++) {
         rc = apply_one(&root, json_array_get(patch, i), i, eb);
         if (rc)

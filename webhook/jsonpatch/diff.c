@@ -8,6 +8,7 @@
 #include "jsonpatch/pointer.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/json.h"
 #include "util/mem.h"
 
 struct diff {
@@ -31,7 +32,7 @@ static void emit(struct diff *d, const char *op, const json_t *value)
     WH_ASSERT(json_object_set_new(o, "op", json_string(op)) == 0);
     WH_ASSERT(json_object_set_new(o, "path", path) == 0);
     if (value) {
-        WH_ASSERT(json_object_set_new(o, "value", wh_patch_copy(value)) == 0);
+        WH_ASSERT(json_object_set_new(o, "value", wh_json_copy(value)) == 0);
     }
     WH_ASSERT(json_array_append_new(d->ops, o) == 0);
 }
@@ -54,54 +55,6 @@ static void push_index(struct diff *d, size_t idx)
 
 static void diff_value(struct diff *d, const json_t *a, const json_t *b);
 
-/* json_deep_copy drops the part of a key after a NUL, so the patch would not carry such a
- * key faithfully. */
-json_t *wh_patch_copy(const json_t *v)
-{
-    json_t *out = NULL;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        const char *key;
-        size_t klen;
-        json_t *m;
-        out = json_object();
-        WH_ASSERT(out);
-        json_object_keylen_foreach(unconst(v), key, klen, m)
-        {
-            WH_ASSERT(json_object_setn_new_nocheck(out, key, klen, wh_patch_copy(m)) == 0);
-        }
-        return out;
-    }
-    case JSON_ARRAY: {
-        size_t n = json_array_size(v);
-        out = json_array();
-        WH_ASSERT(out);
-        for (size_t i = 0; i < n; i++)
-            WH_ASSERT(json_array_append_new(out, wh_patch_copy(json_array_get(v, i))) == 0);
-        return out;
-    }
-    case JSON_STRING:
-        out = json_stringn_nocheck(json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        out = json_integer(json_integer_value(v));
-        break;
-    case JSON_REAL:
-        out = json_real(json_real_value(v));
-        break;
-    case JSON_TRUE:
-        out = json_true();
-        break;
-    case JSON_FALSE:
-        out = json_false();
-        break;
-    case JSON_NULL:
-        out = json_null();
-        break;
-    }
-    WH_ASSERT(out);
-    return out;
-}
 
 /* json_equal looks keys up as C strings, so a key containing a NUL matches a different key
  * ("x\0y" finds "x"): equal-looking elements would be skipped and the patch would be wrong. */

@@ -31,8 +31,4 @@ json_t *wh_patch_diff(const json_t *from, const json_t *to);
  * (jansson's json_equal looks them up as C strings). NULL equals only NULL. */
 bool wh_patch_equal(const json_t *a, const json_t *b);
 
-/* json_deep_copy, except that object keys containing a NUL are kept whole (jansson 2.14
- * truncates them). Returns: new ref. Never fails (allocation aborts). */
-json_t *wh_patch_copy(const json_t *v);
-
 #endif

@@ -325,7 +325,7 @@ enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_c
         char group[128], resource[128];
         group_of(wh_json_str(o, "apiVersion"), group, sizeof(group));
         resource_of(cl, crds, group, wh_json_str(o, "kind"), resource, sizeof(resource));
-        json_t *copy = json_deep_copy(o);
+        json_t *copy = wh_json_copy(o);
         if (!wh_json_meta_str(copy, "resourceVersion")) {
             char rv[32];
             snprintf(rv, sizeof(rv), "%llu", cl->next_rv++);
@@ -470,7 +470,7 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
     if (!o)
         return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s%s%s \"%s\" not found", resource,
                              group[0] ? "." : "", group, name);
-    *out = json_deep_copy(wh_object_json(o));
+    *out = wh_json_copy(wh_object_json(o));
     wh_object_unref(o);
     return WH_OK;
 }
@@ -505,14 +505,14 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     }
     /* Like the API server: the status subresource changes only status, the main resource
      * everything else. */
-    next = json_deep_copy(wh_object_json(cur));
+    next = wh_json_copy(wh_object_json(cur));
     if (status) {
         json_t *st = json_object_get(obj, "status");
-        json_object_set_new(next, "status", st ? json_deep_copy(st) : json_object());
+        json_object_set_new(next, "status", st ? wh_json_copy(st) : json_object());
     } else {
         json_t *keep = json_incref(json_object_get(next, "status"));
         json_decref(next);
-        next = json_deep_copy(obj);
+        next = wh_json_copy(obj);
         if (keep)
             json_object_set_new(next, "status", keep);
         else
@@ -525,10 +525,10 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     wh_log(WH_LOG_INFO, "standalone: updated %s%s %s%s%s to resourceVersion %s", r->resource,
            status ? "/status" : "", ns ? ns : "", ns ? "/" : "", name, rv);
     if (out)
-        *out = json_deep_copy(next);
+        *out = wh_json_copy(next);
     struct declared *d = &cl->caches[id];
     if (d->cache && (!d->ns || wh_str_eq(d->ns, ns)))
-        rc = wh_cache_upsert_new(d->cache, json_deep_copy(next));
+        rc = wh_cache_upsert_new(d->cache, wh_json_copy(next));
     if (!rc)
         rc = wh_cache_upsert_new(c, next);
     else

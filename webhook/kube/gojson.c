@@ -9,6 +9,7 @@
 #include "kube/quantity.h"
 #include "util/mem.h"
 #include "util/time.h"
+#include "util/json.h"
 
 enum kind {
     K_STRING,
@@ -1045,7 +1046,7 @@ static enum wh_err norm(struct ctx *c, const json_t *v, const struct wh_gojson_t
         return WH_OK;
     }
     case K_RAW:
-        *out = json_deep_copy(v);
+        *out = wh_json_copy(v);
         return WH_OK;
     case K_STRUCT: {
         if (v && !json_is_object(v))

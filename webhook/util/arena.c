@@ -11,6 +11,10 @@
 
 #define CHUNK (64 * 1024)
 #define MAX_CHUNK (16 * 1024 * 1024)
+/* What a thread keeps between requests: enough for ordinary reviews, so that in the steady state
+ * a request allocates nothing from malloc (chunks past glibc's mmap threshold would cost an
+ * mmap, page faults and a munmap per request). Bigger requests give their memory back. */
+#define KEEP_MAX (1024 * 1024)
 #define ALIGN 16
 
 struct chunk {
@@ -66,8 +70,9 @@ static void *arena_malloc(size_t n)
         return wh_xmalloc(n);
     size_t need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if ((size_t)(arena.end - arena.cur) < need) {
-        size_t size = arena.chunks && arena.chunks->size < MAX_CHUNK ? arena.chunks->size * 2
-                                                                     : CHUNK;
+        size_t size = arena.chunks ? arena.chunks->size * 2 : CHUNK;
+        if (size > MAX_CHUNK)
+            size = MAX_CHUNK;
         if (size < need)
             size = need;
         struct chunk *c = wh_xmalloc(sizeof(*c) + size);
@@ -116,20 +121,20 @@ void wh_arena_begin(void)
 void wh_arena_end(void)
 {
     WH_ASSERT(arena.open);
-    /* Keep the newest regular-size chunk for the next request; big ones go back. */
-    struct chunk *keep = NULL;
-    struct chunk *c = arena.chunks;
-    while (c) {
-        struct chunk *next = c->next;
-        if (!keep && c->size == CHUNK)
-            keep = c;
-        else
-            free(c);
-        c = next;
+    size_t total = 0;
+    for (struct chunk *c = arena.chunks; c; c = c->next)
+        total += c->size;
+    /* One chunk that held the whole request is kept as is. Several are replaced by one chunk as
+     * large as all of them, so the next request of this size needs a single chunk. */
+    if (!arena.chunks || arena.chunks->next || total > KEEP_MAX) {
+        release_chunks(NULL);
+        if (total > 0 && total <= KEEP_MAX) {
+            struct chunk *c = wh_xmalloc(sizeof(*c) + total);
+            c->size = total;
+            c->next = NULL;
+            arena.chunks = c;
+        }
     }
-    if (keep)
-        keep->next = NULL;
-    arena.chunks = keep;
     arena.cur = arena.end = NULL;
     arena.open = false;
     arena.paused = 0;

@@ -119,6 +119,38 @@ const char *wh_json_type_name(const json_t *v)
     return "unknown";
 }
 
+json_t *wh_json_copy(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        json_t *o = json_object();
+        const char *k;
+        size_t klen;
+        json_t *m;
+        json_object_keylen_foreach((json_t *)(uintptr_t)v, k, klen, m)
+        {
+            json_object_setn_new_nocheck(o, k, klen, wh_json_copy(m));
+        }
+        return o;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, wh_json_copy(json_array_get(v, i)));
+        return a;
+    }
+    case JSON_STRING:
+        return json_stringn_nocheck(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return json_integer(json_integer_value(v));
+    case JSON_REAL:
+        return json_real(json_real_value(v));
+    default:
+        return json_incref((json_t *)(uintptr_t)v); /* true, false and null are singletons */
+    }
+}
+
 json_t *wh_json_string_lossy(const char *s)
 {
     json_t *v = json_string(s);

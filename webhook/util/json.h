@@ -39,6 +39,12 @@ json_t *wh_json_arr_ensure(json_t *o, const char *key);
 /* A short name for a JSON type ("object", "string", ...), for error messages. */
 const char *wh_json_type_name(const json_t *v);
 
+/* A deep copy. Unlike json_deep_copy it keeps object keys that contain NUL whole and skips
+ * jansson 2.14's loop check, which formats every object's address with snprintf and made
+ * copying a Pod cost more than parsing it. Values must not contain cycles (jansson's own
+ * containers cannot be built with one by its public setters anyway). Returns: new ref. */
+json_t *wh_json_copy(const json_t *v);
+
 /* A JSON string for text that may not be valid UTF-8 (messages built with snprintf can cut a
  * multi-byte character): invalid bytes become '?'. Returns: new ref, never NULL. */
 json_t *wh_json_string_lossy(const char *s);

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/mem.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
@@ -391,44 +392,6 @@ static int quote_len(const char *s, size_t len)
     return (int)(len > QUOTE_MAX ? QUOTE_MAX : len);
 }
 
-/* json_deep_copy cuts object keys at a NUL ("\0" is a valid double-quoted escape). */
-static json_t *copy_value(const json_t *v)
-{
-    json_t *out = NULL;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        const char *key;
-        size_t klen;
-        json_t *m;
-        out = json_object();
-        json_object_keylen_foreach((json_t *)(uintptr_t)v, key, klen, m)
-        {
-            WH_ASSERT(json_object_setn_new_nocheck(out, key, klen, copy_value(m)) == 0);
-        }
-        break;
-    }
-    case JSON_ARRAY:
-        out = json_array();
-        for (size_t i = 0; i < json_array_size(v); i++)
-            WH_ASSERT(json_array_append_new(out, copy_value(json_array_get(v, i))) == 0);
-        break;
-    case JSON_STRING:
-        out = json_stringn_nocheck(json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        /* numbers are mutable in jansson: an alias must not share one with its anchor */
-        out = json_integer(json_integer_value(v));
-        break;
-    case JSON_REAL:
-        out = json_real(json_real_value(v));
-        break;
-    default:
-        out = json_incref((json_t *)(uintptr_t)v); /* true, false, null: immutable */
-        break;
-    }
-    WH_ASSERT(out);
-    return out;
-}
 
 static void anchors_reset(struct loader *l)
 {
@@ -801,7 +764,7 @@ static enum wh_err on_alias(struct loader *l, const yaml_event_t *e)
     if (l->depth + a->height > l->max_depth)
         return fail(l, WH_ERR_TOO_BIG, e->start_mark, "nesting deeper than %zu levels",
                     l->max_depth);
-    return place(l, copy_value(a->value), a->units, a->height, NULL, e->start_mark);
+    return place(l, wh_json_copy(a->value), a->units, a->height, NULL, e->start_mark);
 }
 
 static enum wh_err on_start(struct loader *l, const yaml_event_t *e, bool is_map)
