@@ -32,7 +32,7 @@ struct wh_certs_stored {
                                        Secret is missing or its data unreadable (CERT-35) */
     char *previous_ca;              /* the previous-ca annotation, NULL when none */
     time_t previous_since;          /* 0 when none or unparsable */
-    char problem[160];              /* why the data could not be read ("" when it could) */
+    char problem[256];              /* why the data could not be read ("" when it could) */
 };
 
 /* GET namespace/name and decode it. A missing Secret is not an error (exists = false); data

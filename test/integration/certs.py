@@ -346,6 +346,13 @@ def cabundle_reset_is_repaired_within_a_second_without_write_storm(tmp):
         writes = [w for w in api.writes() if "webhookconfigurations" in w["path"]]
         check(len(writes) == 2, "one write per configuration: %s" % writes)
         check(bundle_of(api.config(True), 1) == b"\n", "the unserved entry keeps its Cg==")
+        # A Kruise CRD reset (CRD watch, CERT-59): repaired too.
+        crd = api.crd("sidecarsets.apps.kruise.io")
+        crd["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"] = "Cg=="
+        api.objects([crd])
+        cc = lambda: api.crd("sidecarsets.apps.kruise.io")["spec"]["conversion"]["webhook"]
+        wait_for(lambda: base64.b64decode(cc()["clientConfig"]["caBundle"]) == ca, 2,
+                 "the CRD caBundle repaired")
         check(s.metric("kruise_webhook_certs_writes_total",
                        kind="mutatingwebhookconfiguration") == 2, "write metric")
     finally:
@@ -621,6 +628,63 @@ def url_mode_uses_files_and_urls(tmp):
         if s:
             s.stop()
         api.stop()
+
+
+@test
+def manifests_deploy_and_get_cabundles(tmp):
+    """manifests/ applied to the fake cluster, the binary run with the Deployment's arguments
+    and environment: every entry gets the caBundle of the Secret the server creates under its
+    own name, and OpenKruise's CRDs (which name OpenKruise's Service) are left alone."""
+    import yaml
+    api = ApiServer(tmp)
+    s = None
+    try:
+        docs = []
+        for name in ("namespace", "service", "webhookconfigurations", "deployment"):
+            docs += list(yaml.safe_load_all(open(os.path.join(ROOT, "manifests", name + ".yaml"))))
+        deploy = [d for d in docs if d["kind"] == "Deployment"][0]
+        api.objects([d for d in docs if d["kind"] != "Deployment"])
+        ctr = deploy["spec"]["template"]["spec"]["containers"][0]
+        env = {e["name"]: e["value"] for e in ctr["env"] if "value" in e}
+        env["POD_NAMESPACE"] = deploy["metadata"]["namespace"]
+        check(deploy["spec"]["replicas"] == 2 and "--leader-elect" in ctr["args"], "2 replicas, elected")
+        args = [a for a in ctr["args"] if not a.startswith(("--health-addr", "--metrics-addr"))]
+        for k in ("WEBHOOK_PORT", "WEBHOOK_CERT_DIR"):
+            env.pop(k)
+        old = dict(os.environ)
+        os.environ.update(env)
+        try:
+            s = Server(tmp, "a", api, args)
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+        secret = api.get("/api/v1/namespaces/%s/secrets/%s" % (NS, env["SECRET_NAME"]))
+        check(secret is not None, "Secret %s created" % env["SECRET_NAME"])
+        ca = secret_item(secret, "ca-cert.pem")
+        for d in docs:
+            if d["kind"] not in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+                continue
+            kind = "mutating" if d["kind"].startswith("Mutating") else "validating"
+            live = api.get("/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s" %
+                           (kind, d["metadata"]["name"]))
+            for i, e in enumerate(live["webhooks"]):
+                check(bundle_of(live, i) == ca, "%s has the caBundle" % e["name"])
+                check(e["clientConfig"]["service"]["name"] == env["SERVICE_NAME"], e["name"])
+        crd = api.crd("clonesets.apps.kruise.io")
+        check("caBundle" not in crd["spec"]["conversion"]["webhook"]["clientConfig"],
+              "OpenKruise's CRDs are not ours")
+        check(chains_to_host(s, ca, "%s.%s.svc" % (env["SERVICE_NAME"], NS)), "serves its Service name")
+    finally:
+        if s:
+            s.stop()
+        api.stop()
+
+
+def chains_to_host(server, ca_pem, host):
+    try:
+        return server.review(ca_pem, host=host) == 200
+    except (ssl.SSLError, OSError):
+        return False
 
 
 def main():

@@ -10,8 +10,12 @@
 #include "certs/bundle.h"
 #include "certs/inject.h"
 #include "certs/keypair.h"
+#include "config/config.h"
+#include "handlers/registry.h"
 #include "util/base64.h"
 #include "util/json.h"
+#include "util/str.h"
+#include "util/yaml.h"
 
 static bool serves_two(void *arg, const char *path)
 {
@@ -367,4 +371,55 @@ TEST(cert38_verification_messages)
     free(ab);
     free(a);
     free(b);
+}
+
+/* manifests/webhookconfigurations.yaml lists every admission path the server answers with the
+ * Deployment's feature gates, and nothing else (an entry for an unserved path would never get
+ * a caBundle and, with failurePolicy Fail, would block its resources). The Helm chart's
+ * v1alpha1 aliases are served for old configurations only. */
+TEST(certs_manifests_list_every_served_path)
+{
+    json_t *docs = NULL;
+    struct wh_errbuf eb = {{0}};
+    struct wh_config cfg;
+    char *argv[] = {"kruise-webhook", "--feature-gates=ResourcesDeletionProtection=true", NULL};
+    CHECK_EQ_INT(wh_yaml_load_file("manifests/webhookconfigurations.yaml", 1 << 20, &docs, &eb),
+                 WH_OK);
+    CHECK_EQ_INT(wh_config_load(&cfg, 2, argv, &eb), WH_OK);
+    json_t *listed = json_object();
+    size_t i, k;
+    json_t *doc, *e;
+    json_array_foreach(docs, i, doc)
+    {
+        bool mutating = wh_str_eq(wh_json_str(doc, "kind"), "MutatingWebhookConfiguration");
+        CHECK_EQ_STR(wh_json_meta_str(doc, "name"), mutating ? cfg.mutating_config_name
+                                                             : cfg.validating_config_name);
+        json_array_foreach(json_object_get(doc, "webhooks"), k, e)
+        {
+            char *p = wh_certs_inject_entry_path(wh_json_obj(e, "clientConfig"));
+            const struct wh_route *r = p ? wh_routes_find(&cfg, p) : NULL;
+            if (!r)
+                fprintf(stderr, "manifest entry %s: path %s not served\n",
+                        wh_json_str(e, "name"), p ? p : "(none)");
+            CHECK(r != NULL);
+            CHECK(!r || r->kind == (mutating ? WH_ROUTE_MUTATE : WH_ROUTE_VALIDATE));
+            if (p)
+                json_object_set_new(listed, p, json_true());
+            free(p);
+        }
+    }
+    size_t n = 0;
+    const struct wh_route *routes = wh_routes_all(&n);
+    for (i = 0; i < n; i++) {
+        const struct wh_route *r = &routes[i];
+        if (r->kind == WH_ROUTE_CONVERT || (r->enabled && !r->enabled(&cfg)) ||
+            strstr(r->path, "-v1alpha1-"))
+            continue;
+        if (!json_object_get(listed, r->path))
+            fprintf(stderr, "served path %s missing from manifests\n", r->path);
+        CHECK(json_object_get(listed, r->path) != NULL);
+    }
+    json_decref(listed);
+    json_decref(docs);
+    wh_config_fini(&cfg);
 }
