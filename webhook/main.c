@@ -181,8 +181,21 @@ static int serve(int argc, char **argv)
         wh_health_add("webhook-ready", wh_certs_controller_ready, certs);
         /* As upstream: serve only once certificates and caBundles are in place, and give up
          * (the pod restarts) when that takes longer than --webhook-initialize-timeout. */
-        if (cfg.webhook_init_timeout_ms > 0 &&
-            !wh_certs_controller_wait_initialized(certs, cfg.webhook_init_timeout_ms)) {
+        bool inited = cfg.webhook_init_timeout_ms == 0;
+        for (long long waited = 0; !inited && waited < cfg.webhook_init_timeout_ms;
+             waited += 200) {
+            inited = wh_certs_controller_wait_initialized(certs, 200);
+            /* SIGTERM is blocked until sigwait below: look for it here, or a pod that never
+             * initialises could only be killed. */
+            struct timespec now = {0, 0};
+            int sig = sigtimedwait(&sigs, NULL, &now);
+            if (sig > 0) {
+                wh_log(WH_LOG_INFO, "received signal %d before serving: stopping", sig);
+                status = 0;
+                goto out;
+            }
+        }
+        if (!inited) {
             char why[256] = "";
             wh_certs_controller_ready(certs, why, sizeof(why));
             wh_log(WH_LOG_ERROR, "failed to start webhook controller for waiting more than %fs (%s)",

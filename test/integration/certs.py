@@ -570,6 +570,16 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
         check("failed to start webhook controller for waiting more than 2.000000s" in text, text[-800:])
         check("not found MutatingWebhookConfiguration" in text, text[-800:])
         check(api.secret() is not None, "certificates were stored anyway (CERT-58)")
+        # SIGTERM while waiting: a clean, prompt exit.
+        with open(log, "ab") as f:
+            p = subprocess.Popen([BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir",
+                                  os.path.join(tmp, "c"), "--health-addr", "0", "--metrics-addr",
+                                  "0", "--log-format", "text"], stdout=f, stderr=f)
+        time.sleep(1.5)
+        t0 = time.time()
+        p.send_signal(signal.SIGTERM)
+        check(p.wait(15) == 0, "exit status after SIGTERM: %s" % p.returncode)
+        check(time.time() - t0 < 8, "stopped in %.1fs" % (time.time() - t0))
         # With no wait the server starts and is not ready.
         s = Server(tmp, "b", api, ["--webhook-initialize-timeout", "0"])
         try:
