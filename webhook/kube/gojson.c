@@ -7,9 +7,10 @@
 #include <time.h>
 
 #include "kube/quantity.h"
+#include "util/goenc.h"
+#include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
-#include "util/json.h"
 
 enum kind {
     K_STRING,
@@ -1138,173 +1139,9 @@ enum wh_err wh_gojson_normalize(const json_t *v, const struct wh_gojson_type *t,
     return norm(&c, v, t, out);
 }
 
-/* --- Go-style text -----------------------------------------------------------------------------
- */
-
-static enum wh_err dump_string(const char *s, size_t n, struct wh_buf *b)
-{
-    static const char hex[] = "0123456789abcdef";
-    enum wh_err rc = wh_buf_addc(b, '"');
-    size_t start = 0, i = 0;
-    while (!rc && i < n) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch < 0x80) {
-            if (ch >= 0x20 && ch != '"' && ch != '\\' && ch != '<' && ch != '>' && ch != '&') {
-                i++;
-                continue;
-            }
-            rc = wh_buf_add(b, s + start, i - start);
-            if (rc)
-                break;
-            char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
-            size_t el = 2;
-            switch (ch) {
-            case '"':
-            case '\\':
-                esc[1] = (char)ch;
-                break;
-            case '\b':
-                esc[1] = 'b';
-                break;
-            case '\f':
-                esc[1] = 'f';
-                break;
-            case '\n':
-                esc[1] = 'n';
-                break;
-            case '\r':
-                esc[1] = 'r';
-                break;
-            case '\t':
-                esc[1] = 't';
-                break;
-            default:
-                esc[1] = 'u';
-                esc[2] = '0';
-                esc[3] = '0';
-                esc[4] = hex[ch >> 4];
-                esc[5] = hex[ch & 0xf];
-                el = 6;
-                break;
-            }
-            rc = wh_buf_add(b, esc, el);
-            i++;
-            start = i;
-            continue;
-        }
-        /* multi-byte: validate, keep valid sequences except U+2028/U+2029 */
-        size_t len = 0;
-        uint32_t cp = 0;
-        if ((ch & 0xe0) == 0xc0) {
-            len = 2;
-            cp = ch & 0x1f;
-        } else if ((ch & 0xf0) == 0xe0) {
-            len = 3;
-            cp = ch & 0x0f;
-        } else if ((ch & 0xf8) == 0xf0) {
-            len = 4;
-            cp = ch & 0x07;
-        }
-        bool ok = len > 0 && i + len <= n;
-        for (size_t k = 1; ok && k < len; k++) {
-            unsigned char cc = (unsigned char)s[i + k];
-            ok = (cc & 0xc0) == 0x80;
-            cp = (cp << 6) | (cc & 0x3f);
-        }
-        if (ok) {
-            static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-            ok = cp >= min_cp[len] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-        }
-        if (ok && cp != 0x2028 && cp != 0x2029) {
-            i += len;
-            continue;
-        }
-        rc = wh_buf_add(b, s + start, i - start);
-        if (rc)
-            break;
-        if (ok) {
-            rc = wh_buf_adds(b, cp == 0x2028 ? "\\u2028" : "\\u2029");
-            i += len;
-        } else {
-            rc = wh_buf_adds(b, "\\ufffd");
-            i += 1;
-        }
-        start = i;
-    }
-    if (!rc)
-        rc = wh_buf_add(b, s + start, n - start);
-    if (!rc)
-        rc = wh_buf_addc(b, '"');
-    return rc;
-}
-
-static enum wh_err dump_real(double d, struct wh_buf *b)
-{
-    /* strconv.FormatFloat(f, 'f' or 'e', -1, 64): the shortest text that reads back as d */
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            break;
-    }
-    return wh_buf_adds(b, buf);
-}
+/* --- Go-style text -------------------------------------------------------------------------- */
 
 enum wh_err wh_gojson_dump(const json_t *v, struct wh_buf *b)
 {
-    enum wh_err rc = WH_OK;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        const char *key;
-        const json_t *item;
-        bool first = true;
-        rc = wh_buf_addc(b, '{');
-        json_object_foreach((json_t *)(uintptr_t)v, key, item)
-        {
-            if (rc)
-                break;
-            if (!first)
-                rc = wh_buf_addc(b, ',');
-            first = false;
-            if (!rc)
-                rc = dump_string(key, strlen(key), b);
-            if (!rc)
-                rc = wh_buf_addc(b, ':');
-            if (!rc)
-                rc = wh_gojson_dump(item, b);
-        }
-        if (!rc)
-            rc = wh_buf_addc(b, '}');
-        return rc;
-    }
-    case JSON_ARRAY: {
-        size_t i;
-        const json_t *item;
-        rc = wh_buf_addc(b, '[');
-        json_array_foreach(v, i, item)
-        {
-            if (rc)
-                break;
-            if (i)
-                rc = wh_buf_addc(b, ',');
-            if (!rc)
-                rc = wh_gojson_dump(item, b);
-        }
-        if (!rc)
-            rc = wh_buf_addc(b, ']');
-        return rc;
-    }
-    case JSON_STRING:
-        return dump_string(json_string_value(v), json_string_length(v), b);
-    case JSON_INTEGER:
-        return wh_buf_printf(b, "%lld", (long long)json_integer_value(v));
-    case JSON_REAL:
-        return dump_real(json_real_value(v), b);
-    case JSON_TRUE:
-        return wh_buf_adds(b, "true");
-    case JSON_FALSE:
-        return wh_buf_adds(b, "false");
-    default:
-        return wh_buf_adds(b, "null");
-    }
+    return wh_goenc_append(b, v, false); /* a normalised value: struct fields in Go's order */
 }
