@@ -25,6 +25,7 @@
 #include "certs/store.h"
 #include "handlers/registry.h"
 #include "kube/cache.h"
+#include "kube/informer.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "server/tls.h"
@@ -70,6 +71,8 @@ struct wh_certs_controller {
     char *identity;
     char *lease_name;
     struct wh_cache *secrets, *mutating, *validating, *crds;
+    struct wh_informer *secret_informer; /* ours: only our Secret, not the whole namespace */
+    char *secret_selector;
     struct wh_certs_leader *leader; /* NULL without --leader-elect */
     struct wh_certs_report *report; /* secret mode only */
 
@@ -212,6 +215,37 @@ static void on_config(void *arg, const struct wh_object *o, const struct wh_obje
         trigger(c);
 }
 
+/* CRDs are large (their schemas) and a parsed object stays in the cache once opened, so the
+ * controller never opens them: it works on this view, the few fields CERT-55..57 look at, and
+ * reads a whole CRD from the API server only when it has to write it. */
+static void *crd_view_new(const json_t *obj)
+{
+    const json_t *spec = wh_json_obj(obj, "spec");
+    const json_t *conv = wh_json_obj(spec, "conversion");
+    json_t *v = json_pack(
+        "{s:{s:s?,s:s?},s:{s:s?,s:{s:s?},s:[{s:s?}],s:o?}}", "metadata", "name",
+        wh_json_meta_str(obj, "name"), "resourceVersion", wh_json_meta_str(obj, "resourceVersion"),
+        "spec", "group", wh_json_str(spec, "group"), "names", "kind",
+        wh_json_path_str(spec, "names", "kind", NULL), "versions", "name",
+        wh_json_str(json_array_get(wh_json_arr(spec, "versions"), 0), "name"), "conversion",
+        conv ? json_deep_copy(conv) : NULL);
+    WH_ASSERT(v != NULL);
+    if (json_array_size(wh_json_arr(spec, "versions")) == 0)
+        json_array_clear(wh_json_path(v, "spec", "versions", NULL));
+    return v;
+}
+
+static void crd_view_free(void *view)
+{
+    json_decref(view);
+}
+
+static const json_t *crd_view(const struct wh_object *o)
+{
+    const json_t *v = wh_object_view(o);
+    return v ? v : wh_object_json(o);
+}
+
 static void on_crd(void *arg, const struct wh_object *o, const struct wh_object *old)
 {
     struct wh_certs_controller *c = arg;
@@ -220,7 +254,7 @@ static void on_crd(void *arg, const struct wh_object *o, const struct wh_object 
         trigger(c);
         return;
     }
-    const char *group = wh_json_path_str(wh_object_json(x), "spec", "group", NULL);
+    const char *group = wh_json_path_str(crd_view(x), "spec", "group", NULL);
     if (wh_str_eq(group, "apps.kruise.io") || wh_str_eq(group, "policy.kruise.io"))
         trigger(c);
 }
@@ -302,11 +336,28 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
     wh_objlist_init(&l);
     wh_cache_list(c->crds, NULL, &l);
     for (size_t i = 0; i < l.n && !rc; i++) {
-        json_t *want = NULL;
+        json_t *want = NULL, *live = NULL;
         struct wh_errbuf why = {{0}};
-        wh_certs_inject_crd(wh_object_json(l.items[i]), &t, &want);
+        wh_certs_inject_crd(crd_view(l.items[i]), &t, &want);
         if (!want)
             continue;
+        json_decref(want);
+        want = NULL;
+        rc = wh_cluster_get_live(c->cluster, "apiextensions.k8s.io", "v1",
+                                 "customresourcedefinitions", NULL, wh_object_name(l.items[i]),
+                                 &live, &why);
+        if (rc == WH_ERR_NOT_FOUND) {
+            rc = WH_OK; /* deleted meanwhile */
+            continue;
+        }
+        if (!rc)
+            wh_certs_inject_crd(live, &t, &want);
+        json_decref(live);
+        if (rc || !want) {
+            if (rc)
+                wh_errbuf_set(eb, rc, "get CRD %s: %s", wh_object_name(l.items[i]), why.msg);
+            continue;
+        }
         rc = wh_cluster_update(c->cluster, WH_RES_CRD, want, false, NULL, &why);
         count_write(c, K_CRD, rc);
         if (rc)
@@ -339,7 +390,7 @@ static enum wh_err verify_all(struct wh_certs_controller *c, const char *bundle,
     wh_objlist_init(&l);
     wh_cache_list(c->crds, NULL, &l);
     for (size_t i = 0; i < l.n && !rc; i++)
-        rc = wh_certs_inject_verify_crd(wh_object_json(l.items[i]), &t, exact, eb);
+        rc = wh_certs_inject_verify_crd(crd_view(l.items[i]), &t, exact, eb);
     wh_objlist_fini(&l);
     return rc;
 }
@@ -1010,16 +1061,34 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
         c->report = wh_certs_report_new(c->client, c->env.pod_namespace, c->env.secret_name,
                                         c->identity);
     if (c->mode != WH_CERTS_WRITER_FS) {
-        c->secrets = wh_cluster_declare(cl, WH_RES_SECRET, c->env.pod_namespace);
+        /* A cache of its own with a field selector: the namespace's other Secrets (Helm
+         * releases, tokens) are none of our business and would only cost memory. */
+        c->secrets = wh_cache_new(WH_RES_SECRET);
         wh_cache_on_change(c->secrets, on_secret, c);
+        c->secret_selector = wh_str_printf("metadata.name=%s", c->env.secret_name);
     }
     c->mutating = wh_cluster_declare(cl, WH_RES_MUTATING_WEBHOOK_CONFIGURATION, NULL);
     wh_cache_on_change(c->mutating, on_config, c);
     c->validating = wh_cluster_declare(cl, WH_RES_VALIDATING_WEBHOOK_CONFIGURATION, NULL);
     wh_cache_on_change(c->validating, on_config, c);
     c->crds = wh_cluster_declare(cl, WH_RES_CRD, NULL);
+    wh_cache_set_view(c->crds, crd_view_new, crd_view_free);
     wh_cache_on_change(c->crds, on_crd, c);
     register_metrics(&c->m);
+    if (c->secrets) {
+        struct wh_informer_opts io = {
+            .group = "",
+            .version = "v1",
+            .resource = "secrets",
+            .ns = c->env.pod_namespace,
+            .field_selector = c->secret_selector,
+        };
+        rc = wh_informer_start(c->client, c->secrets, &io, &c->secret_informer);
+        if (rc) {
+            wh_errbuf_set(eb, rc, "cannot start the Secret informer");
+            goto fail;
+        }
+    }
     static const char *const modes[] = {"secret", "fs", "external"};
     wh_log(WH_LOG_INFO,
            "certificate controller: %s store, certificate for %s, cert dir %s, identity %s%s",
@@ -1085,6 +1154,8 @@ void wh_certs_controller_status(struct wh_certs_controller *c,
 enum wh_err wh_certs_controller_sync(struct wh_certs_controller *c, struct wh_errbuf *eb)
 {
     WH_ASSERT(!c->started);
+    for (int i = 0; i < 200 && !caches_synced(c, NULL); i++)
+        wh_time_sleep_ms(25);
     enum wh_err rc = do_sync(c, eb);
     tick(c);
     return rc;
@@ -1112,6 +1183,8 @@ void wh_certs_controller_stop(struct wh_certs_controller *c)
         pthread_mutex_unlock(&c->mu);
         pthread_join(c->thread, NULL);
     }
+    wh_informer_stop(c->secret_informer);
+    c->secret_informer = NULL;
     wh_certs_report_withdraw(c->report);
     wh_certs_leader_free(c->leader);
     c->leader = NULL;
@@ -1123,6 +1196,8 @@ void wh_certs_controller_free(struct wh_certs_controller *c)
         return;
     wh_certs_controller_stop(c);
     wh_certs_report_free(c->report);
+    wh_cache_free(c->secrets);
+    free(c->secret_selector);
     wh_certs_bundle_free(c->current);
     free(c->previous);
     free(c->secret_rv);

@@ -26,8 +26,9 @@
  * Initialised (sticky, as upstream) once a sync succeeded and the HTTPS server presents the
  * certificate that sync wrote; /readyz waits for it (no crash when files are missing).
  *
- * Threads: the controller thread (syncs, reports), and with --leader-elect the election
- * thread. Thread rule: new/start/wait/free from the main thread; the ready check and status
+ * Threads: the controller thread (syncs, reports), the informer of our Secret (started by
+ * wh_certs_controller_new; a field selector keeps the namespace's other Secrets out), and
+ * with --leader-elect the election thread. Thread rule: new/start/wait/free from the main thread; the ready check and status
  * are thread-safe; cache callbacks only set a flag. */
 
 #include <stdbool.h>
@@ -80,7 +81,8 @@ void wh_certs_controller_stop(struct wh_certs_controller *c);
  * after wh_cluster_free (having called wh_certs_controller_stop before). Accepts NULL. */
 void wh_certs_controller_free(struct wh_certs_controller *c);
 
-/* One sync on the calling thread (tests; never together with a started controller). With
+/* One sync on the calling thread (tests; never together with a started controller), after
+ * waiting up to 5 s for the informer caches. With
  * --leader-elect the caller decides leadership through wh_certs_controller_step_election. */
 WH_NODISCARD enum wh_err wh_certs_controller_sync(struct wh_certs_controller *c,
                                                   struct wh_errbuf *eb);

@@ -8,7 +8,8 @@
  *   tls reload      re-reads the cert dir every --cert-reload-interval (server/tls.c)
  *   informers       one per cached resource, API mode only (kube/informer.c)
  *   certs           the certificate controller, API mode only (certs/controller.c): Secret,
- *                   cert dir, caBundles, CA rotation, serving report
+ *                   cert dir, caBundles, CA rotation, serving report; plus the informer of
+ *                   its Secret (one object, by field selector)
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (certs/leader.c)
  */
 #include <curl/curl.h>
