@@ -123,9 +123,12 @@ static bool parse_args(int argc, char **argv, struct args *a)
         const char *name;
         const char **dst;
     } valued[] = {
-        {"--out", &a->out},         {"--host", &a->host},
-        {"--service", &a->service}, {"--namespace", &a->namespace},
-        {"--days", &a->days},       {"--mutating-config", &a->mutating},
+        {"--out", &a->out},
+        {"--host", &a->host},
+        {"--service", &a->service},
+        {"--namespace", &a->namespace},
+        {"--days", &a->days},
+        {"--mutating-config", &a->mutating},
         {"--validating-config", &a->validating},
     };
     for (int i = 1; i < argc; i++) {
@@ -355,8 +358,8 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     bool match = true, have_cfg = false;
     size_t ca_len = 0;
     const char *ca = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &ca_len);
-    struct wh_kube_opts ko = {.kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000,
-                              .max_retries = 2};
+    struct wh_kube_opts ko = {
+        .kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000, .max_retries = 2};
 
     if (wh_config_load(&cfg, 1, argv, &eb) || wh_kube_client_new(&ko, &c, &eb)) {
         note(report, "error", json_string(eb.msg));

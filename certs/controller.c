@@ -80,9 +80,9 @@ struct wh_certs_controller {
     struct wh_certs_bundle *current; /* the material in effect after the last good store step */
     char *previous;                  /* old CAs still published (PEM), NULL when none */
     time_t previous_since;
-    char *secret_rv;                 /* resourceVersion of the Secret as last read or written */
-    char serial[80];                 /* normalised serial of current's serving certificate */
-    bool synced_ok;                  /* the last sync succeeded */
+    char *secret_rv; /* resourceVersion of the Secret as last read or written */
+    char serial[80]; /* normalised serial of current's serving certificate */
+    bool synced_ok;  /* the last sync succeeded */
     bool rotation_pending;
     int64_t backoff_ms;
 
@@ -222,13 +222,13 @@ static void *crd_view_new(const json_t *obj)
 {
     const json_t *spec = wh_json_obj(obj, "spec");
     const json_t *conv = wh_json_obj(spec, "conversion");
-    json_t *v = json_pack(
-        "{s:{s:s?,s:s?},s:{s:s?,s:{s:s?},s:[{s:s?}],s:o?}}", "metadata", "name",
-        wh_json_meta_str(obj, "name"), "resourceVersion", wh_json_meta_str(obj, "resourceVersion"),
-        "spec", "group", wh_json_str(spec, "group"), "names", "kind",
-        wh_json_path_str(spec, "names", "kind", NULL), "versions", "name",
-        wh_json_str(json_array_get(wh_json_arr(spec, "versions"), 0), "name"), "conversion",
-        conv ? json_deep_copy(conv) : NULL);
+    json_t *v = json_pack("{s:{s:s?,s:s?},s:{s:s?,s:{s:s?},s:[{s:s?}],s:o?}}", "metadata", "name",
+                          wh_json_meta_str(obj, "name"), "resourceVersion",
+                          wh_json_meta_str(obj, "resourceVersion"), "spec", "group",
+                          wh_json_str(spec, "group"), "names", "kind",
+                          wh_json_path_str(spec, "names", "kind", NULL), "versions", "name",
+                          wh_json_str(json_array_get(wh_json_arr(spec, "versions"), 0), "name"),
+                          "conversion", conv ? json_deep_copy(conv) : NULL);
     WH_ASSERT(v != NULL);
     if (json_array_size(wh_json_arr(spec, "versions")) == 0)
         json_array_clear(wh_json_path(v, "spec", "versions", NULL));
@@ -288,8 +288,8 @@ static enum wh_err get_config(struct wh_certs_controller *c, enum kind k, json_t
     const char *resource =
         k == K_MUTATING ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";
     struct wh_errbuf why = {{0}};
-    enum wh_err rc = wh_cluster_get_live(c->cluster, "admissionregistration.k8s.io", "v1",
-                                         resource, NULL, name, out, &why);
+    enum wh_err rc = wh_cluster_get_live(c->cluster, "admissionregistration.k8s.io", "v1", resource,
+                                         NULL, name, out, &why);
     if (rc == WH_ERR_NOT_FOUND)
         return wh_errbuf_set(eb, rc, "not found %s %s", kind_names[k], name);
     if (rc)
@@ -322,9 +322,8 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
                 wh_errbuf_set(eb, rc, "failed to update %s %s: %s", kind_names[k],
                               wh_json_meta_str(live, "name"), why.msg);
             else
-                wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s",
-                       stats.changed, stats.entries, kind_names[k],
-                       wh_json_meta_str(live, "name"));
+                wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
+                       stats.entries, kind_names[k], wh_json_meta_str(live, "name"));
         }
         json_decref(want);
         json_decref(live);
@@ -416,8 +415,8 @@ static char *cas_still_trusted(const struct wh_certs_controller *c,
                                const struct wh_certs_bundle *fresh)
 {
     size_t stored_len = 0, dir_len = 0, new_len = 0, out_len = 0;
-    const char *stored_ca = stored ? wh_certs_bundle_get(stored, WH_CERTS_CA_CERT, &stored_len)
-                                   : NULL;
+    const char *stored_ca =
+        stored ? wh_certs_bundle_get(stored, WH_CERTS_CA_CERT, &stored_len) : NULL;
     const char *new_ca = wh_certs_bundle_get(fresh, WH_CERTS_CA_CERT, &new_len);
     char *dir_ca = read_dir_ca(c, &dir_len);
     char *all = wh_str_printf("%s\n%s\n%s", stored_ca ? stored_ca : "", dir_ca ? dir_ca : "",
@@ -529,8 +528,8 @@ static enum wh_err secret_writer(struct wh_certs_controller *c, struct store_res
         }
         struct wh_certs_gen_opts gen = c->gen;
         gen.now = now;
-        rc = wh_certs_bundle_generate(&gen, &c->target, s.exists ? s.bundle : NULL, &fresh,
-                                      &reused, eb);
+        rc = wh_certs_bundle_generate(&gen, &c->target, s.exists ? s.bundle : NULL, &fresh, &reused,
+                                      eb);
         if (!rc && !reused) {
             old = cas_still_trusted(c, s.bundle, s.previous_ca, fresh);
             since = now;
@@ -543,8 +542,8 @@ static enum wh_err secret_writer(struct wh_certs_controller *c, struct store_res
         if (!rc) {
             attempted = true;
             rc = wh_certs_store_write(c->client, c->env.pod_namespace, c->env.secret_name,
-                                      s.exists ? s.resource_version : NULL, fresh, old, since,
-                                      &rv, eb);
+                                      s.exists ? s.resource_version : NULL, fresh, old, since, &rv,
+                                      eb);
         }
         if (attempted)
             count_write(c, K_SECRET, rc);
@@ -591,10 +590,9 @@ static enum wh_err secret_reader(struct wh_certs_controller *c, struct store_res
     }
     /* Usable now is enough here: renewing ahead of time is the writer's job. */
     if (wh_certs_bundle_validate(s.bundle, c->dns_name, time(NULL), 0, &why) != WH_CERTS_VALID) {
-        rc = wh_errbuf_set(eb, WH_ERR_NOT_SYNCED,
-                           "Secret %s/%s is not usable (%s): waiting for the writer",
-                           c->env.pod_namespace, c->env.secret_name,
-                           s.problem[0] ? s.problem : why.msg);
+        rc = wh_errbuf_set(
+            eb, WH_ERR_NOT_SYNCED, "Secret %s/%s is not usable (%s): waiting for the writer",
+            c->env.pod_namespace, c->env.secret_name, s.problem[0] ? s.problem : why.msg);
         goto out;
     }
     res->bundle = s.bundle;
@@ -678,8 +676,7 @@ static enum wh_err fs_writer(struct wh_certs_controller *c, struct store_result 
 /* The old CAs may go once every live replica serves the current certificate (reports), this
  * one included, and at least --ca-publish-delay after the new CA was stored. Returns WH_OK
  * with *done telling whether they went. */
-static enum wh_err finish_rotation(struct wh_certs_controller *c, bool *done,
-                                   struct wh_errbuf *eb)
+static enum wh_err finish_rotation(struct wh_certs_controller *c, bool *done, struct wh_errbuf *eb)
 {
     char own[80];
     size_t ca_len = 0, left_len = 0;
@@ -689,8 +686,8 @@ static enum wh_err finish_rotation(struct wh_certs_controller *c, bool *done,
     enum wh_err rc = WH_OK;
 
     *done = false;
-    wh_certs_inject_other_cas(c->previous, strlen(c->previous), ca, ca_len, (long long)now,
-                              &left, &left_len);
+    wh_certs_inject_other_cas(c->previous, strlen(c->previous), ca, ca_len, (long long)now, &left,
+                              &left_len);
     bool useless = left_len == 0; /* every old CA expired: nothing left to protect */
     free(left);
     if (!useless) {
@@ -715,8 +712,8 @@ static enum wh_err finish_rotation(struct wh_certs_controller *c, bool *done,
     }
     if (c->mode == WH_CERTS_WRITER_SECRET) {
         char *rv = NULL;
-        rc = wh_certs_store_write(c->client, c->env.pod_namespace, c->env.secret_name,
-                                  c->secret_rv, c->current, NULL, 0, &rv, eb);
+        rc = wh_certs_store_write(c->client, c->env.pod_namespace, c->env.secret_name, c->secret_rv,
+                                  c->current, NULL, 0, &rv, eb);
         count_write(c, K_SECRET, rc);
         if (rc)
             return rc == WH_ERR_CONFLICT ? WH_OK : rc; /* someone wrote it: next sync decides */
@@ -976,8 +973,7 @@ static void register_metrics(struct metrics *m)
     for (int k = 0; k < K_COUNT; k++) {
         wh_metrics_labels(labels, sizeof(labels), "kind", ks[k], NULL);
         m->writes[k] = wh_metrics_counter("kruise_webhook_certs_writes_total",
-                                          "Objects written by the certificate controller.",
-                                          labels);
+                                          "Objects written by the certificate controller.", labels);
         m->failures[k] = wh_metrics_counter(
             "kruise_webhook_certs_write_failures_total",
             "Writes of the certificate controller that failed (conflicts included).", labels);
@@ -1003,8 +999,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
 {
     enum wh_err rc = WH_OK;
     if (wh_cluster_standalone(cl))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "the certificate controller needs an API server");
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "the certificate controller needs an API server");
     struct wh_certs_controller *c = wh_xcalloc(1, sizeof(*c));
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -1018,8 +1013,8 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     rc = wh_certs_env_from_config(&c->env, cfg, eb);
     if (rc)
         goto fail;
-    c->mode = wh_certs_env_writer(&c->env,
-                                  wh_feature_on(&cfg->features, WH_FEATURE_EnableExternalCerts));
+    c->mode =
+        wh_certs_env_writer(&c->env, wh_feature_on(&cfg->features, WH_FEATURE_EnableExternalCerts));
     wh_certs_env_target(&c->env, &c->target);
     c->dns_name = wh_certs_target_dns_name(&c->target);
     if (!c->dns_name) {
@@ -1058,8 +1053,8 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
             goto fail;
     }
     if (c->mode == WH_CERTS_WRITER_SECRET)
-        c->report = wh_certs_report_new(c->client, c->env.pod_namespace, c->env.secret_name,
-                                        c->identity);
+        c->report =
+            wh_certs_report_new(c->client, c->env.pod_namespace, c->env.secret_name, c->identity);
     if (c->mode != WH_CERTS_WRITER_FS) {
         /* A cache of its own with a field selector: the namespace's other Secrets (Helm
          * releases, tokens) are none of our business and would only cost memory. */

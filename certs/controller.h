@@ -28,8 +28,8 @@
  *
  * Threads: the controller thread (syncs, reports), the informer of our Secret (started by
  * wh_certs_controller_new; a field selector keeps the namespace's other Secrets out), and
- * with --leader-elect the election thread. Thread rule: new/start/wait/free from the main thread; the ready check and status
- * are thread-safe; cache callbacks only set a flag. */
+ * with --leader-elect the election thread. Thread rule: new/start/wait/free from the main thread;
+ * the ready check and status are thread-safe; cache callbacks only set a flag. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,8 +57,7 @@ struct wh_certs_hooks {
 /* Makes the controller for cfg (borrowed: it must outlive the controller) on an API-mode
  * cluster, declaring the caches it watches; call before wh_cluster_start. hooks may be NULL.
  * WH_ERR_INVALID for a standalone cluster or unusable settings (eb says which). */
-WH_NODISCARD enum wh_err wh_certs_controller_new(struct wh_cluster *cl,
-                                                 const struct wh_config *cfg,
+WH_NODISCARD enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_config *cfg,
                                                  const struct wh_certs_hooks *hooks,
                                                  struct wh_certs_controller **out,
                                                  struct wh_errbuf *eb);
@@ -88,8 +87,7 @@ WH_NODISCARD enum wh_err wh_certs_controller_sync(struct wh_certs_controller *c,
                                                   struct wh_errbuf *eb);
 /* One election attempt on the calling thread (tests). *leading tells the outcome. */
 WH_NODISCARD enum wh_err wh_certs_controller_step_election(struct wh_certs_controller *c,
-                                                           bool *leading,
-                                                           struct wh_errbuf *eb);
+                                                           bool *leading, struct wh_errbuf *eb);
 
 struct wh_certs_controller_status {
     bool initialized;

@@ -48,9 +48,8 @@ struct wh_config; /* config/config.h */
  * file > defaults, config/config.h), so a flag such as --webhook-host overrides
  * WEBHOOK_HOST. Empty strings count as unset, as above. WH_ERR_INVALID when the port is out
  * of range. Release with wh_certs_env_fini. */
-WH_NODISCARD enum wh_err wh_certs_env_from_config(struct wh_certs_env *e,
-                                                  const struct wh_config *cfg,
-                                                  struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err
+wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg, struct wh_errbuf *eb);
 
 /* Fills t with borrowed pointers into e (valid while e lives). */
 void wh_certs_env_target(const struct wh_certs_env *e, struct wh_certs_target *t);

@@ -43,8 +43,7 @@ char *wh_certs_inject_url(const char *host, int port, const char *path)
 {
     /* An IPv6 literal needs brackets in a URL; one given with brackets already keeps them. */
     bool v6 = strchr(host, ':') != NULL && host[0] != '[';
-    return wh_str_printf("https://%s%s%s:%d%s", v6 ? "[" : "", host, v6 ? "]" : "", port,
-                         path);
+    return wh_str_printf("https://%s%s%s:%d%s", v6 ? "[" : "", host, v6 ? "]" : "", port, path);
 }
 
 static bool url_mode(const struct wh_certs_inject_target *t)
@@ -103,8 +102,7 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
     {
         if (!json_is_object(entry)) {
             json_decref(copy);
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: webhooks[%zu] is not an object", name,
-                                 i);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: webhooks[%zu] is not an object", name, i);
         }
         st->entries++;
         const json_t *cc = wh_json_obj(entry, "clientConfig");
@@ -134,16 +132,39 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
 /* CERT-55: the Kruise API types known to the manager, by group, version and kind. */
 static bool known_kruise_type(const char *group, const char *version, const char *kind)
 {
-    static const char *const apps_v1alpha1[] = {
-        "AdvancedCronJob", "BroadcastJob", "CloneSet", "ContainerRecreateRequest", "DaemonSet",
-        "EphemeralJob", "ImageListPullJob", "ImagePullJob", "NodeImage", "NodePodProbe",
-        "PersistentPodState", "PodProbeMarker", "ResourceDistribution", "SidecarSet",
-        "StatefulSet", "UnitedDeployment", "WorkloadSpread", NULL};
-    static const char *const apps_v1beta1[] = {
-        "AdvancedCronJob", "BroadcastJob", "CloneSet", "ContainerRecreateRequest", "DaemonSet",
-        "ImageListPullJob", "ImagePullJob", "NodeImage", "PersistentPodState",
-        "ResourceDistribution", "SidecarSet", "StatefulSet", "UnitedDeployment",
-        "WorkloadSpread", NULL};
+    static const char *const apps_v1alpha1[] = {"AdvancedCronJob",
+                                                "BroadcastJob",
+                                                "CloneSet",
+                                                "ContainerRecreateRequest",
+                                                "DaemonSet",
+                                                "EphemeralJob",
+                                                "ImageListPullJob",
+                                                "ImagePullJob",
+                                                "NodeImage",
+                                                "NodePodProbe",
+                                                "PersistentPodState",
+                                                "PodProbeMarker",
+                                                "ResourceDistribution",
+                                                "SidecarSet",
+                                                "StatefulSet",
+                                                "UnitedDeployment",
+                                                "WorkloadSpread",
+                                                NULL};
+    static const char *const apps_v1beta1[] = {"AdvancedCronJob",
+                                               "BroadcastJob",
+                                               "CloneSet",
+                                               "ContainerRecreateRequest",
+                                               "DaemonSet",
+                                               "ImageListPullJob",
+                                               "ImagePullJob",
+                                               "NodeImage",
+                                               "PersistentPodState",
+                                               "ResourceDistribution",
+                                               "SidecarSet",
+                                               "StatefulSet",
+                                               "UnitedDeployment",
+                                               "WorkloadSpread",
+                                               NULL};
     const char *const *kinds = NULL;
     if (!group || !version || !kind)
         return false;

@@ -27,10 +27,10 @@
 
 /* Whom the entries must reach, and with which trust. Borrowed strings. */
 struct wh_certs_inject_target {
-    const char *ns;      /* POD_NAMESPACE: the Service's namespace */
-    const char *service; /* SERVICE_NAME */
-    const char *host;    /* WEBHOOK_HOST; NULL or "" = service mode */
-    int port;            /* the port in URL mode */
+    const char *ns;        /* POD_NAMESPACE: the Service's namespace */
+    const char *service;   /* SERVICE_NAME */
+    const char *host;      /* WEBHOOK_HOST; NULL or "" = service mode */
+    int port;              /* the port in URL mode */
     const char *ca_bundle; /* PEM text of every CA to trust */
     size_t ca_bundle_len;
     /* True when this server answers path. */

@@ -36,13 +36,13 @@ struct wh_certs_leader {
     bool stop;
 };
 
-enum wh_err wh_certs_leader_new(struct wh_kube_client *client,
-                                const struct wh_certs_leader_opts *o,
+enum wh_err wh_certs_leader_new(struct wh_kube_client *client, const struct wh_certs_leader_opts *o,
                                 struct wh_certs_leader **out, struct wh_errbuf *eb)
 {
     if (!o->ns || !*o->ns || !o->name || !*o->name || !o->identity || !*o->identity)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "leader election needs a namespace, a Lease "
-                                                 "name and an identity");
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "leader election needs a namespace, a Lease "
+                             "name and an identity");
     if (!(o->retry_period_ms > 0 && o->retry_period_ms < o->renew_deadline_ms &&
           o->renew_deadline_ms < o->lease_duration_ms))
         return wh_errbuf_set(eb, WH_ERR_INVALID,
@@ -96,8 +96,8 @@ static void set_leading(struct wh_certs_leader *l, bool leading)
 {
     if (atomic_exchange(&l->leading, leading) == leading)
         return;
-    wh_log(WH_LOG_INFO, "%s leadership of Lease %s/%s as %s",
-           leading ? "acquired" : "lost", l->ns, l->name, l->identity);
+    wh_log(WH_LOG_INFO, "%s leadership of Lease %s/%s as %s", leading ? "acquired" : "lost", l->ns,
+           l->name, l->identity);
     if (l->on_change)
         l->on_change(l->arg, leading);
 }
@@ -119,8 +119,8 @@ static enum wh_err write_record(struct wh_certs_leader *l, struct wh_certs_lease
     if (rc == WH_ERR_CONFLICT) {
         rc = WH_OK;
     } else if (rc) {
-        wh_errbuf_set(eb, rc, "%s Lease %s/%s: %d %s", create ? "create" : "update", l->ns,
-                      l->name, st.code, st.message[0] ? st.message : wh_strerror(rc));
+        wh_errbuf_set(eb, rc, "%s Lease %s/%s: %d %s", create ? "create" : "update", l->ns, l->name,
+                      st.code, st.message[0] ? st.message : wh_strerror(rc));
     } else {
         wh_certs_lease_parse(stored, &l->observed);
         l->have_observed = true;
@@ -169,8 +169,7 @@ enum wh_err wh_certs_leader_step(struct wh_certs_leader *l, bool *leading, struc
         l->observed_mono_ns = mono;
     } else {
         /* Same record: keep the time we first saw it, but follow the resourceVersion. */
-        memcpy(l->observed.resource_version, rec.resource_version,
-               sizeof(rec.resource_version));
+        memcpy(l->observed.resource_version, rec.resource_version, sizeof(rec.resource_version));
     }
     bool mine = strcmp(rec.holder, l->identity) == 0;
     int64_t dur_ms = rec.duration_s > 0 ? rec.duration_s * 1000 : l->lease_ms;
@@ -217,8 +216,7 @@ static void *election_main(void *arg)
             WH_LOG_EVERY(30, WH_LOG_WARN, "leader election: %s", eb.msg);
         int64_t mono = wh_time_mono_ns();
         if (!won && atomic_load(&l->leading) &&
-                   mono - atomic_load(&l->last_renew_mono_ns) >=
-                       l->renew_deadline_ms * 1000000) {
+            mono - atomic_load(&l->last_renew_mono_ns) >= l->renew_deadline_ms * 1000000) {
             set_leading(l, false);
         }
         /* Candidates retry with client-go's jitter (up to +20%) so they do not move in step. */

@@ -14,8 +14,8 @@ void wh_certs_lease_microtime(int64_t wall_ns, char *out, size_t outsz)
     long micros = (long)((wall_ns % 1000000000) / 1000);
     struct tm tm;
     gmtime_r(&secs, &tm);
-    snprintf(out, outsz, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+    snprintf(out, outsz, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
 static void copy_str(char *dst, size_t dstsz, const char *src)

@@ -15,12 +15,12 @@
 #include "util/err.h"
 
 struct wh_certs_lease_record {
-    char holder[256];       /* spec.holderIdentity ("" when none) */
-    long long duration_s;   /* spec.leaseDurationSeconds (0 when absent) */
-    char acquire_time[40];  /* spec.acquireTime as written ("" when absent) */
-    char renew_time[40];    /* spec.renewTime as written */
-    time_t renew;           /* renewTime parsed (0 when absent or unparsable) */
-    long long transitions;  /* spec.leaseTransitions */
+    char holder[256];      /* spec.holderIdentity ("" when none) */
+    long long duration_s;  /* spec.leaseDurationSeconds (0 when absent) */
+    char acquire_time[40]; /* spec.acquireTime as written ("" when absent) */
+    char renew_time[40];   /* spec.renewTime as written */
+    time_t renew;          /* renewTime parsed (0 when absent or unparsable) */
+    long long transitions; /* spec.leaseTransitions */
     char resource_version[32];
 };
 

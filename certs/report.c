@@ -16,8 +16,8 @@ struct wh_certs_report {
     struct wh_kube_client *client;
     char *ns, *secret, *identity;
     char name[320];
-    char serial[80];       /* last written */
-    char rv[32];           /* of our Lease as last written; "" = unknown */
+    char serial[80]; /* last written */
+    char rv[32];     /* of our Lease as last written; "" = unknown */
     int64_t written_mono_ns;
     bool written;
 };
@@ -138,8 +138,8 @@ enum wh_err wh_certs_report_publish(struct wh_certs_report *r, const char *seria
     }
     json_decref(stored);
     if (rc)
-        return wh_errbuf_set(eb, rc, "serving report Lease %s/%s: %d %s", r->ns, r->name,
-                             st.code, st.message[0] ? st.message : wh_strerror(rc));
+        return wh_errbuf_set(eb, rc, "serving report Lease %s/%s: %d %s", r->ns, r->name, st.code,
+                             st.message[0] ? st.message : wh_strerror(rc));
     return WH_OK;
 }
 
@@ -200,8 +200,8 @@ static enum wh_err check_one(void *arg, json_t *item)
     return WH_OK;
 }
 
-enum wh_err wh_certs_report_check(struct wh_kube_client *client, const char *ns,
-                                  const char *secret, const char *want_serial, time_t now,
+enum wh_err wh_certs_report_check(struct wh_kube_client *client, const char *ns, const char *secret,
+                                  const char *want_serial, time_t now,
                                   struct wh_certs_report_summary *sum, struct wh_errbuf *eb)
 {
     char path[512];

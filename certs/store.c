@@ -92,8 +92,8 @@ enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns, const
         wh_errbuf_set(eb, rc, "%s Secret %s/%s: %s", resource_version ? "update" : "create", ns,
                       name, st.reason[0] ? st.reason : "Conflict");
     } else if (rc) {
-        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %d %s", resource_version ? "update" : "create",
-                      ns, name, st.code, st.message[0] ? st.message : wh_strerror(rc));
+        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %d %s", resource_version ? "update" : "create", ns,
+                      name, st.code, st.message[0] ? st.message : wh_strerror(rc));
     } else if (new_rv) {
         const char *rv = wh_json_meta_str(stored, "resourceVersion");
         *new_rv = rv ? wh_xstrdup(rv) : NULL;
@@ -106,8 +106,8 @@ enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns, const
 enum wh_err wh_certs_store_read_for_cli(const char *ns, const char *name,
                                         struct wh_certs_bundle **out, struct wh_errbuf *eb)
 {
-    struct wh_kube_opts ko = {.kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000,
-                              .max_retries = 2};
+    struct wh_kube_opts ko = {
+        .kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000, .max_retries = 2};
     struct wh_kube_client *c = NULL;
     struct wh_certs_stored s;
     enum wh_err rc = wh_kube_client_new(&ko, &c, eb);

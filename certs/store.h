@@ -52,8 +52,8 @@ void wh_certs_stored_fini(struct wh_certs_stored *s);
 WH_NODISCARD enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns,
                                               const char *name, const char *resource_version,
                                               const struct wh_certs_bundle *b,
-                                              const char *previous_ca, time_t since,
-                                              char **new_rv, struct wh_errbuf *eb);
+                                              const char *previous_ca, time_t since, char **new_rv,
+                                              struct wh_errbuf *eb);
 
 /* For `certs inspect --secret`: reads namespace/name with the client made from $KUBECONFIG or
  * the in-cluster service account (CERT-32 keys). Matches wh_certs_secret_reader_fn. */

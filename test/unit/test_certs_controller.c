@@ -61,7 +61,8 @@ static const char objects[] =
     "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"kruise-system\"}},"
     "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"MutatingWebhookConfiguration\","
     " \"metadata\":{\"name\":\"" MUTATING "\"},\"webhooks\":["
-    " {\"name\":\"msidecarset.kb.io\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":\"None\","
+    " {\"name\":\"msidecarset.kb.io\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":"
+    "\"None\","
     "  \"clientConfig\":{\"service\":{\"namespace\":\"kruise-system\",\"name\":\"x\","
     "   \"path\":\"/mutate-apps-kruise-io-sidecarset\",\"port\":443}}},"
     " {\"name\":\"mother.kb.io\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":\"None\","
@@ -80,9 +81,10 @@ static bool fx_start(struct fx *f)
     struct wh_errbuf eb = {{0}};
     memset(f, 0, sizeof(*f));
     wh_test_curl_init();
-    static const char *const vars[] = {"POD_NAMESPACE", "SECRET_NAME", "SERVICE_NAME",
-                                       "WEBHOOK_HOST", "WEBHOOK_PORT", "WEBHOOK_CERT_DIR",
-                                       "WEBHOOK_CERT_WRITER", "CERTS_RENEW_BEFORE", "KUBECONFIG"};
+    static const char *const vars[] = {
+        "POD_NAMESPACE",       "SECRET_NAME",        "SERVICE_NAME",
+        "WEBHOOK_HOST",        "WEBHOOK_PORT",       "WEBHOOK_CERT_DIR",
+        "WEBHOOK_CERT_WRITER", "CERTS_RENEW_BEFORE", "KUBECONFIG"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     if (wh_apiserver_start(&so, &f->srv, &eb) ||
@@ -114,8 +116,7 @@ static json_t *get_obj(struct fx *f, const char *group, const char *resource, co
 {
     char path[512];
     json_t *o = NULL;
-    if (wh_kube_path(path, sizeof(path), group, group[0] ? "v1" : "v1", resource, ns, name,
-                     NULL) ||
+    if (wh_kube_path(path, sizeof(path), group, group[0] ? "v1" : "v1", resource, ns, name, NULL) ||
         wh_kube_get(f->client, path, &o, NULL))
         return NULL;
     return o;
@@ -376,12 +377,12 @@ TEST(cert33_first_start_creates_secret_files_and_cabundles_restart_reuses)
     CHECK_EQ_STR(m0, ca);
     CHECK_EQ_STR(v0, ca);
     CHECK_EQ_STR(m1, "\n"); /* the unserved entry keeps its Cg== */
-    json_t *svc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0),
-                               "clientConfig", "service", NULL);
+    json_t *svc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
+                               "service", NULL);
     CHECK_EQ_STR(wh_json_str(svc, "namespace"), NS);
     CHECK_EQ_STR(wh_json_str(svc, "name"), "kruise-webhook-service");
-    CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 1),
-                                  "clientConfig", "service", "namespace", NULL),
+    CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 1), "clientConfig",
+                                  "service", "namespace", NULL),
                  "else");
     char *crd = crd_bundle(&f, "clonesets.apps.kruise.io");
     CHECK_EQ_STR(crd, ca);
@@ -433,9 +434,9 @@ TEST(cert53_reset_cabundle_is_repaired_with_one_write)
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
     json_t *m = get_config(&f, true);
     char *good = entry_bundle(m, 0);
-    json_object_set_new(wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0),
-                                     "clientConfig", NULL),
-                        "caBundle", json_string("Cg=="));
+    json_object_set_new(
+        wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig", NULL),
+        "caBundle", json_string("Cg=="));
     put_obj(&f, m);
     json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
                           "sidecarsets.apps.kruise.io");
@@ -686,7 +687,8 @@ TEST(cert33_creation_race_ends_with_one_secret)
     CHECK_EQ_INT(count_writes(&f, "/secrets"), 2); /* both tried, one won */
     json_t *secret = get_secret(&f);
     char *ca = secret_item(secret, "ca-cert.pem"), *cert = secret_item(secret, "cert.pem");
-    char *a_cert = read_dir_file(a.certdir, "tls.crt"), *b_cert = read_dir_file(b.certdir, "tls.crt");
+    char *a_cert = read_dir_file(a.certdir, "tls.crt"),
+         *b_cert = read_dir_file(b.certdir, "tls.crt");
     CHECK_EQ_STR(a_cert, cert);
     CHECK_EQ_STR(b_cert, cert);
     json_t *m = get_config(&f, true);
@@ -792,10 +794,15 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     }
     CHECK_EQ_INT(sync_in(&a, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "CRD") != NULL); /* CRDs pointing at us have no caBundle yet */
-    static const char *const crds[] = {
-        "clonesets", "sidecarsets", "statefulsets", "uniteddeployments", "daemonsets",
-        "containerrecreaterequests", "resourcedistributions", "persistentpodstates",
-        "workloadspreads"};
+    static const char *const crds[] = {"clonesets",
+                                       "sidecarsets",
+                                       "statefulsets",
+                                       "uniteddeployments",
+                                       "daemonsets",
+                                       "containerrecreaterequests",
+                                       "resourcedistributions",
+                                       "persistentpodstates",
+                                       "workloadspreads"};
     for (size_t i = 0; i < sizeof(crds) / sizeof(crds[0]); i++) {
         char *name = wh_str_printf("%s.apps.kruise.io", crds[i]);
         json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL, name);
@@ -838,8 +845,8 @@ TEST(cert39_url_mode_uses_the_fs_writer_and_urls)
     json_t *secret = get_secret(&f);
     CHECK(secret == NULL);
     json_t *m = get_config(&f, true);
-    json_t *cc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
-                              NULL);
+    json_t *cc =
+        wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig", NULL);
     CHECK_EQ_STR(wh_json_str(cc, "url"), "https://127.0.0.1:9443/mutate-apps-kruise-io-sidecarset");
     CHECK(json_object_get(cc, "service") == NULL);
     json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
@@ -946,7 +953,7 @@ TEST(certs_leader_lease_expiry_takeover)
     wh_time_sleep_ms(300);
     CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
     CHECK(!lb);
-    wh_time_sleep_ms(1100); /* a stops renewing */
+    wh_time_sleep_ms(1100);               /* a stops renewing */
     CHECK(!wh_certs_leader_is_leader(a)); /* past its renew deadline */
     CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK);
     CHECK(lb);
@@ -1066,9 +1073,9 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
     CHECK_EQ_INT(run_cli_quiet(3, argv), 0);
     json_t *v = get_config(&f, false);
-    json_object_set_new(wh_json_path(json_array_get(json_object_get(v, "webhooks"), 0),
-                                     "clientConfig", NULL),
-                        "caBundle", json_string("Cg=="));
+    json_object_set_new(
+        wh_json_path(json_array_get(json_object_get(v, "webhooks"), 0), "clientConfig", NULL),
+        "caBundle", json_string("Cg=="));
     put_obj(&f, v);
     json_decref(v);
     CHECK_EQ_INT(run_cli_quiet(3, argv), 1);

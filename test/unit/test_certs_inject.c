@@ -214,9 +214,9 @@ TEST(cert55_crd_selection)
         CHECK(got == cases[i].selected);
         json_decref(cases[i].crd);
     }
-    json_t *no_versions = wh_test_json(
-        "{\"spec\":{\"group\":\"apps.kruise.io\",\"names\":{\"kind\":\"CloneSet\"},"
-        "\"versions\":[],\"conversion\":{\"strategy\":\"Webhook\"}}}");
+    json_t *no_versions =
+        wh_test_json("{\"spec\":{\"group\":\"apps.kruise.io\",\"names\":{\"kind\":\"CloneSet\"},"
+                     "\"versions\":[],\"conversion\":{\"strategy\":\"Webhook\"}}}");
     CHECK(!wh_certs_inject_crd_selected(no_versions, &t));
     json_decref(no_versions);
 
@@ -267,9 +267,9 @@ TEST(cert57_crd_conversion_config)
     t.port = 9443;
     json_t *svc_ours = in; /* pointing at our Service: URL mode moves it to our URL */
     wh_certs_inject_crd(svc_ours, &t, &out);
-    CHECK_EQ_STR(wh_json_path_str(out, "spec", "conversion", "webhook", "clientConfig", "url",
-                                  NULL),
-                 "https://10.0.0.5:9443/convert");
+    CHECK_EQ_STR(
+        wh_json_path_str(out, "spec", "conversion", "webhook", "clientConfig", "url", NULL),
+        "https://10.0.0.5:9443/convert");
     CHECK(wh_json_path(out, "spec", "conversion", "webhook", "clientConfig", "service", NULL) ==
           NULL);
     json_decref(out);
@@ -344,9 +344,9 @@ TEST(cert38_verification_messages)
     struct wh_certs_inject_target t = target(ab);
     json_t *cfg = config_with_entries(), *fixed = NULL;
     struct wh_errbuf eb = {{0}};
-    CHECK_EQ_INT(wh_certs_inject_verify_webhooks(cfg, "ValidatingWebhookConfiguration", &t,
-                                                 true, &eb),
-                 WH_ERR_INVALID);
+    CHECK_EQ_INT(
+        wh_certs_inject_verify_webhooks(cfg, "ValidatingWebhookConfiguration", &t, true, &eb),
+        WH_ERR_INVALID);
     CHECK_EQ_STR(eb.msg, "caBundle of ValidatingWebhookConfiguration v does not match the "
                          "external caBundle");
     CHECK_EQ_INT(wh_certs_inject_webhooks(cfg, &t, &fixed, NULL, &eb), WH_OK);
@@ -392,15 +392,15 @@ TEST(certs_manifests_list_every_served_path)
     json_array_foreach(docs, i, doc)
     {
         bool mutating = wh_str_eq(wh_json_str(doc, "kind"), "MutatingWebhookConfiguration");
-        CHECK_EQ_STR(wh_json_meta_str(doc, "name"), mutating ? cfg.mutating_config_name
-                                                             : cfg.validating_config_name);
+        CHECK_EQ_STR(wh_json_meta_str(doc, "name"),
+                     mutating ? cfg.mutating_config_name : cfg.validating_config_name);
         json_array_foreach(json_object_get(doc, "webhooks"), k, e)
         {
             char *p = wh_certs_inject_entry_path(wh_json_obj(e, "clientConfig"));
             const struct wh_route *r = p ? wh_routes_find(&cfg, p) : NULL;
             if (!r)
-                fprintf(stderr, "manifest entry %s: path %s not served\n",
-                        wh_json_str(e, "name"), p ? p : "(none)");
+                fprintf(stderr, "manifest entry %s: path %s not served\n", wh_json_str(e, "name"),
+                        p ? p : "(none)");
             CHECK(r != NULL);
             CHECK(!r || r->kind == (mutating ? WH_ROUTE_MUTATE : WH_ROUTE_VALIDATE));
             if (p)
