@@ -85,6 +85,8 @@ struct wh_certs_controller {
     bool synced_ok;  /* the last sync succeeded */
     bool rotation_pending;
     int64_t backoff_ms;
+    int64_t last_write_ns[K_COUNT];    /* monotonic, per configuration: fights with another */
+    uint64_t last_write_hash[K_COUNT]; /* writer (note_rewrite) */
 
     pthread_t thread;
     bool started;
@@ -160,6 +162,24 @@ static void count_write(struct wh_certs_controller *c, enum kind k, enum wh_err 
     pthread_mutex_unlock(&c->mu);
 }
 
+/* Our writes are idempotent: writing the same caBundle into the same configuration again
+ * within a minute means someone keeps undoing it (another controller with the same
+ * configuration names, or a second writer without election). Worth a warning, not a fight. */
+static void note_rewrite(struct wh_certs_controller *c, enum kind k, const char *bundle, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)bundle[i]) * 1099511628211ULL;
+    int64_t now = wh_time_mono_ns();
+    if (c->last_write_ns[k] && h == c->last_write_hash[k] && now - c->last_write_ns[k] < 60000 * MS)
+        WH_LOG_EVERY(60, WH_LOG_WARN,
+                     "%s was changed back %.1f s after we wrote it (re-applied manifests, or "
+                     "another controller managing it?)",
+                     kind_names[k], (double)(now - c->last_write_ns[k]) / 1e9);
+    c->last_write_ns[k] = now;
+    c->last_write_hash[k] = h;
+}
+
 /* The serial of the first certificate of cert.pem, normalised ("" when unreadable). */
 static void bundle_serial(const struct wh_certs_bundle *b, char *out, size_t outsz)
 {
@@ -191,7 +211,8 @@ static bool is_writer(struct wh_certs_controller *c)
 {
     if (c->mode == WH_CERTS_WRITER_EXTERNAL)
         return false;
-    if (!c->cfg->leader_elect)
+    /* Each replica's cert dir is its own store in fs mode: nothing to elect (CERT-81). */
+    if (c->mode == WH_CERTS_WRITER_FS || !c->cfg->leader_elect)
         return true;
     return c->leader && wh_certs_leader_is_leader(c->leader);
 }
@@ -324,6 +345,8 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             else
                 wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
                        stats.entries, kind_names[k], wh_json_meta_str(live, "name"));
+            if (!rc)
+                note_rewrite(c, k, bundle, len);
         }
         json_decref(want);
         json_decref(live);
@@ -1037,7 +1060,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     c->lease_name = cfg->leader_election_id && cfg->leader_election_id[0]
                         ? wh_xstrdup(cfg->leader_election_id)
                         : wh_str_printf("%s-writer", c->env.secret_name);
-    if (cfg->leader_elect && c->mode != WH_CERTS_WRITER_EXTERNAL) {
+    if (cfg->leader_elect && c->mode == WH_CERTS_WRITER_SECRET) {
         struct wh_certs_leader_opts lo = {
             .ns = c->env.pod_namespace,
             .name = c->lease_name,
