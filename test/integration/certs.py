@@ -320,7 +320,8 @@ def first_start_creates_secret_files_cabundles_and_restart_reuses(tmp):
 @test
 def cabundle_reset_is_repaired_within_a_second_without_write_storm(tmp):
     """CERT-53/59: `caBundle: Cg==` re-applied is repaired at once (watch), with one write,
-    and a quiet cluster sees no writes at all."""
+    and a quiet cluster sees no writes at all (the only writes are the replica's serving
+    report heartbeats, on its own Lease)."""
     api = ApiServer(tmp)
     s = None
     try:
@@ -479,7 +480,8 @@ def rotation_inside_renewal_window_under_load_zero_failures(tmp):
     """The serving certificate enters the renewal window (CERT-40) while two replicas with
     --leader-elect serve a request loop whose clients trust the caBundle as it is at each
     request: the CA is replaced (CERT-41), old and new CA are published together until both
-    replicas serve the new certificate, and no request fails."""
+    replicas serve the new certificate, and no request fails; the servers hot-reload
+    (CERT-71), nobody restarts."""
     api = ApiServer(tmp)
     servers = []
     done = threading.Event()
@@ -553,9 +555,10 @@ def rotation_inside_renewal_window_under_load_zero_failures(tmp):
 
 @test
 def readiness_waits_and_initialize_timeout_exits(tmp):
-    """CERT-60/72: without the webhook configurations the controller never initialises:
-    /readyz stays 503 (no crash on missing files) and the process exits with upstream's
-    message after --webhook-initialize-timeout."""
+    """CERT-02/51/58/60/72/73: without the webhook configurations the controller never
+    initialises (`not found MutatingWebhookConfiguration <name>`): certificates are stored
+    anyway, /readyz on the probe port stays 503 (no crash on missing files) and the process
+    exits 1 with upstream's message after --webhook-initialize-timeout."""
     api = ApiServer(tmp)
     try:
         api.objects([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}])
@@ -642,9 +645,10 @@ def url_mode_uses_files_and_urls(tmp):
 
 @test
 def manifests_deploy_and_get_cabundles(tmp):
-    """manifests/ applied to the fake cluster, the binary run with the Deployment's arguments
-    and environment: every entry gets the caBundle of the Secret the server creates under its
-    own name, and OpenKruise's CRDs (which name OpenKruise's Service) are left alone."""
+    """CERT-90/91 for this project's manifests/: applied to the fake cluster, the binary run
+    with the Deployment's arguments and environment, every entry gets the caBundle of the
+    Secret the server creates under its own name, and OpenKruise's CRDs (which name
+    OpenKruise's Service) are left alone."""
     import yaml
     api = ApiServer(tmp)
     s = None

@@ -34,6 +34,7 @@
 #include "certs/secret.h"
 #include "certs/store.h"
 #include "config/config.h"
+#include "config/features.h"
 #include "kube/client.h"
 #include "kube/cluster.h"
 #include "test/support/apiserver_proc.h"
@@ -745,9 +746,10 @@ out_fx:
     fx_stop(&f);
 }
 
-/* CERT-36..38: external certificates are read with cert-manager's keys, written to the cert
- * dir, never generated and never written to the cluster; configurations are verified, and
- * the sync fails with upstream's message until their caBundles match ca.crt byte for byte. */
+/* CERT-02/36/37/38: with the EnableExternalCerts gate, external certificates are read with
+ * cert-manager's keys, written to the cert dir, never generated and never written to the cluster;
+ * configurations are verified, and the sync fails with upstream's message until their caBundles
+ * match ca.crt byte for byte. */
 TEST(cert38_external_mode_reads_verifies_never_writes)
 {
     struct fx f;
@@ -1081,6 +1083,86 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     CHECK_EQ_INT(run_cli_quiet(3, argv), 1);
     unsetenv("KUBECONFIG");
     inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* CERT-02/12: AllAlpha=true turns EnableExternalCerts on unless it is named false, and the
+ * gate wins over every other writer choice. */
+TEST(cert02_all_alpha_selects_external_certificates_unless_disabled)
+{
+    static const struct {
+        const char *gates;
+        const char *host;
+        enum wh_certs_writer want;
+    } cases[] = {
+        {"", "", WH_CERTS_WRITER_SECRET},
+        {"AllAlpha=true", "", WH_CERTS_WRITER_EXTERNAL},
+        {"AllAlpha=true,EnableExternalCerts=false", "", WH_CERTS_WRITER_SECRET},
+        {"EnableExternalCerts=true", "10.0.0.5", WH_CERTS_WRITER_EXTERNAL},
+        {"", "10.0.0.5", WH_CERTS_WRITER_FS},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct wh_config cfg;
+        struct wh_certs_env e;
+        struct wh_errbuf eb = {{0}};
+        char *argv[] = {"kruise-webhook",
+                        "--feature-gates",
+                        (char *)(uintptr_t)cases[i].gates,
+                        "--webhook-host",
+                        (char *)(uintptr_t)cases[i].host,
+                        NULL};
+        CHECK_EQ_INT(wh_config_load(&cfg, 5, argv, &eb), WH_OK);
+        CHECK_EQ_INT(wh_certs_env_from_config(&e, &cfg, &eb), WH_OK);
+        CHECK_EQ_INT(
+            wh_certs_env_writer(&e, wh_feature_on(&cfg.features, WH_FEATURE_EnableExternalCerts)),
+            cases[i].want);
+        wh_certs_env_fini(&e);
+        wh_config_fini(&cfg);
+    }
+}
+
+/* CERT-82: a Secret made for another Service name (a rolling update that renames it) gets a
+ * new serving certificate for ours, signed by the same CA: the caBundle does not change, so
+ * no rotation is needed. */
+TEST(cert82_other_service_name_renews_serving_certificate_keeping_the_ca)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    static const char *const svc[] = {"--service-name", "renamed-service", NULL};
+    if (!fx_start(&f))
+        return;
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *before = get_secret(&f);
+    char *ca = secret_item(before, "ca-cert.pem"), *cert = secret_item(before, "cert.pem");
+    inst_stop(&a);
+    if (!inst_start(&a, &f, "b", svc))
+        goto out_ca;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *after = get_secret(&f);
+    char *ca2 = secret_item(after, "ca-cert.pem"), *cert2 = secret_item(after, "cert.pem");
+    CHECK_EQ_STR(ca2, ca);
+    CHECK(cert && cert2 && strcmp(cert, cert2) != 0);
+    CHECK(wh_json_annotation(after, WH_CERTS_ANN_PREVIOUS_CA) == NULL);
+    struct wh_certs_controller_status st;
+    wh_certs_controller_status(a.c, &st);
+    CHECK(!st.rotating);
+    json_t *m = get_config(&f, true);
+    CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
+                                  "service", "name", NULL),
+                 "renamed-service");
+    json_decref(m);
+    free(ca2);
+    free(cert2);
+    json_decref(after);
+    inst_stop(&a);
+out_ca:
+    free(ca);
+    free(cert);
+    json_decref(before);
 out_fx:
     fx_stop(&f);
 }

@@ -373,7 +373,7 @@ TEST(cert38_verification_messages)
     free(b);
 }
 
-/* manifests/webhookconfigurations.yaml lists every admission path the server answers with the
+/* CERT-50/90: manifests/webhookconfigurations.yaml lists every admission path the server answers with the
  * Deployment's feature gates, and nothing else (an entry for an unserved path would never get
  * a caBundle and, with failurePolicy Fail, would block its resources). The Helm chart's
  * v1alpha1 aliases are served for old configurations only. */
