@@ -801,7 +801,8 @@ def main(argv=None):
         if isinstance(items, dict):
             items = items.get("items") or []
         for it in items:
-            store.load([it], baseline=isinstance(it, dict) and it.get("kind") == "CustomResourceDefinition")
+            # Everything given at start is part of the start state: reset restores it.
+            store.load([it], baseline=True)
 
     ssl_ctx = None
     if not cfg.plain_http:

@@ -53,6 +53,23 @@ struct harness {
     char ca_file[400];
 };
 
+/* The webhook configurations the server under test injects its caBundle into: empty ones of
+ * the harness's own, so that against a real cluster it never touches the real ones. */
+#define HARNESS_CONFIGS "kruise-webhook-harness"
+
+static json_t *harness_configs(void)
+{
+    json_t *items = json_array();
+    static const char *const kinds[] = {"MutatingWebhookConfiguration",
+                                        "ValidatingWebhookConfiguration"};
+    for (size_t i = 0; i < 2; i++)
+        json_array_append_new(items, json_pack("{s:s,s:s,s:{s:s},s:[]}", "apiVersion",
+                                               "admissionregistration.k8s.io/v1", "kind",
+                                               kinds[i], "metadata", "name", HARNESS_CONFIGS,
+                                               "webhooks"));
+    return items;
+}
+
 struct server {
     pid_t pid;
     int port, health_port, metrics_port;
@@ -159,6 +176,10 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     "fs",
                     "--cert-dir",
                     h->cert_dir,
+                    "--mutating-webhook-configuration-name",
+                    HARNESS_CONFIGS,
+                    "--validating-webhook-configuration-name",
+                    HARNESS_CONFIGS,
                     "--health-addr",
                     "127.0.0.1:0",
                     "--metrics-addr",
@@ -237,7 +258,7 @@ static enum wh_err resource_for(struct harness *h, const char *api_version, cons
         return WH_OK;
     }
     char path[512];
-    snprintf(path, sizeof(path), group[0] ? "/apis/%s" : "/api", api_version);
+    snprintf(path, sizeof(path), group[0] ? "/apis/%s" : "/api/%s", api_version);
     json_t *list = NULL;
     struct wh_kube_status st = {0};
     enum wh_err rc = wh_kube_get(h->client, path, &list, &st);
@@ -338,7 +359,8 @@ static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t 
         }
         if (rc) {
             if (wh_buf_printf(diff, "creating %s %s failed: %s\n", wh_json_str(o, "kind"),
-                              wh_json_meta_str(o, "name"), st.message))
+                              wh_json_meta_str(o, "name"),
+                              st.message[0] ? st.message : wh_strerror(rc)))
                 (void)0;
             json_decref(stored);
             return rc;
@@ -438,6 +460,34 @@ out:
     json_decref(review);
     json_decref(answer);
     return ok;
+}
+
+/* A real cluster: the harness's empty webhook configurations exist only while it runs. */
+static void create_harness_configs(struct harness *h)
+{
+    static const char *const paths[] = {
+        "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"};
+    json_t *items = harness_configs();
+    for (size_t i = 0; i < 2; i++) {
+        struct wh_kube_status st = {0};
+        enum wh_err rc = wh_kube_create(h->client, paths[i], json_array_get(items, i), NULL, &st);
+        if (rc && rc != WH_ERR_CONFLICT)
+            fprintf(stderr, "harness: cannot create %s: %s\n", paths[i], st.message);
+    }
+    json_decref(items);
+}
+
+static void delete_harness_configs(struct harness *h)
+{
+    static const char *const paths[] = {
+        "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/" HARNESS_CONFIGS,
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/" HARNESS_CONFIGS};
+    for (size_t i = 0; i < 2; i++) {
+        struct wh_kube_status st = {0};
+        if (wh_kube_delete(h->client, paths[i], NULL, &st) && st.code != 404)
+            fprintf(stderr, "harness: cannot delete %s: %s\n", paths[i], st.message);
+    }
 }
 
 /* --- main --------------------------------------------------------------------------------- */
@@ -578,7 +628,15 @@ int main(int argc, char **argv)
     if (h.kubeconfig) {
         h.kubeconfig_path = wh_xstrdup(h.kubeconfig);
     } else {
-        const char *extra[] = {"--bookmark-interval", "0", NULL};
+        char state[400];
+        snprintf(state, sizeof(state), "%s/apiserver-state.json", h.tmp);
+        json_t *configs = harness_configs();
+        if (json_dump_file(configs, state, 0)) {
+            fprintf(stderr, "harness: cannot write %s\n", state);
+            return 2;
+        }
+        json_decref(configs);
+        const char *extra[] = {"--bookmark-interval", "0", "--state", state, NULL};
         struct wh_apiserver_opts ao = {
             .token = "harness-token", .kruise_crds = true, .extra_args = extra};
         if (wh_apiserver_start(&ao, &h.fake, &eb)) {
@@ -598,6 +656,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "harness: %s\n", eb.msg);
         return 2;
     }
+
+    if (h.kubeconfig)
+        create_harness_configs(&h);
 
     int passed = 0, failed = 0, skipped = 0;
     struct wh_buf skipped_by_area;
@@ -667,6 +728,8 @@ int main(int argc, char **argv)
     }
     free(all);
     free(names);
+    if (h.kubeconfig)
+        delete_harness_configs(&h);
     wh_kube_client_free(h.client);
     wh_apiserver_stop(h.fake);
     free(h.kubeconfig_path);
