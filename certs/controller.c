@@ -301,6 +301,10 @@ static void target_for(const struct wh_certs_controller *c, const char *bundle, 
     t->serves_arg = c->hooks.serves_arg;
 }
 
+/* The configuration by name. A missing one is not an error (upstream fails the sync and
+ * never becomes ready, CERT-51): with configurable names, a cluster may well use only one of
+ * the two, or none (conversion only, tests); there is then nothing to keep right in it.
+ * *out is NULL then, and the absence is logged once a minute. */
 static enum wh_err get_config(struct wh_certs_controller *c, enum kind k, json_t **out,
                               struct wh_errbuf *eb)
 {
@@ -311,8 +315,12 @@ static enum wh_err get_config(struct wh_certs_controller *c, enum kind k, json_t
     struct wh_errbuf why = {{0}};
     enum wh_err rc = wh_cluster_get_live(c->cluster, "admissionregistration.k8s.io", "v1", resource,
                                          NULL, name, out, &why);
-    if (rc == WH_ERR_NOT_FOUND)
-        return wh_errbuf_set(eb, rc, "not found %s %s", kind_names[k], name);
+    if (rc == WH_ERR_NOT_FOUND) {
+        *out = NULL;
+        WH_LOG_EVERY(60, WH_LOG_WARN, "not found %s %s: no caBundle to keep there", kind_names[k],
+                     name);
+        return WH_OK;
+    }
     if (rc)
         return wh_errbuf_set(eb, rc, "get %s %s: %s", kind_names[k], name, why.msg);
     return WH_OK;
@@ -331,7 +339,7 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
         struct wh_certs_inject_stats stats;
         struct wh_errbuf why = {{0}};
         rc = get_config(c, k, &live, eb);
-        if (!rc)
+        if (!rc && live)
             rc = wh_certs_inject_webhooks(live, &t, &want, &stats, eb);
         if (!rc && want) {
             rc = wh_cluster_update(c->cluster,
@@ -404,7 +412,7 @@ static enum wh_err verify_all(struct wh_certs_controller *c, const char *bundle,
     for (enum kind k = K_MUTATING; k <= K_VALIDATING && !rc; k++) {
         json_t *live = NULL;
         rc = get_config(c, k, &live, eb);
-        if (!rc)
+        if (!rc && live)
             rc = wh_certs_inject_verify_webhooks(live, kind_names[k], &t, exact, eb);
         json_decref(live);
     }
@@ -470,11 +478,6 @@ static enum wh_err publish_ahead(struct wh_certs_controller *c, const struct wh_
     char *bundle = bundle_with(fresh, old, &len);
     enum wh_err rc = inject_all(c, bundle, len, eb);
     free(bundle);
-    if (rc == WH_ERR_NOT_FOUND) {
-        /* Nothing to publish into yet: no client trusts anything, nothing can break. */
-        wh_log(WH_LOG_WARN, "CA rotation: %s; storing the new CA anyway", eb ? eb->msg : "");
-        return WH_OK;
-    }
     if (rc)
         return rc;
     wh_log(WH_LOG_INFO,

@@ -555,42 +555,53 @@ def rotation_inside_renewal_window_under_load_zero_failures(tmp):
 
 @test
 def readiness_waits_and_initialize_timeout_exits(tmp):
-    """CERT-02/51/58/60/72/73: without the webhook configurations the controller never
-    initialises (`not found MutatingWebhookConfiguration <name>`): certificates are stored
-    anyway, /readyz on the probe port stays 503 (no crash on missing files) and the process
-    exits 1 with upstream's message after --webhook-initialize-timeout."""
+    """CERT-02/58/60/72/73: a replica that cannot get certificates (here: --leader-elect while
+    someone else holds the writer Lease and no Secret exists) never initialises: /readyz on
+    the probe port stays 503 naming the reason (no crash on missing files), the process exits
+    1 with upstream's message after --webhook-initialize-timeout, SIGTERM while waiting stops
+    it cleanly, and it becomes ready as soon as it can write."""
     api = ApiServer(tmp)
     try:
-        api.objects([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}])
+        cluster_setup(api)
+        lease_path = "/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s-writer" % (NS, SECRET)
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+        api.objects([{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                      "metadata": {"namespace": NS, "name": SECRET + "-writer"},
+                      "spec": {"holderIdentity": "someone-else", "leaseDurationSeconds": 3600,
+                               "acquireTime": now, "renewTime": now, "leaseTransitions": 0}}])
         log = os.path.join(tmp, "w.log")
+        base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir",
+                os.path.join(tmp, "c"), "--metrics-addr", "0", "--log-format", "text"] + LE
         with open(log, "wb") as f:
-            r = subprocess.run([BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir",
-                                os.path.join(tmp, "c"), "--health-addr", "127.0.0.1:0",
-                                "--metrics-addr", "0", "--webhook-initialize-timeout", "2s",
-                                "--log-format", "text"], stdout=f, stderr=f, timeout=30)
+            r = subprocess.run(base + ["--health-addr", "0", "--webhook-initialize-timeout", "2s"],
+                               stdout=f, stderr=f, timeout=30)
         text = open(log, "rb").read().decode()
         check(r.returncode == 1, "exit status %s" % r.returncode)
         check("failed to start webhook controller for waiting more than 2.000000s" in text, text[-800:])
-        check("not found MutatingWebhookConfiguration" in text, text[-800:])
-        check(api.secret() is not None, "certificates were stored anyway (CERT-58)")
+        check("waiting for the writer" in text, text[-800:])
+        check(api.secret() is None, "a replica that does not hold the Lease wrote nothing")
         # SIGTERM while waiting: a clean, prompt exit.
         with open(log, "ab") as f:
-            p = subprocess.Popen([BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir",
-                                  os.path.join(tmp, "c"), "--health-addr", "0", "--metrics-addr",
-                                  "0", "--log-format", "text"], stdout=f, stderr=f)
+            p = subprocess.Popen(base + ["--health-addr", "0"], stdout=f, stderr=f)
         time.sleep(1.5)
         t0 = time.time()
         p.send_signal(signal.SIGTERM)
         check(p.wait(15) == 0, "exit status after SIGTERM: %s" % p.returncode)
         check(time.time() - t0 < 8, "stopped in %.1fs" % (time.time() - t0))
-        # With no wait the server starts and is not ready.
-        s = Server(tmp, "b", api, ["--webhook-initialize-timeout", "0"])
+        # With no wait the server starts, is not ready, and gets ready once it may write.
+        s = Server(tmp, "b", api, LE + ["--webhook-initialize-timeout", "0"])
         try:
             time.sleep(0.5)
             st, body = s.plain(s.health_port, "/readyz")
-            check(st == 503 and b"webhook-ready" in body, "readyz %s %s" % (st, body))
-            cluster_setup(api)
-            wait_for(s.ready, 10, "ready once the configurations exist")
+            # No certificate yet: the first check to fail is the TLS one; the controller's
+            # reason is in the log.
+            check(st == 503 and b"no serving certificate" in body, "readyz %s %s" % (st, body))
+            check(b"waiting for the writer" in s.read_log(), "the reason is logged")
+            lease = api.get(lease_path)
+            lease["spec"]["holderIdentity"] = ""
+            api.objects([lease])
+            wait_for(s.ready, 15, "ready once the Lease is free")
+            check(api.secret() is not None, "the new writer created the Secret")
         finally:
             s.stop()
     finally:

@@ -1166,3 +1166,35 @@ out_ca:
 out_fx:
     fx_stop(&f);
 }
+
+/* CERT-51, changed on purpose: a configuration that does not exist is skipped (logged), not a
+ * failed sync, so a cluster may use one of the two, or none (conversion only). */
+TEST(cert51_missing_configuration_is_skipped)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    char path[256];
+    if (!fx_start(&f))
+        return;
+    CHECK_EQ_INT(wh_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1",
+                              "validatingwebhookconfigurations", NULL, VALIDATING, NULL),
+                 WH_OK);
+    CHECK_EQ_INT(wh_kube_delete(f.client, path, NULL, NULL), WH_OK);
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+    json_t *secret = get_secret(&f);
+    char *ca = secret_item(secret, "ca-cert.pem");
+    json_t *m = get_config(&f, true);
+    char *m0 = entry_bundle(m, 0);
+    CHECK_EQ_STR(m0, ca);
+    free(m0);
+    json_decref(m);
+    free(ca);
+    json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
