@@ -87,6 +87,8 @@ struct wh_certs_controller {
     int64_t backoff_ms;
     int64_t last_write_ns[K_COUNT];    /* monotonic, per configuration: fights with another */
     uint64_t last_write_hash[K_COUNT]; /* writer (note_rewrite) */
+    char logged_error[256];            /* the sync problem last logged, and when */
+    int64_t logged_ns;
 
     pthread_t thread;
     bool started;
@@ -880,10 +882,18 @@ static enum wh_err do_sync(struct wh_certs_controller *c, struct wh_errbuf *eb)
     c->synced_ok = rc == WH_OK;
     wh_metric_add(rc ? c->m.sync_err : c->m.sync_ok, 1);
     set_error(c, rc ? eb->msg : "");
-    if (rc == WH_ERR_NOT_SYNCED)
-        WH_LOG_EVERY(30, WH_LOG_INFO, "certificates: %s", eb->msg);
-    else if (rc)
-        WH_LOG_EVERY(10, WH_LOG_WARN, "certificate sync failed: %s", eb->msg);
+    /* Retries come fast: a problem is logged when it changes, and again every 30 s. */
+    int64_t now = wh_time_mono_ns();
+    if (rc && (strcmp(eb->msg, c->logged_error) != 0 || now - c->logged_ns > 30000 * MS)) {
+        if (rc == WH_ERR_NOT_SYNCED)
+            wh_log(WH_LOG_INFO, "certificates: %s", eb->msg);
+        else
+            wh_log(WH_LOG_WARN, "certificate sync failed: %s", eb->msg);
+        snprintf(c->logged_error, sizeof(c->logged_error), "%s", eb->msg);
+        c->logged_ns = now;
+    } else if (!rc) {
+        c->logged_error[0] = '\0';
+    }
     return rc;
 }
 

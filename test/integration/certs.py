@@ -596,7 +596,8 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
             # No certificate yet: the first check to fail is the TLS one; the controller's
             # reason is in the log.
             check(st == 503 and b"no serving certificate" in body, "readyz %s %s" % (st, body))
-            check(b"waiting for the writer" in s.read_log(), "the reason is logged")
+            wait_for(lambda: b"waiting for the writer" in s.read_log(), 10, "the reason logged")
+            check(not s.ready(), "still not ready")
             lease = api.get(lease_path)
             lease["spec"]["holderIdentity"] = ""
             api.objects([lease])
