@@ -51,7 +51,8 @@ all: $(BIN)
 # that is impossible the script prints the exact command to run and the build stops.
 $(BUILD)/.deps-ok:
 	@mkdir -p $(@D)
-	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! command -v $(PYTHON) >/dev/null 2>&1; then \
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! command -v openssl >/dev/null 2>&1 || \
+	    ! $(PYTHON) -c 'import yaml' >/dev/null 2>&1; then \
 	    echo "kruise-webhook: installing missing build dependencies"; \
 	    scripts/install-deps.sh || exit 1; \
 	fi
@@ -120,6 +121,7 @@ unit: $(UNIT_BIN)
 
 integration: $(BIN) $(HARNESS)
 	$(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
+	$(PYTHON) test/integration/certs.py --bin $(BIN)
 
 vectors: $(BIN) $(HARNESS)
 	$(HARNESS) --bin $(BIN) --vectors test/vectors
@@ -134,7 +136,8 @@ asan:
 	    LDFLAGS="-fsanitize=address,undefined" check
 
 tsan:
-	$(MAKE) BUILD=build/tsan OPT="$(SAN_OPT) -fsanitize=thread" LDFLAGS="-fsanitize=thread" check
+	TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp $(TSAN_OPTIONS)" \
+	    $(MAKE) BUILD=build/tsan OPT="$(SAN_OPT) -fsanitize=thread" LDFLAGS="-fsanitize=thread" check
 
 bench: $(BENCH_BIN)
 	$(BENCH_BIN)

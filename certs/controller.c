@@ -1060,6 +1060,8 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     if (c->env.host && c->env.port == 0)
         wh_log(WH_LOG_WARN, "URL mode with port 0: webhook URLs will name port 0; set --port");
     wh_certs_gen_opts_init(&c->gen);
+    if (strcmp(cfg->cert_key_type, "ecdsa") == 0)
+        c->gen.key_type = WH_CERTS_KEY_ECDSA;
     if (hooks)
         c->hooks = *hooks;
     if (!c->hooks.serves) {

@@ -3,8 +3,10 @@
 # The Makefile runs this only when a library is missing; it is safe to run again.
 set -eu
 
+# Build: the libraries. Tests: python3 with PyYAML (the fake API server, integration tests),
+# openssl (signs a test certificate with an existing CA), curl (README examples).
 PACKAGES="pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libjansson-dev libyaml-dev
-libcurl4-openssl-dev python3 curl ca-certificates"
+libcurl4-openssl-dev python3 python3-yaml openssl curl ca-certificates"
 
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "kruise-webhook: missing build dependencies. Install them with:" >&2

@@ -87,6 +87,8 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
         .renew_before_secs = wh_certs_env_parse_renew_before(cfg->renew_before, NULL),
     };
     wh_certs_gen_opts_init(&o.gen);
+    if (strcmp(cfg->cert_key_type, "ecdsa") == 0)
+        o.gen.key_type = WH_CERTS_KEY_ECDSA;
     struct wh_certs_fs_sync_result res = {0};
     enum wh_err rc = wh_certs_fs_sync(&o, &res, eb);
     if (!rc)

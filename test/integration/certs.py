@@ -182,7 +182,7 @@ class Server:
         cmd = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir", self.cert_dir,
                "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
                "--cert-reload-interval", "200ms", "--log-format", "text",
-               "--ca-publish-delay", "1s"] + list(args)
+               "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
         self.port = self.health_port = self.metrics_port = None
         if wait_ready:

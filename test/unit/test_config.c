@@ -97,6 +97,10 @@ TEST(config_bad_values_name_the_flag)
     CHECK(strstr(eb.msg, "WEBHOOK_PORT") != NULL);
     wh_config_fini(&cfg);
     unsetenv("WEBHOOK_PORT");
+    char *a7[] = {"kruise-webhook", "--cert-key-type", "dsa", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, a7), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "--cert-key-type") != NULL);
+    wh_config_fini(&cfg);
     char *a6[] = {"kruise-webhook", "--port", NULL};
     CHECK_EQ_INT(load(&cfg, &eb, a6), WH_ERR_INVALID);
     wh_config_fini(&cfg);

@@ -54,6 +54,8 @@ static const struct opt opts[] = {
      "renew certificates this long before expiry: <n>d, <n>m (30 days), <n>y (default 180d)"},
     {"cert-writer", "WEBHOOK_CERT_WRITER", T_STRING, OFF(cert_writer), "", NOLIMIT,
      "certificate store: fs, or secret (default: fs in URL mode, secret otherwise)"},
+    {"cert-key-type", NULL, T_STRING, OFF(cert_key_type), "rsa", NOLIMIT,
+     "keys of generated certificates: rsa (2048 bits, as upstream) or ecdsa (P-256)"},
     {"mutating-webhook-configuration-name", NULL, T_STRING, OFF(mutating_config_name),
      "kruise-webhook-server-mutating", NOLIMIT,
      "MutatingWebhookConfiguration whose entries for our paths get caBundle and clientConfig"},
@@ -495,6 +497,10 @@ enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv, struct 
         snprintf(msg, sizeof(msg), "%s", eb->msg);
         return wh_errbuf_set(eb, rc, "--feature-gates: %s", msg);
     }
+    if (strcmp(cfg->cert_key_type, "rsa") != 0 && strcmp(cfg->cert_key_type, "ecdsa") != 0)
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "--cert-key-type: invalid value \"%s\" (want rsa or ecdsa)",
+                             cfg->cert_key_type);
     if (cfg->threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         cfg->threads = n > 0 ? n : 1;

@@ -24,6 +24,7 @@ struct wh_config {
     char *service_name; /* SERVICE_NAME */
     char *renew_before; /* CERTS_RENEW_BEFORE, parsed by the certificate controller */
     char *cert_writer;  /* WEBHOOK_CERT_WRITER */
+    char *cert_key_type; /* "rsa" (RSA 2048, upstream's) or "ecdsa" (P-256) */
     /* the certificate controller (certs/controller.h) */
     char *mutating_config_name;   /* MutatingWebhookConfiguration to inject caBundle into */
     char *validating_config_name; /* ValidatingWebhookConfiguration to inject caBundle into */

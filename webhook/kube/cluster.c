@@ -63,6 +63,8 @@ void wh_cluster_free(struct wh_cluster *cl)
     if (!cl)
         return;
     for (int i = 0; i < WH_RES_COUNT; i++)
+        wh_informer_signal(cl->caches[i].informer);
+    for (int i = 0; i < WH_RES_COUNT; i++)
         wh_informer_stop(cl->caches[i].informer);
     for (int i = 0; i < WH_RES_COUNT; i++) {
         wh_cache_free(cl->caches[i].cache);

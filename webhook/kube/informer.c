@@ -240,15 +240,22 @@ enum wh_err wh_informer_start(struct wh_kube_client *client, struct wh_cache *ca
     return WH_OK;
 }
 
+void wh_informer_signal(struct wh_informer *inf)
+{
+    if (!inf || !inf->started)
+        return;
+    pthread_mutex_lock(&inf->mu);
+    atomic_store(&inf->stop, true);
+    pthread_cond_broadcast(&inf->cv);
+    pthread_mutex_unlock(&inf->mu);
+}
+
 void wh_informer_stop(struct wh_informer *inf)
 {
     if (!inf)
         return;
     if (inf->started) {
-        pthread_mutex_lock(&inf->mu);
-        atomic_store(&inf->stop, true);
-        pthread_cond_broadcast(&inf->cv);
-        pthread_mutex_unlock(&inf->mu);
+        wh_informer_signal(inf);
         pthread_join(inf->thread, NULL);
     }
     pthread_mutex_destroy(&inf->mu);

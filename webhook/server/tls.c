@@ -1,6 +1,5 @@
 #include "server/tls.h"
 
-#include <errno.h>
 #include <gnutls/x509.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certs/fs_store.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/buf.h"
@@ -15,7 +15,6 @@
 #include "util/time.h"
 
 #define MAX_CHAIN 8
-#define MAX_PEM (256 * 1024)
 /* Far longer than any handshake can take (the connection timeout bounds it). */
 #define RETIRE_GRACE_NS (300LL * 1000000000)
 
@@ -126,55 +125,12 @@ int wh_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_
     return 0;
 }
 
-/* Reads a whole small file into a capped buffer. */
-static enum wh_err read_file(const char *path, char **out, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? WH_ERR_NOT_FOUND : WH_ERR_IO;
-    struct wh_buf b;
-    wh_buf_init(&b, MAX_PEM);
-    enum wh_err rc = WH_OK;
-    char chunk[4096];
-    for (size_t n = fread(chunk, 1, sizeof(chunk), f); n > 0 && !rc;
-         n = fread(chunk, 1, sizeof(chunk), f))
-        rc = wh_buf_add(&b, chunk, n);
-    if (!rc && ferror(f))
-        rc = WH_ERR_IO;
-    fclose(f);
-    if (rc) {
-        wh_buf_fini(&b);
-        return rc;
-    }
-    *out = wh_buf_take(&b, len);
-    return WH_OK;
-}
-
-/* Reads tls.crt/tls.key, falling back to cert.pem/key.pem. */
+/* Both files from one generation of the cert dir (a kubelet swap between two opens would
+ * otherwise pair an old certificate with a new key). */
 static enum wh_err read_pair(char **cert, size_t *cert_len, char **key, size_t *key_len,
                              struct wh_errbuf *eb)
 {
-    static const char *const names[][2] = {{"tls.crt", "tls.key"}, {"cert.pem", "key.pem"}};
-    enum wh_err rc = WH_ERR_NOT_FOUND;
-    for (size_t i = 0; i < 2; i++) {
-        char cpath[4096], kpath[4096];
-        snprintf(cpath, sizeof(cpath), "%s/%s", cert_dir, names[i][0]);
-        snprintf(kpath, sizeof(kpath), "%s/%s", cert_dir, names[i][1]);
-        rc = read_file(cpath, cert, cert_len);
-        if (rc == WH_ERR_NOT_FOUND)
-            continue;
-        if (rc)
-            return wh_errbuf_set(eb, rc, "cannot read %s: %s", cpath, strerror(errno));
-        rc = read_file(kpath, key, key_len);
-        if (rc) {
-            free(*cert);
-            *cert = NULL;
-            return wh_errbuf_set(eb, rc == WH_ERR_NOT_FOUND ? WH_ERR_IO : rc,
-                                 "cannot read %s: %s", kpath, strerror(errno));
-        }
-        return WH_OK;
-    }
-    return wh_errbuf_set(eb, WH_ERR_IO, "no tls.crt/tls.key or cert.pem/key.pem in %s", cert_dir);
+    return wh_certs_fs_read_serving(cert_dir, cert, cert_len, key, key_len, eb);
 }
 
 static enum wh_err key_id(gnutls_pubkey_t pub, unsigned char *id, size_t *len)
