@@ -176,6 +176,10 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     "fs",
                     "--cert-dir",
                     h->cert_dir,
+                    /* A Service name no CRD points at: against a real cluster, OpenKruise's CRDs
+                     * (which name kruise-webhook-service) must not be re-pointed at us. */
+                    "--service-name",
+                    HARNESS_CONFIGS,
                     "--mutating-webhook-configuration-name",
                     HARNESS_CONFIGS,
                     "--validating-webhook-configuration-name",
@@ -385,13 +389,22 @@ static void cleanup_real(struct harness *h, json_t *created)
     }
 }
 
-/* Waits until every informer of the server reports a resourceVersion >= target. */
-static bool wait_synced(const struct server *s, long long target)
+/* Waits until every informer of the server reports a resourceVersion >= target. An informer
+ * that was between two watches when the bookmark went out never got it: the bookmark is sent
+ * again every 200 ms while waiting (fake API server only). */
+static bool wait_synced(struct harness *h, const struct server *s, long long target)
 {
     char url[128];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", s->metrics_port);
-    int64_t deadline = wh_time_mono_ns() + 10LL * 1000000000;
+    int64_t start = wh_time_mono_ns(), deadline = start + 10LL * 1000000000;
+    int64_t next_bookmark = start + 200000000;
     while (wh_time_mono_ns() < deadline) {
+        if (h->fake && wh_time_mono_ns() > next_bookmark) {
+            struct wh_errbuf eb = {{0}};
+            if (wh_apiserver_control(h->fake, "POST", "bookmark", NULL, NULL, &eb))
+                fprintf(stderr, "harness: bookmark: %s\n", eb.msg);
+            next_bookmark = wh_time_mono_ns() + 200000000;
+        }
         struct wh_buf b;
         wh_buf_init(&b, 16 << 20);
         bool behind = http(url, NULL, NULL, &b) != 200;
@@ -422,7 +435,7 @@ static bool run_vector(struct harness *h, const struct server *s, const struct w
     if (h->fake) {
         if (setup_fake(h, v, &target, diff))
             goto out;
-        if (!wait_synced(s, target)) {
+        if (!wait_synced(h, s, target)) {
             if (wh_buf_printf(diff, "the server's caches did not reach resourceVersion %lld\n",
                               target))
                 (void)0;
