@@ -919,7 +919,8 @@ static void marshal(struct wh_buf *b, struct node *nd)
     } else if (nd->which == RAW) {
         append_compact(b, nd->raw, nd->rawlen);
     } else if (nd->which == DOC) {
-        qsort(nd->members, nd->n, sizeof(*nd->members), cmp_members);
+        if (nd->n) /* an empty object has no member array: qsort(NULL, 0) is undefined */
+            qsort(nd->members, nd->n, sizeof(*nd->members), cmp_members);
         rc = wh_buf_addc(b, '{');
         for (size_t i = 0; !rc && i < nd->n; i++) {
             if (i)
