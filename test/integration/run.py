@@ -227,6 +227,13 @@ def health_and_readiness(tmp):
         check(s.request("GET", "/healthz")[2] == b"ok", "/healthz on HTTPS")
         st, _, body = s.request("GET", "/readyz")
         check(st == 200, "/readyz on HTTPS is %d %s" % (st, body))
+        # Probes keep the connection open (each new one would cost a TLS handshake).
+        c = s.conn()
+        for _ in range(3):
+            st, hdrs, body = s.request("GET", "/readyz", conn=c)
+            check(st == 200 and hdrs.get("Connection", "").lower() != "close",
+                  "probe answered on a kept-alive connection: %s" % hdrs)
+        c.close()
         check(s.plain(s.health_port, "/healthz") == (200, b"ok"), "/healthz on the health port")
         check(s.plain(s.health_port, "/readyz")[0] == 200, "/readyz on the health port")
         check(s.plain(s.health_port, "/metrics")[0] == 404, "no /metrics on the health port")

@@ -58,6 +58,7 @@ struct wh_http {
  * request completed. */
 struct request {
     struct route_metrics *rm;
+    bool probe; /* /healthz or /readyz on the HTTPS port */
     int early_status; /* decided from the headers alone: the body is not read */
     const char *early_message;
     bool too_big;
@@ -218,12 +219,18 @@ static enum MHD_Result on_https(void *cls, struct MHD_Connection *conn, const ch
     struct request *req = *req_cls;
 
     if (!req) {
-        if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0)
-            return serve_probe(h, conn, url, false);
         req = wh_xcalloc(1, sizeof(*req));
         req->start_ns = wh_time_mono_ns();
         wh_buf_init(&req->body, (size_t)h->cfg->max_body_bytes);
         *req_cls = req;
+        /* Probes are answered on the final call: a response queued on the first one makes
+         * libmicrohttpd close the connection (a body might be unread), and each probe would
+         * cost a TLS handshake. */
+        req->probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
+        if (req->probe) {
+            atomic_fetch_add(&h->in_flight, 1);
+            return MHD_YES;
+        }
         classify(h, conn, url, method, req);
         atomic_fetch_add(&h->in_flight, 1);
         if (req->rm)
@@ -236,6 +243,12 @@ static enum MHD_Result on_https(void *cls, struct MHD_Connection *conn, const ch
         return MHD_YES;
     }
 
+    if (req->probe && *upload_data_size) {
+        *upload_data_size = 0; /* a probe's body, if any, is ignored */
+        return MHD_YES;
+    }
+    if (req->probe)
+        return serve_probe(h, conn, url, false);
     if (*upload_data_size) {
         if (!req->too_big && wh_buf_add(&req->body, upload_data, *upload_data_size)) {
             /* A chunked body grew past the cap: stop storing, answer 413 at the end. */
@@ -298,8 +311,16 @@ static enum MHD_Result on_plain(void *cls, struct MHD_Connection *conn, const ch
 {
     (void)version;
     (void)upload_data;
-    (void)upload_data_size;
-    (void)req_cls;
+    /* Answer on the final call, so that keep-alive connections (Prometheus) stay open. */
+    static int seen;
+    if (!*req_cls) {
+        *req_cls = &seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
     const struct plain_listener *l = cls;
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return send_status(NULL, conn, 405, "GET only");
