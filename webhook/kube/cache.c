@@ -122,8 +122,10 @@ const json_t *wh_object_json(const struct wh_object *o)
     json_t *v = atomic_load_explicit(&m->parsed, memory_order_acquire);
     if (v)
         return v;
-    json_error_t jerr;
-    json_t *fresh = json_loadb(o->text, o->text_len, 0, &jerr);
+    struct wh_jsonparse_error jerr;
+    wh_arena_pause(); /* the memo outlives any request that asks for it */
+    json_t *fresh = wh_json_parse(o->text, o->text_len, &jerr);
+    wh_arena_resume();
     if (!fresh)
         WH_PANIC("cached object %s/%s does not parse: %s", o->ns, o->name, jerr.text);
     json_t *expected = NULL;
@@ -224,9 +226,7 @@ static struct wh_object *object_new(struct wh_cache *c, json_t *in)
         }
         o->ikeys = wh_buf_take(&kc.keys, NULL);
     }
-    o->text = json_dumps(obj, JSON_COMPACT);
-    if (!o->text)
-        WH_PANIC("cannot serialise %s/%s", ns, name);
+    o->text = wh_json_dumps(obj);
     o->text_len = strlen(o->text);
     atomic_init(&o->parsed, NULL);
     json_decref(obj);

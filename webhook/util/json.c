@@ -325,5 +325,9 @@ char *wh_json_dumps(const json_t *v)
     wh_buf_init(&b, (size_t)1 << 32);
     if (wh_json_write(&b, v))
         WH_PANIC("a JSON value does not serialise");
-    return wh_buf_take(&b, NULL);
+    size_t len = 0;
+    char *text = wh_buf_take(&b, &len);
+    /* The buffer grew by doubling: give the slack back, the text may be kept for long (the
+     * cache keeps every object this way). */
+    return wh_xrealloc(text, len + 1);
 }
