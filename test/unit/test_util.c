@@ -4,6 +4,7 @@
 
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/str.h"
 #include "util/time.h"
 
@@ -101,4 +102,17 @@ TEST(time_rfc3339)
     CHECK_EQ_INT(t, 0);
     CHECK_EQ_INT(wh_time_parse_rfc3339("2024-02-30T00:00:00", &t), -1);
     CHECK_EQ_INT(wh_time_parse_rfc3339("not a time", &t), -1);
+}
+
+TEST(json_type_names_ours_and_go)
+{
+    json_t *v = wh_test_json("[true, 1, 1.5, \"s\", null, {}, []]");
+    static const char *const ours[] = {"boolean", "number", "number", "string",
+                                       "null",    "object", "array"};
+    static const char *const go[] = {"bool", "number", "number", "string", "null", "object", "array"};
+    for (size_t i = 0; i < 7; i++) {
+        CHECK_EQ_STR(wh_json_type_name(json_array_get(v, i)), ours[i]);
+        CHECK_EQ_STR(wh_json_go_type_name(json_array_get(v, i)), go[i]);
+    }
+    json_decref(v);
 }

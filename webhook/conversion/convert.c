@@ -227,9 +227,7 @@ static enum wh_err read_typemeta(const json_t *obj, struct typemeta *tm, char **
         if (!json_is_string(v)) {
             *message = wh_str_printf("couldn't get version/kind; json parse error: json: cannot "
                                      "unmarshal %s into Go struct field .%s of type string",
-                                     json_is_number(v)    ? "number"
-                                     : json_is_boolean(v) ? "bool"
-                                                          : wh_json_type_name(v),
+                                     wh_json_go_type_name(v),
                                      is_api ? "apiVersion" : "kind");
             return WH_ERR_INVALID;
         }

@@ -18,6 +18,7 @@
 
 #include "conversion/rows_int.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -447,27 +448,6 @@ static void number_text(const json_t *v, char *out, size_t outsz)
     }
 }
 
-static const char *json_kind_word(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    case JSON_NULL:
-        return "null";
-    }
-    return "value";
-}
-
 static void chk_fail(struct chk *k, const struct wh_conv_node *n, const char *what,
                      const char *type, bool stop)
 {
@@ -490,7 +470,7 @@ static void chk_int(struct chk *k, const struct wh_conv_node *n, const json_t *v
             return;
     }
     if (!json_is_number(v)) {
-        chk_fail(k, n, json_kind_word(v), type, stop);
+        chk_fail(k, n, wh_json_go_type_name(v), type, stop);
         return;
     }
     char what[80];
@@ -617,11 +597,11 @@ static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *ty
     switch (n->type.kind) {
     case WH_CK_STRING:
         if (!json_is_string(v))
-            chk_fail(k, n, json_kind_word(v), type, false);
+            chk_fail(k, n, wh_json_go_type_name(v), type, false);
         return;
     case WH_CK_BOOL:
         if (!json_is_boolean(v))
-            chk_fail(k, n, json_kind_word(v), type, false);
+            chk_fail(k, n, wh_json_go_type_name(v), type, false);
         return;
     case WH_CK_INT32:
         chk_int(k, n, v, type, INT32_MIN, INT32_MAX, false);
@@ -637,7 +617,7 @@ static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *ty
     case WH_CK_TIME: {
         /* metav1.Time.UnmarshalJSON decodes into a string, then parses it. */
         if (!json_is_string(v)) {
-            chk_fail(k, n, json_kind_word(v), "string", true);
+            chk_fail(k, n, wh_json_go_type_name(v), "string", true);
             return;
         }
         char *err = time_check(json_string_value(v));
@@ -652,7 +632,7 @@ static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *ty
         return;
     case WH_CK_STRUCT: {
         if (!json_is_object(v)) {
-            chk_fail(k, n, json_kind_word(v), type, false);
+            chk_fail(k, n, wh_json_go_type_name(v), type, false);
             return;
         }
         if (!n->nkids)
@@ -685,7 +665,7 @@ static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t 
         return;
     case WH_CS_LIST:
         if (!json_is_array(v)) {
-            chk_fail(k, n, json_kind_word(v), n->go, false);
+            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
             return;
         }
         json_array_foreach(v, i, e)
@@ -697,7 +677,7 @@ static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t 
         return;
     case WH_CS_MAP:
         if (!json_is_object(v)) {
-            chk_fail(k, n, json_kind_word(v), n->go, false);
+            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
             return;
         }
         json_object_foreach((json_t *)(uintptr_t)v, key, e)
@@ -709,7 +689,7 @@ static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t 
         return;
     case WH_CS_MAP_LIST:
         if (!json_is_object(v)) {
-            chk_fail(k, n, json_kind_word(v), n->go, false);
+            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
             return;
         }
         json_object_foreach((json_t *)(uintptr_t)v, key, e)
@@ -717,7 +697,7 @@ static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t 
             if (json_is_null(e))
                 continue;
             if (!json_is_array(e)) {
-                chk_fail(k, n, json_kind_word(e), n->elem, false);
+                chk_fail(k, n, wh_json_go_type_name(e), n->elem, false);
                 continue;
             }
             size_t j;

@@ -59,28 +59,6 @@ static const char *gotype_name(enum gotype t)
     return "?";
 }
 
-/* JSON type names as Go's decoder prints them in its errors. */
-static const char *json_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    case JSON_NULL:
-        return "null";
-    }
-    return "?";
-}
-
 static enum wh_err mismatch(const json_t *v, const char *where, const char *key, enum gotype t,
                             struct wh_errbuf *eb)
 {
@@ -99,7 +77,7 @@ static enum wh_err mismatch(const json_t *v, const char *where, const char *key,
     }
     return wh_errbuf_set(eb, WH_ERR_INVALID,
                          "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-                         json_name(v), where, key, gotype_name(t));
+                         wh_json_go_type_name(v), where, key, gotype_name(t));
 }
 
 /* Checks parent[key] (when present and not null) against t. */
@@ -139,7 +117,7 @@ static enum wh_err field(const json_t *parent, const char *where, const char *ke
         if (!json_is_string(v))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
                                  "json: cannot unmarshal %s into Go value of type string",
-                                 json_name(v));
+                                 wh_json_go_type_name(v));
         time_t ignored;
         if (wh_time_parse_rfc3339(json_string_value(v), &ignored) != 0)
             return wh_errbuf_set(eb, WH_ERR_INVALID,
@@ -167,7 +145,7 @@ static enum wh_err string_map(const json_t *parent, const char *where, const cha
             return wh_errbuf_set(eb, WH_ERR_INVALID,
                                  "json: cannot unmarshal %s into Go struct field %s.%s of type "
                                  "string",
-                                 json_name(v), where, key);
+                                 wh_json_go_type_name(v), where, key);
     }
     return WH_OK;
 }
@@ -309,7 +287,7 @@ enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, st
                              "couldn't get version/kind; json parse error: json: cannot "
                              "unmarshal %s into Go value of type struct { APIVersion string; "
                              "Kind string }",
-                             json_name(obj));
+                             wh_json_go_type_name(obj));
     enum wh_err rc = check_gvk(obj, t, eb);
     if (!rc)
         rc = field(obj, t->kind, "metadata", GO_OBJECT, eb);

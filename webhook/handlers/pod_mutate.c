@@ -146,7 +146,7 @@ static bool decodable(const struct wh_admission_request *req, struct wh_admissio
     }
     if (!json_is_object(o)) {
         wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type v1.Pod",
-                          wh_json_type_name(o));
+                          wh_json_go_type_name(o));
         return false;
     }
     static const char *const objects[] = {"metadata", "spec", "status"};
@@ -156,7 +156,7 @@ static bool decodable(const struct wh_admission_request *req, struct wh_admissio
             wh_admission_deny(resp, 400,
                               "json: cannot unmarshal %s into Go struct field Pod.%s of type "
                               "v1.%s",
-                              wh_json_type_name(m), objects[i],
+                              wh_json_go_type_name(m), objects[i],
                               i == 0 ? "ObjectMeta" : i == 1 ? "PodSpec" : "PodStatus");
             return false;
         }

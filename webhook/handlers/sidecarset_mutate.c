@@ -53,7 +53,7 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
     }
     if (!json_is_object(req->object)) {
         wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type %s",
-                          wh_json_type_name(req->object),
+                          wh_json_go_type_name(req->object),
                           type == &wh_gojson_sidecarset_v1beta1 ? "v1beta1.SidecarSet"
                                                                 : "v1alpha1.SidecarSet");
         return WH_OK;

@@ -87,7 +87,7 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
     if (!json_is_object(raw))
         return wh_errbuf_set(
             eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
-            wh_json_type_name(raw), alpha ? "v1alpha1.SidecarSet" : "v1beta1.SidecarSet");
+            wh_json_go_type_name(raw), alpha ? "v1alpha1.SidecarSet" : "v1beta1.SidecarSet");
     enum wh_err rc = wh_gojson_normalize(raw, t, false, out, eb);
     if (rc)
         return rc;

@@ -319,6 +319,11 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
     return WH_ERR_INVALID;
 }
 
+const char *wh_json_go_type_name(const json_t *v)
+{
+    return json_is_boolean(v) ? "bool" : wh_json_type_name(v);
+}
+
 char *wh_json_dumps(const json_t *v)
 {
     struct wh_buf b;

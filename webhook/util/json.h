@@ -36,8 +36,11 @@ json_t *wh_json_obj_ensure(json_t *o, const char *key);
 /* Returns: borrowed; o[key], replaced by an empty array when it is missing or not an array. */
 json_t *wh_json_arr_ensure(json_t *o, const char *key);
 
-/* A short name for a JSON type ("object", "string", ...), for error messages. */
+/* A short name for a JSON type ("object", "string", "boolean", ...), for error messages. */
 const char *wh_json_type_name(const json_t *v);
+/* The same in the words of Go's encoding/json errors ("cannot unmarshal bool into ..."):
+ * object, array, string, number, bool, null. */
+const char *wh_json_go_type_name(const json_t *v);
 
 /* A deep copy. Unlike json_deep_copy it keeps object keys that contain NUL whole and skips
  * jansson 2.14's loop check, which formats every object's address with snprintf and made
