@@ -13,21 +13,20 @@ import http.client
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
+
+
+from testlib import Failure, Suite, check  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TLS = os.path.join(ROOT, "test", "data", "tls")
 BIN = None
-TESTS = []
 
 NS = "kruise-system"
 SECRET = "kruise-webhook-certs"
@@ -38,18 +37,8 @@ VALIDATING = "kruise-webhook-server-validating"
 PEM_RE = re.compile(rb"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----\n?", re.S)
 
 
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
+SUITE = Suite("wh-certs-")
+test = SUITE.test
 
 
 def wait_for(cond, timeout, what, step=0.05):
@@ -720,24 +709,7 @@ def main():
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
-    passed = failed = 0
-    for fn in TESTS:
-        if args.names and fn.__name__ not in args.names:
-            continue
-        tmp = tempfile.mkdtemp(prefix="wh-certs-")
-        t0 = time.time()
-        try:
-            fn(tmp)
-            passed += 1
-            shutil.rmtree(tmp, ignore_errors=True)
-        except Exception as e:  # noqa: BLE001 - report every kind of failure
-            failed += 1
-            print("FAIL %s: %s" % (fn.__name__, e if isinstance(e, Failure) else traceback.format_exc()))
-            print("  (logs kept in %s)" % tmp)
-        if os.environ.get("WH_TEST_VERBOSE"):
-            print("  %s %.2fs" % (fn.__name__, time.time() - t0))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return SUITE.run(args.names)
 
 
 if __name__ == "__main__":

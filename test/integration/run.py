@@ -18,30 +18,20 @@ import socket
 import ssl
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
 import warnings
+
+
+from testlib import Failure, Suite, check  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
 HARNESS = None
-TESTS = []
 
 
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
+SUITE = Suite("wh-it-")
+test = SUITE.test
 
 
 def gen_certs(directory, host="127.0.0.1"):
@@ -621,24 +611,7 @@ def main():
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
     HARNESS = os.path.abspath(args.harness) if args.harness else None
-    passed = failed = 0
-    for fn in TESTS:
-        if args.names and fn.__name__ not in args.names:
-            continue
-        tmp = tempfile.mkdtemp(prefix="wh-it-")
-        t0 = time.time()
-        try:
-            fn(tmp)
-            passed += 1
-            shutil.rmtree(tmp, ignore_errors=True)
-        except Exception as e:  # noqa: BLE001 - report every kind of failure
-            failed += 1
-            print("FAIL %s: %s" % (fn.__name__, e if isinstance(e, Failure) else traceback.format_exc()))
-            print("  (logs kept in %s)" % tmp)
-        if os.environ.get("WH_TEST_VERBOSE"):
-            print("  %s %.2fs" % (fn.__name__, time.time() - t0))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return SUITE.run(args.names)
 
 
 if __name__ == "__main__":
