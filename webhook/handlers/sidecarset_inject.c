@@ -148,25 +148,6 @@ static enum wh_err patch_metadata(struct wh_pod_mutation *pm, const json_t *ss,
 
 /* --- the pod's existing bookkeeping annotations -------------------------------------------- */
 
-static const char *go_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    case JSON_NULL:
-        return "null";
-    default:
-        return "number";
-    }
-}
-
 /* One entry of the new form, as Go decodes SidecarSetUpgradeSpec (field names matched
  * case-insensitively, unknown members ignored). Returns a normalised entry or NULL. */
 static json_t *decode_upgrade_spec(const json_t *v)
@@ -296,7 +277,7 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
     if (!json_is_object(doc)) {
         snprintf(why, sizeof(why), "json: cannot unmarshal %s into Go value of type "
                                    "map[string]string",
-                 go_type(doc));
+                 wh_json_go_type_name(doc));
         goto fail;
     }
     const char *k;
@@ -320,7 +301,7 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
     {
         if (!json_is_string(v) && !json_is_null(v)) {
             snprintf(why, sizeof(why), "json: cannot unmarshal %s into Go value of type string",
-                     go_type(v));
+                     wh_json_go_type_name(v));
             goto fail;
         }
         json_object_set_new(*out, k, legacy_entry(k, json_is_string(v) ? json_string_value(v) : ""));
@@ -1189,7 +1170,7 @@ enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errb
     if (update && !json_is_object(req->old_object))
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "json: cannot unmarshal %s into Go value of type v1.Pod",
-                             go_type(req->old_object));
+                             wh_json_go_type_name(req->old_object));
     const char *ns = pm->namespace_ && pm->namespace_[0] ? pm->namespace_ : "default";
     const struct wh_config *cfg = pm->ctx ? pm->ctx->cfg : NULL;
     struct wh_sidecarset_match_in in = {

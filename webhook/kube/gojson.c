@@ -825,31 +825,11 @@ struct ctx {
     char path[256];          /* dotted field path */
 };
 
-static const char *json_kind_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    default:
-        return "null";
-    }
-}
-
 static enum wh_err type_error(struct ctx *c, const json_t *v, const struct wh_gojson_type *t)
 {
     return wh_errbuf_set(c->eb, WH_ERR_INVALID,
                          "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-                         json_kind_name(v), c->struct_name, c->path, t->go_name);
+                         wh_json_go_type_name(v), c->struct_name, c->path, t->go_name);
 }
 
 static enum wh_err norm(struct ctx *c, const json_t *v, const struct wh_gojson_type *t,
