@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "conversion/convert_int.h"
 #include "util/json.h"
@@ -193,17 +194,6 @@ static char *go_type(const struct gvk *g)
     return wh_str_printf("*%.*s.%s", (int)g->vlen, g->version, g->kind);
 }
 
-static bool ascii_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-        if (x != y)
-            return false;
-    }
-    return *a == *b;
-}
-
 /* The type meta as upstream reads it twice: once with encoding/json into a two-field struct
  * (keys matched case-insensitively, last wins) to pick the Go type, and once case-sensitively
  * as part of the typed object (what the group/version check compares). */
@@ -219,7 +209,7 @@ static enum wh_err read_typemeta(const json_t *obj, struct typemeta *tm, char **
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)obj, key, v)
     {
-        bool is_api = ascii_ieq(key, "apiVersion"), is_kind = ascii_ieq(key, "kind");
+        bool is_api = strcasecmp(key, "apiVersion") == 0, is_kind = strcasecmp(key, "kind") == 0;
         if (!is_api && !is_kind)
             continue;
         if (json_is_null(v))
@@ -227,8 +217,7 @@ static enum wh_err read_typemeta(const json_t *obj, struct typemeta *tm, char **
         if (!json_is_string(v)) {
             *message = wh_str_printf("couldn't get version/kind; json parse error: json: cannot "
                                      "unmarshal %s into Go struct field .%s of type string",
-                                     wh_json_go_type_name(v),
-                                     is_api ? "apiVersion" : "kind");
+                                     wh_json_go_type_name(v), is_api ? "apiVersion" : "kind");
             return WH_ERR_INVALID;
         }
         if (is_api)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/buf.h"
 #include "util/mem.h"
@@ -14,17 +15,6 @@
 #define ANN_UNREADY "crr.apps.kruise.io/unready-acquired"
 #define GRACE "PreRecreateGrace"
 #define GRACE_MESSAGE "Pod has been forced to not-ready for unreadyGracePeriodSeconds drain"
-
-static bool ascii_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
-        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
-        if (x != y)
-            return false;
-    }
-    return *a == *b;
-}
 
 /* One element of the annotation as Go's json.Unmarshal reads it into
  * ContainerRecreateRequestSyncContainerStatus: keys matched case-insensitively, unknown keys
@@ -44,15 +34,15 @@ static json_t *read_sync_status(const json_t *e)
         {
             if (json_is_null(v))
                 continue;
-            if (ascii_ieq(key, "name") || ascii_ieq(key, "containerID")) {
+            if (strcasecmp(key, "name") == 0 || strcasecmp(key, "containerID") == 0) {
                 if (!json_is_string(v))
                     return NULL;
-                *(ascii_ieq(key, "name") ? &name : &id) = json_string_value(v);
-            } else if (ascii_ieq(key, "ready")) {
+                *(strcasecmp(key, "name") == 0 ? &name : &id) = json_string_value(v);
+            } else if (strcasecmp(key, "ready") == 0) {
                 if (!json_is_boolean(v))
                     return NULL;
                 ready = json_is_true(v);
-            } else if (ascii_ieq(key, "restartCount")) {
+            } else if (strcasecmp(key, "restartCount") == 0) {
                 if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
                     json_integer_value(v) > INT32_MAX)
                     return NULL;
