@@ -34,18 +34,6 @@ struct vctx {
     struct wh_field_errors errs;
 };
 
-static const char *str_or(const json_t *o, const char *key)
-{
-    const char *s = wh_json_str(o, key);
-    return s ? s : "";
-}
-
-static bool present(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return v && !json_is_null(v);
-}
-
 /* --- decoding ------------------------------------------------------------------------------- */
 
 /* apis/apps/v1alpha1 ConvertTo: spec.namespace becomes a namespaceSelector on
@@ -110,7 +98,7 @@ static char *gosyntax_inject_revision(const json_t *rev)
 {
     char *cv = gosyntax_ptr(json_object_get(rev, "customVersion"), "*string");
     char *rn = gosyntax_ptr(json_object_get(rev, "revisionName"), "*string");
-    char *pol = wh_go_quote(str_or(rev, "policy"));
+    char *pol = wh_go_quote(wh_json_str_or_empty(rev, "policy"));
     char *out = wh_str_printf("v1beta1.SidecarSetInjectRevision{CustomVersion:%s, RevisionName:%s, "
                               "Policy:%s}",
                               cv, rn, pol);
@@ -132,8 +120,8 @@ static char *gosyntax_resources_expr(const json_t *expr)
 
 static char *gosyntax_resources_policy(const json_t *pol)
 {
-    char *mode = wh_go_quote(str_or(pol, "targetContainersMode"));
-    char *re = wh_go_quote(str_or(pol, "targetContainersNameRegex"));
+    char *mode = wh_go_quote(wh_json_str_or_empty(pol, "targetContainersMode"));
+    char *re = wh_go_quote(wh_json_str_or_empty(pol, "targetContainersNameRegex"));
     char *expr = gosyntax_resources_expr(wh_json_obj(pol, "resourcesExpr"));
     char *out = wh_str_printf("v1beta1.ResourcesPolicy{TargetContainersMode:%s, "
                               "TargetContainersNameRegex:%s, ResourcesExpr:%s}",
@@ -168,16 +156,16 @@ static char *plusv_update_strategy(const json_t *us)
         &b,
         "&{Type:%s Paused:%s Selector:%s Partition:%s MaxUnavailable:%s PriorityStrategy:%s "
         "ScatterStrategy:[",
-        str_or(us, "type"), wh_json_bool(us, "paused") ? "true" : "false",
-        present(us, "selector") ? GO_POINTER : "<nil>",
-        present(us, "partition") ? GO_POINTER : "<nil>",
-        present(us, "maxUnavailable") ? GO_POINTER : "<nil>",
-        present(us, "priorityStrategy") ? GO_POINTER : "<nil>");
+        wh_json_str_or_empty(us, "type"), wh_json_bool(us, "paused") ? "true" : "false",
+        wh_json_present(us, "selector") ? GO_POINTER : "<nil>",
+        wh_json_present(us, "partition") ? GO_POINTER : "<nil>",
+        wh_json_present(us, "maxUnavailable") ? GO_POINTER : "<nil>",
+        wh_json_present(us, "priorityStrategy") ? GO_POINTER : "<nil>");
     json_array_foreach(sc, i, t)
     {
         if (!rc)
-            rc = wh_buf_printf(&b, "%s{Key:%s Value:%s}", i ? " " : "", str_or(t, "key"),
-                               str_or(t, "value"));
+            rc = wh_buf_printf(&b, "%s{Key:%s Value:%s}", i ? " " : "", wh_json_str_or_empty(t, "key"),
+                               wh_json_str_or_empty(t, "value"));
     }
     if (!rc)
         rc = wh_buf_adds(&b, "]}");
@@ -215,7 +203,7 @@ static void canary_annotations(struct vctx *v)
     if (!is_canary(v->obj, &base))
         return;
     char *ann = wh_gosyntax_string_map(wh_json_path(v->obj, "metadata", "annotations", NULL));
-    const char *name = str_or(wh_json_obj(v->obj, "metadata"), "name");
+    const char *name = wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name");
     if (strcmp(base, name) == 0)
         wh_ferr_invalid_raw(&v->errs, "metadata", ann, "base sidecarSet cannot be itself");
     if (v->old) {
@@ -289,7 +277,7 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
                                        name ? NULL : cv, &h, &eb);
         else
             wh_errbuf_set(&eb, rc, "ControllerRevision.apps \"%s\" not found",
-                          name ? name : str_or(wh_json_obj(v->obj, "metadata"), "name"));
+                          name ? name : wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name"));
         if (rc) {
             char detail[600];
             snprintf(detail, sizeof(detail), "Cannot find specific ControllerRevision, err: %s",
@@ -298,7 +286,7 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
         }
         json_decref(h);
     }
-    const char *policy = str_or(rev, "policy");
+    const char *policy = wh_json_str_or_empty(rev, "policy");
     if (*policy && strcmp(policy, "Always") && strcmp(policy, "Partial")) {
         char detail[600];
         char *g = gosyntax_inject_revision(rev);
@@ -354,7 +342,7 @@ static const char *priority_problem(const json_t *ps, char *buf, size_t bufsz)
     }
     json_array_foreach(orders, i, t)
     {
-        if (!*str_or(t, "orderedKey"))
+        if (!*wh_json_str_or_empty(t, "orderedKey"))
             return "order key can not be empty";
     }
     return NULL;
@@ -364,21 +352,21 @@ static void update_strategy(struct vctx *v, const json_t *spec)
 {
     char p[512];
     const json_t *us = wh_json_obj(spec, "updateStrategy");
-    if (strcmp(str_or(us, "type"), "RollingUpdate") != 0)
+    if (strcmp(wh_json_str_or_empty(us, "type"), "RollingUpdate") != 0)
         return;
     const json_t *part = json_object_get(us, "partition");
     bool part_set = json_is_string(part) || (json_is_integer(part) && json_integer_value(part));
-    if (part_set && present(us, "selector")) {
+    if (part_set && wh_json_present(us, "selector")) {
         char *s = plusv_update_strategy(us);
         wh_ferr_invalid_str(&v->errs, "updateStrategy", s,
                             "Partition and Selector cannot be used together");
         free(s);
     }
-    if (present(us, "selector"))
+    if (wh_json_present(us, "selector"))
         validate_selector(v, json_object_get(us, "selector"), "spec.updateStrategy.selector");
-    if (present(us, "partition"))
+    if (wh_json_present(us, "partition"))
         positive_int_or_percent(v, part, "spec.updateStrategy.partition");
-    if (present(us, "maxUnavailable"))
+    if (wh_json_present(us, "maxUnavailable"))
         positive_int_or_percent(v, json_object_get(us, "maxUnavailable"),
                                 "spec.updateStrategy.maxUnavailable");
     char buf[600];
@@ -390,7 +378,7 @@ static void update_strategy(struct vctx *v, const json_t *spec)
     const json_t *t;
     json_array_foreach(scatter, i, t)
     {
-        const char *key = str_or(t, "key"), *val = str_or(t, "value");
+        const char *key = wh_json_str_or_empty(t, "key"), *val = wh_json_str_or_empty(t, "value");
         if (!*key) {
             wh_ferr_required(&v->errs, P("spec.updateStrategy.scatterStrategy"),
                              "key should not be empty");
@@ -399,7 +387,7 @@ static void update_strategy(struct vctx *v, const json_t *spec)
         bool dup = false;
         for (k = 0; k < i && !dup; k++) {
             const json_t *o = json_array_get(scatter, k);
-            dup = strcmp(str_or(o, "key"), key) == 0 && strcmp(str_or(o, "value"), val) == 0;
+            dup = strcmp(wh_json_str_or_empty(o, "key"), key) == 0 && strcmp(wh_json_str_or_empty(o, "value"), val) == 0;
         }
         if (dup) {
             char detail[600];
@@ -419,7 +407,7 @@ static void resource_expression(struct vctx *v, const json_t *pair, const char *
     char p[512];
     static const char *const vars[] = {"cpu", "memory"};
     for (int k = 0; k < 2; k++) {
-        const char *expr = str_or(pair, vars[k]);
+        const char *expr = wh_json_str_or_empty(pair, vars[k]);
         char out[256];
         struct wh_errbuf eb = {{0}};
         if (!*expr)
@@ -445,7 +433,7 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
         free(g);
         return;
     }
-    const char *re = str_or(pol, "targetContainersNameRegex");
+    const char *re = wh_json_str_or_empty(pol, "targetContainersNameRegex");
     char msg[512];
     if (!*re) {
         wh_ferr_required(&v->errs, P("%s.targetContainersNameRegex", path), "invalid empty regex");
@@ -457,7 +445,7 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
     const json_t *expr = wh_json_obj(pol, "resourcesExpr");
     char ep[512];
     wh_fpath(ep, sizeof(ep), "%s.resourcesExpr", path);
-    if (!present(expr, "limits") && !present(expr, "requests")) {
+    if (!wh_json_present(expr, "limits") && !wh_json_present(expr, "requests")) {
         char *g = gosyntax_resources_expr(expr);
         wh_ferr_invalid_raw(&v->errs, ep, g,
                             "at least one of limits or requests must be "
@@ -465,9 +453,9 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
         free(g);
         return;
     }
-    if (present(expr, "limits"))
+    if (wh_json_present(expr, "limits"))
         resource_expression(v, wh_json_obj(expr, "limits"), "limits", ep);
-    if (present(expr, "requests"))
+    if (wh_json_present(expr, "requests"))
         resource_expression(v, wh_json_obj(expr, "requests"), "requests", ep);
 }
 
@@ -475,7 +463,7 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
 static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char *path)
 {
     char p[512];
-    const char *av = str_or(fs, "apiVersion"), *fp = str_or(fs, "fieldPath");
+    const char *av = wh_json_str_or_empty(fs, "apiVersion"), *fp = wh_json_str_or_empty(fs, "fieldPath");
     if (!*av) {
         wh_ferr_required(&v->errs, P("%s.apiVersion", path), "");
         return;
@@ -543,8 +531,8 @@ static void containers(struct vctx *v, const json_t *spec)
     json_t *core_inits = json_array(), *core_conts = json_array();
     json_array_foreach(inits, i, c)
     {
-        if (present(c, "resourcesPolicy")) {
-            if (strcmp(str_or(c, "restartPolicy"), "Always") != 0) {
+        if (wh_json_present(c, "resourcesPolicy")) {
+            if (strcmp(wh_json_str_or_empty(c, "restartPolicy"), "Always") != 0) {
                 char *g = gosyntax_resources_policy(wh_json_obj(c, "resourcesPolicy"));
                 wh_ferr_invalid_raw(&v->errs, P("spec[%zu].resourcesPolicy", i), g,
                                     "resourcesPolicy is only supported for containers with "
@@ -557,7 +545,7 @@ static void containers(struct vctx *v, const json_t *spec)
     }
     json_array_foreach(conts, i, c)
     {
-        const char *pip = str_or(c, "podInjectPolicy");
+        const char *pip = wh_json_str_or_empty(c, "podInjectPolicy");
         if (strcmp(pip, "BeforeAppContainer") && strcmp(pip, "AfterAppContainer"))
             wh_ferr_invalid_str(&v->errs, "spec.container.podInjectPolicy", pip,
                                 "unsupported pod inject policy");
@@ -577,7 +565,7 @@ static void containers(struct vctx *v, const json_t *spec)
             if (json_is_object(fr))
                 transfer_env_field_ref(v, fr, P("spec[%zu].transferEnv.fieldRef", i));
         }
-        if (present(c, "resourcesPolicy"))
+        if (wh_json_present(c, "resourcesPolicy"))
             resources_policy(v, c, P("spec[%zu].resourcesPolicy", i));
         json_array_append_new(core_conts, core_container(c));
     }
@@ -733,7 +721,7 @@ static void patch_pod_metadata(struct vctx *v, const json_t *spec)
             wh_validate_object_meta(&v->errs, meta, false, sidecarset_name, "patchPodMetadata");
             json_decref(meta);
         }
-        if (!*str_or(e, "patchPolicy"))
+        if (!*wh_json_str_or_empty(e, "patchPolicy"))
             wh_ferr_required(&v->errs, "spec.patchPodMetadata",
                              "no patchPolicy defined for patchPodMetadata");
         json_t *one = json_pack("[O]", e);
@@ -770,18 +758,18 @@ static void validate_spec(struct vctx *v)
     const json_t *c;
     const json_t *spec = wh_json_obj(v->obj, "spec");
     bool rolling =
-        strcmp(str_or(wh_json_obj(spec, "updateStrategy"), "type"), "RollingUpdate") == 0;
+        strcmp(wh_json_str_or_empty(wh_json_obj(spec, "updateStrategy"), "type"), "RollingUpdate") == 0;
     json_array_foreach(wh_json_arr(spec, "initContainers"), i, c)
     {
-        if (rolling && strcmp(str_or(c, "restartPolicy"), "Always") == 0)
+        if (rolling && strcmp(wh_json_str_or_empty(c, "restartPolicy"), "Always") == 0)
             wh_ferr_required(&v->errs, "spec.updateStrategy",
                              "The initContainer in-place upgrade is not currently supported.");
     }
-    if (!present(spec, "selector"))
+    if (!wh_json_present(spec, "selector"))
         wh_ferr_required(&v->errs, "spec.selector", "no selector defined for SidecarSet");
     else
         validate_selector(v, json_object_get(spec, "selector"), "spec.selector");
-    if (present(spec, "namespaceSelector"))
+    if (wh_json_present(spec, "namespaceSelector"))
         validate_selector(v, json_object_get(spec, "namespaceSelector"), "spec.namespaceSelector");
     injection_strategy(v, spec);
     update_strategy(v, spec);
@@ -801,12 +789,12 @@ static void container_changes(struct vctx *v)
     const json_t *olds = wh_json_path(v->old, "spec", "containers", NULL);
     json_array_foreach(wh_json_path(v->obj, "spec", "containers", NULL), i, c)
     {
-        const char *name = str_or(c, "name");
+        const char *name = wh_json_str_or_empty(c, "name");
         const json_t *found = NULL;
         /* upstream keeps the last old container of a name */
         json_array_foreach(olds, k, o)
         {
-            if (strcmp(str_or(o, "name"), name) == 0)
+            if (strcmp(wh_json_str_or_empty(o, "name"), name) == 0)
                 found = o;
         }
         char detail[700];
@@ -856,7 +844,7 @@ static bool disjoint(const json_t *x, const json_t *y)
     }
     json_array_foreach(wh_json_arr(x, "matchExpressions"), i, e)
     {
-        const char *op = str_or(e, "operator"), *ek = str_or(e, "key");
+        const char *op = wh_json_str_or_empty(e, "operator"), *ek = wh_json_str_or_empty(e, "key");
         if (strcmp(op, "In") == 0) {
             json_t *list = json_object_get(vals, ek);
             if (!list) {
@@ -876,8 +864,8 @@ static bool disjoint(const json_t *x, const json_t *y)
     }
     json_array_foreach(wh_json_arr(y, "matchExpressions"), i, e)
     {
-        const char *op = str_or(e, "operator");
-        const json_t *list = json_object_get(vals, str_or(e, "key"));
+        const char *op = wh_json_str_or_empty(e, "operator");
+        const json_t *list = json_object_get(vals, wh_json_str_or_empty(e, "key"));
         const json_t *values = wh_json_arr(e, "values");
         if (strcmp(op, "In") == 0) {
             if (list && !contains(list, "ALL")) {
@@ -942,7 +930,7 @@ static void conflicts(struct vctx *v)
     struct wh_objlist list;
     const char *base = NULL;
     bool canary = is_canary(v->obj, &base);
-    const char *name = str_or(wh_json_obj(v->obj, "metadata"), "name");
+    const char *name = wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name");
     const json_t *spec = wh_json_obj(v->obj, "spec");
     const json_t *sel = wh_json_obj(spec, "selector");
     const json_t *nsel = wh_json_obj(spec, "namespaceSelector");
@@ -961,7 +949,7 @@ static void conflicts(struct vctx *v)
         wh_cache_list(c, NULL, &list);
     for (i = 0; i < list.n; i++) {
         json_t *o = cached_beta(wh_object_json(list.items[i]));
-        const char *oname = str_or(wh_json_obj(o, "metadata"), "name");
+        const char *oname = wh_json_str_or_empty(wh_json_obj(o, "metadata"), "name");
         const json_t *ospec = wh_json_obj(o, "spec");
         const json_t *onsel = wh_json_obj(ospec, "namespaceSelector");
         bool ns_overlap = !(nsel && onsel && !selectors_overlap(nsel, onsel));
@@ -973,19 +961,19 @@ static void conflicts(struct vctx *v)
         json_array_append_new(others, o);
         json_array_foreach(wh_json_arr(ospec, "initContainers"), k, e)
         {
-            json_object_set(init_owner, str_or(e, "name"), o);
+            json_object_set(init_owner, wh_json_str_or_empty(e, "name"), o);
         }
         json_array_foreach(wh_json_arr(ospec, "containers"), k, e)
         {
-            json_object_set(cont_owner, str_or(e, "name"), o);
+            json_object_set(cont_owner, wh_json_str_or_empty(e, "name"), o);
         }
         json_array_foreach(wh_json_arr(ospec, "volumes"), k, e)
         {
-            json_object_set(vol_owner, str_or(e, "name"), o);
+            json_object_set(vol_owner, wh_json_str_or_empty(e, "name"), o);
         }
         json_array_foreach(wh_json_arr(ospec, "patchPodMetadata"), k, e)
         {
-            const char *pol = str_or(e, "patchPolicy");
+            const char *pol = wh_json_str_or_empty(e, "patchPolicy");
             if (strcmp(pol, "Retain") == 0)
                 continue;
             json_object_foreach(wh_json_obj(e, "annotations"), key, val)
@@ -1002,30 +990,30 @@ static void conflicts(struct vctx *v)
         json_t *owners = l ? cont_owner : init_owner;
         json_array_foreach(wh_json_arr(spec, lists[l]), i, e)
         {
-            const json_t *other = owner_of(owners, str_or(e, "name"));
+            const json_t *other = owner_of(owners, wh_json_str_or_empty(e, "name"));
             if (!other)
                 continue;
-            snprintf(detail, sizeof(detail), "container %s already exist in %s", str_or(e, "name"),
-                     str_or(wh_json_obj(other, "metadata"), "name"));
-            wh_ferr_invalid_str(&v->errs, "spec.containers", str_or(e, "name"), detail);
+            snprintf(detail, sizeof(detail), "container %s already exist in %s", wh_json_str_or_empty(e, "name"),
+                     wh_json_str_or_empty(wh_json_obj(other, "metadata"), "name"));
+            wh_ferr_invalid_str(&v->errs, "spec.containers", wh_json_str_or_empty(e, "name"), detail);
         }
     }
     json_array_foreach(wh_json_arr(spec, "volumes"), i, e)
     {
-        const char *vname = str_or(e, "name");
+        const char *vname = wh_json_str_or_empty(e, "name");
         const json_t *other = owner_of(vol_owner, vname);
         if (!other)
             continue;
         const json_t *ov = NULL, *x;
         json_array_foreach(wh_json_path(other, "spec", "volumes", NULL), k, x)
         {
-            if (!ov && strcmp(str_or(x, "name"), vname) == 0)
+            if (!ov && strcmp(wh_json_str_or_empty(x, "name"), vname) == 0)
                 ov = x;
         }
         json_t *a = normalized_volume(e), *b = ov ? normalized_volume(ov) : NULL;
         if (!b || !json_equal(a, b)) {
             snprintf(detail, sizeof(detail), "volume %s is in conflict with sidecarset %s", vname,
-                     str_or(wh_json_obj(other, "metadata"), "name"));
+                     wh_json_str_or_empty(wh_json_obj(other, "metadata"), "name"));
             wh_ferr_invalid_str(&v->errs, "spec.volumes", vname, detail);
         }
         json_decref(a);
@@ -1033,7 +1021,7 @@ static void conflicts(struct vctx *v)
     }
     json_array_foreach(wh_json_arr(spec, "patchPodMetadata"), i, e)
     {
-        const char *pol = str_or(e, "patchPolicy");
+        const char *pol = wh_json_str_or_empty(e, "patchPolicy");
         if (strcmp(pol, "Retain") == 0)
             continue;
         json_t *one = json_pack("[O]", e);
@@ -1044,9 +1032,9 @@ static void conflicts(struct vctx *v)
             if (!other)
                 continue;
             if (strcmp(pol, "Overwrite") == 0 ||
-                strcmp(str_or(other, "policy"), "Overwrite") == 0) {
+                strcmp(wh_json_str_or_empty(other, "policy"), "Overwrite") == 0) {
                 snprintf(detail, sizeof(detail), "annotation %s is in conflict with sidecarset %s",
-                         keys[k], str_or(other, "set"));
+                         keys[k], wh_json_str_or_empty(other, "set"));
                 wh_ferr_invalid_str(&v->errs, "spec.patchPodMetadata", keys[k], detail);
             }
         }

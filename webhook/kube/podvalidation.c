@@ -35,18 +35,6 @@ static const struct vol *find_vol(const struct vols *v, const char *name)
     return NULL;
 }
 
-static const char *str_or(const json_t *o, const char *key)
-{
-    const char *s = wh_json_str(o, key);
-    return s ? s : "";
-}
-
-static bool present(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return v && !json_is_null(v);
-}
-
 static void invalid_msgs(struct wh_field_errors *l, const char *path, const char *value,
                          const struct wh_vmsgs *m)
 {
@@ -125,7 +113,7 @@ static void object_field_selector(struct wh_field_errors *l, const json_t *fs,
                                   const char *const *valid, size_t nvalid, const char *path)
 {
     char p[512], fpath[512], sub[512];
-    const char *av = str_or(fs, "apiVersion"), *fp = str_or(fs, "fieldPath");
+    const char *av = wh_json_str_or_empty(fs, "apiVersion"), *fp = wh_json_str_or_empty(fs, "fieldPath");
     if (!*av) {
         wh_ferr_required(l, P("%s.apiVersion", path), "");
         return;
@@ -185,8 +173,8 @@ static void resource_field_selector(struct wh_field_errors *l, const json_t *fs,
         "limits.cpu",   "limits.ephemeral-storage",   "limits.memory",
         "requests.cpu", "requests.ephemeral-storage", "requests.memory"};
     char p[512];
-    const char *res = str_or(fs, "resource");
-    if (volume && !*str_or(fs, "containerName")) {
+    const char *res = wh_json_str_or_empty(fs, "resource");
+    if (volume && !*wh_json_str_or_empty(fs, "containerName")) {
         wh_ferr_required(l, P("%s.containerName", path), "");
     } else if (!*res) {
         wh_ferr_required(l, P("%s.resource", path), "");
@@ -229,7 +217,7 @@ static void resource_field_selector(struct wh_field_errors *l, const json_t *fs,
 static void key_selector(struct wh_field_errors *l, const json_t *s, const char *path)
 {
     char p[512];
-    const char *name = str_or(s, "name"), *key = str_or(s, "key");
+    const char *name = wh_json_str_or_empty(s, "name"), *key = wh_json_str_or_empty(s, "key");
     struct wh_vmsgs m = {0};
     wh_name_is_dns_subdomain(name, false, &m);
     invalid_msgs(l, P("%s.name", path), name, &m);
@@ -253,11 +241,11 @@ static void key_to_paths(struct wh_field_errors *l, const json_t *items, const c
     json_array_foreach(items, i, kp)
     {
         wh_fpath(ip, sizeof(ip), "%s.items[%zu]", path, i);
-        if (!*str_or(kp, "key"))
+        if (!*wh_json_str_or_empty(kp, "key"))
             wh_ferr_required(l, P("%s.key", ip), "");
-        if (!*str_or(kp, "path"))
+        if (!*wh_json_str_or_empty(kp, "path"))
             wh_ferr_required(l, P("%s.path", ip), "");
-        local_non_reserved_path(l, str_or(kp, "path"), P("%s.path", ip));
+        local_non_reserved_path(l, wh_json_str_or_empty(kp, "path"), P("%s.path", ip));
         file_mode(l, kp, "mode", P("%s.mode", ip));
     }
 }
@@ -265,18 +253,18 @@ static void key_to_paths(struct wh_field_errors *l, const json_t *items, const c
 static void downward_file(struct wh_field_errors *l, const json_t *file, const char *path)
 {
     char p[512];
-    if (!*str_or(file, "path"))
+    if (!*wh_json_str_or_empty(file, "path"))
         wh_ferr_required(l, P("%s.path", path), "");
-    local_non_reserved_path(l, str_or(file, "path"), P("%s.path", path));
-    if (present(file, "fieldRef")) {
+    local_non_reserved_path(l, wh_json_str_or_empty(file, "path"), P("%s.path", path));
+    if (wh_json_present(file, "fieldRef")) {
         object_field_selector(l, json_object_get(file, "fieldRef"), volume_field_paths,
                               sizeof(volume_field_paths) / sizeof(volume_field_paths[0]),
                               P("%s.fieldRef", path));
-        if (present(file, "resourceFieldRef"))
+        if (wh_json_present(file, "resourceFieldRef"))
             wh_ferr_invalid_str(l, path, "resource",
                                 "fieldRef and resourceFieldRef can not be specified "
                                 "simultaneously");
-    } else if (present(file, "resourceFieldRef")) {
+    } else if (wh_json_present(file, "resourceFieldRef")) {
         resource_field_selector(l, json_object_get(file, "resourceFieldRef"), true,
                                 P("%s.resourceFieldRef", path));
     } else {
@@ -306,19 +294,19 @@ static void projected(struct wh_field_errors *l, const json_t *proj, const char 
             char kp[600];
             nsrc++;
             wh_fpath(kp, sizeof(kp), "%s.%s", sp, kinds[kk]);
-            if (!*str_or(s, "name"))
+            if (!*wh_json_str_or_empty(s, "name"))
                 wh_ferr_required(l, P("%s.name", kp), "");
             key_to_paths(l, wh_json_arr(s, "items"), kp);
             json_array_foreach(wh_json_arr(s, "items"), k, item)
             {
-                const char *ip = str_or(item, "path");
+                const char *ip = wh_json_str_or_empty(item, "path");
                 bool dup = false;
                 if (!*ip)
                     continue;
                 for (size_t d = 0; d < nseen && !dup; d++)
                     dup = strcmp(seen[d], ip) == 0;
                 if (dup) {
-                    wh_ferr_invalid_str(l, path, str_or(s, "name"), "conflicting duplicate paths");
+                    wh_ferr_invalid_str(l, path, wh_json_str_or_empty(s, "name"), "conflicting duplicate paths");
                     continue;
                 }
                 if (nseen == cap) {
@@ -348,15 +336,15 @@ static void projected(struct wh_field_errors *l, const json_t *proj, const char 
             if (exp > (1LL << 32))
                 wh_ferr_invalid_int(l, P("%s.serviceAccountToken.expirationSeconds", sp), exp,
                                     "may not specify a duration larger than 2^32 seconds");
-            if (!*str_or(tok, "path"))
+            if (!*wh_json_str_or_empty(tok, "path"))
                 wh_ferr_required(l, P("%s.path", path), "");
             else
-                local_non_reserved_path(l, str_or(tok, "path"), P("%s.path", path));
+                local_non_reserved_path(l, wh_json_str_or_empty(tok, "path"), P("%s.path", path));
         }
         if (wh_json_obj(src, "clusterTrustBundle")) {
             nsrc++;
             const json_t *ctb = wh_json_obj(src, "clusterTrustBundle");
-            if (!*str_or(ctb, "path"))
+            if (!*wh_json_str_or_empty(ctb, "path"))
                 wh_ferr_required(l, P("%s.clusterTrustBundle.path", sp), "");
         }
         if (nsrc > 1)
@@ -432,7 +420,7 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
                 wh_ferr_forbidden(l, P("%s.sizeLimit", sp),
                                   "SizeLimit field must be a valid resource quantity");
         } else if (strcmp(m, "hostPath") == 0) {
-            const char *hp = str_or(s, "path");
+            const char *hp = wh_json_str_or_empty(s, "path");
             if (!*hp) {
                 wh_ferr_required(l, P("%s.path", sp), "");
                 continue;
@@ -448,44 +436,44 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
                                           sizeof(host_path_types) / sizeof(host_path_types[0]));
             }
         } else if (strcmp(m, "gitRepo") == 0) {
-            if (!*str_or(s, "repository"))
+            if (!*wh_json_str_or_empty(s, "repository"))
                 wh_ferr_required(l, P("%s.repository", sp), "");
-            local_descending_path(l, str_or(s, "directory"), P("%s.directory", sp));
+            local_descending_path(l, wh_json_str_or_empty(s, "directory"), P("%s.directory", sp));
         } else if (strcmp(m, "gcePersistentDisk") == 0 || strcmp(m, "awsElasticBlockStore") == 0) {
             bool gce = m[0] == 'g';
             /* upstream names the GCE source "persistentDisk" in these paths */
             wh_fpath(sp, sizeof(sp), "%s.%s", path, gce ? "persistentDisk" : m);
-            if (!*str_or(s, gce ? "pdName" : "volumeID"))
+            if (!*wh_json_str_or_empty(s, gce ? "pdName" : "volumeID"))
                 wh_ferr_required(l, P("%s.%s", sp, gce ? "pdName" : "volumeID"), "");
             json_int_t part = json_integer_value(json_object_get(s, "partition"));
             if (part < 0 || part > 255)
                 wh_ferr_invalid_int(l, P("%s.partition", sp), part,
                                     "must be between 1 and 255, inclusive");
         } else if (strcmp(m, "secret") == 0) {
-            if (!*str_or(s, "secretName"))
+            if (!*wh_json_str_or_empty(s, "secretName"))
                 wh_ferr_required(l, P("%s.secretName", sp), "");
             file_mode(l, s, "defaultMode", P("%s.defaultMode", sp));
             key_to_paths(l, wh_json_arr(s, "items"), sp);
         } else if (strcmp(m, "configMap") == 0) {
-            if (!*str_or(s, "name"))
+            if (!*wh_json_str_or_empty(s, "name"))
                 wh_ferr_required(l, P("%s.name", sp), "");
             file_mode(l, s, "defaultMode", P("%s.defaultMode", sp));
             key_to_paths(l, wh_json_arr(s, "items"), sp);
         } else if (strcmp(m, "nfs") == 0) {
-            if (!*str_or(s, "server"))
+            if (!*wh_json_str_or_empty(s, "server"))
                 wh_ferr_required(l, P("%s.server", sp), "");
-            if (!*str_or(s, "path"))
+            if (!*wh_json_str_or_empty(s, "path"))
                 wh_ferr_required(l, P("%s.path", sp), "");
-            if (str_or(s, "path")[0] != '/')
-                wh_ferr_invalid_str(l, P("%s.path", sp), str_or(s, "path"),
+            if (wh_json_str_or_empty(s, "path")[0] != '/')
+                wh_ferr_invalid_str(l, P("%s.path", sp), wh_json_str_or_empty(s, "path"),
                                     "must be an absolute path");
         } else if (strcmp(m, "glusterfs") == 0) {
-            if (!*str_or(s, "endpoints"))
+            if (!*wh_json_str_or_empty(s, "endpoints"))
                 wh_ferr_required(l, P("%s.endpoints", sp), "");
-            if (!*str_or(s, "path"))
+            if (!*wh_json_str_or_empty(s, "path"))
                 wh_ferr_required(l, P("%s.path", sp), "");
         } else if (strcmp(m, "flocker") == 0) {
-            const char *dn = str_or(s, "datasetName"), *du = str_or(s, "datasetUUID");
+            const char *dn = wh_json_str_or_empty(s, "datasetName"), *du = wh_json_str_or_empty(s, "datasetUUID");
             if (!*dn && !*du)
                 wh_ferr_required(l, sp, "one of datasetName and datasetUUID is required");
             if (*dn && *du)
@@ -495,17 +483,17 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
             if (strchr(dn, '/'))
                 wh_ferr_invalid_str(l, P("%s.datasetName", sp), dn, "must not contain '/'");
         } else if (strcmp(m, "persistentVolumeClaim") == 0) {
-            if (!*str_or(s, "claimName"))
+            if (!*wh_json_str_or_empty(s, "claimName"))
                 wh_ferr_required(l, P("%s.claimName", sp), "");
         } else if (strcmp(m, "rbd") == 0) {
             if (json_array_size(wh_json_arr(s, "monitors")) == 0)
                 wh_ferr_required(l, P("%s.monitors", sp), "");
-            if (!*str_or(s, "image"))
+            if (!*wh_json_str_or_empty(s, "image"))
                 wh_ferr_required(l, P("%s.image", sp), "");
         } else if (strcmp(m, "cinder") == 0) {
-            if (!*str_or(s, "volumeID"))
+            if (!*wh_json_str_or_empty(s, "volumeID"))
                 wh_ferr_required(l, P("%s.volumeID", sp), "");
-            if (wh_json_obj(s, "secretRef") && !*str_or(wh_json_obj(s, "secretRef"), "name"))
+            if (wh_json_obj(s, "secretRef") && !*wh_json_str_or_empty(wh_json_obj(s, "secretRef"), "name"))
                 wh_ferr_required(l, P("%s.secretRef.name", sp), "");
         } else if (strcmp(m, "cephfs") == 0) {
             if (json_array_size(wh_json_arr(s, "monitors")) == 0)
@@ -538,26 +526,26 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
                                         "must be between 0 and 255, inclusive");
             }
         } else if (strcmp(m, "flexVolume") == 0) {
-            if (!*str_or(s, "driver"))
+            if (!*wh_json_str_or_empty(s, "driver"))
                 wh_ferr_required(l, P("%s.driver", sp), "");
         } else if (strcmp(m, "azureFile") == 0) {
-            if (!*str_or(s, "secretName"))
+            if (!*wh_json_str_or_empty(s, "secretName"))
                 wh_ferr_required(l, P("%s.secretName", sp), "");
-            if (!*str_or(s, "shareName"))
+            if (!*wh_json_str_or_empty(s, "shareName"))
                 wh_ferr_required(l, P("%s.shareName", sp), "");
         } else if (strcmp(m, "projected") == 0) {
             projected(l, s, sp);
         } else if (strcmp(m, "csi") == 0) {
-            if (!*str_or(s, "driver"))
+            if (!*wh_json_str_or_empty(s, "driver"))
                 wh_ferr_required(l, P("%s.driver", sp), "");
             const json_t *ref = wh_json_obj(s, "nodePublishSecretRef");
-            if (ref && !*str_or(ref, "name"))
+            if (ref && !*wh_json_str_or_empty(ref, "name"))
                 wh_ferr_required(l, P("%s.nodePublishSecretRef.name", sp), "");
         } else if (strcmp(m, "ephemeral") == 0) {
             if (!wh_json_obj(s, "volumeClaimTemplate"))
                 wh_ferr_required(l, P("%s.volumeClaimTemplate", sp), "");
         } else if (strcmp(m, "image") == 0) {
-            const char *pp = str_or(s, "pullPolicy");
+            const char *pp = wh_json_str_or_empty(s, "pullPolicy");
             static const char *const pulls[] = {"Always", "IfNotPresent", "Never"};
             if (!*pp)
                 wh_ferr_required(l, P("%s.pullPolicy", sp), "");
@@ -580,7 +568,7 @@ static void volumes(struct wh_field_errors *l, const json_t *list, struct vols *
     {
         struct wh_field_errors el;
         const char *source = NULL;
-        const char *name = str_or(v, "name");
+        const char *name = wh_json_str_or_empty(v, "name");
         wh_ferrs_init(&el);
         wh_fpath(vp, sizeof(vp), "spec.volumes[%zu]", i);
         volume_source(&el, v, vp, &source);
@@ -616,7 +604,7 @@ static void ports(struct wh_field_errors *l, const json_t *list, const char *pat
     size_t nn = 0;
     json_array_foreach(list, i, port)
     {
-        const char *name = str_or(port, "name");
+        const char *name = wh_json_str_or_empty(port, "name");
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (*name) {
             struct wh_vmsgs m = {0};
@@ -641,7 +629,7 @@ static void ports(struct wh_field_errors *l, const json_t *list, const char *pat
         if (hp != 0 && (hp < 1 || hp > 65535))
             wh_ferr_invalid_int(l, P("%s.hostPort", ip), hp,
                                 "must be between 1 and 65535, inclusive");
-        const char *proto = str_or(port, "protocol");
+        const char *proto = wh_json_str_or_empty(port, "protocol");
         if (!*proto)
             wh_ferr_required(l, P("%s.protocol", ip), "");
         else if (strcmp(proto, "TCP") && strcmp(proto, "UDP") && strcmp(proto, "SCTP"))
@@ -657,7 +645,7 @@ static void env(struct wh_field_errors *l, const json_t *list, const char *path)
     char p[512], ip[512], vp[600];
     json_array_foreach(list, i, ev)
     {
-        const char *name = str_or(ev, "name");
+        const char *name = wh_json_str_or_empty(ev, "name");
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (!*name) {
             wh_ferr_required(l, P("%s.name", ip), "");
@@ -671,22 +659,22 @@ static void env(struct wh_field_errors *l, const json_t *list, const char *path)
             continue;
         int n = 0;
         wh_fpath(vp, sizeof(vp), "%s.valueFrom", ip);
-        if (present(from, "fieldRef")) {
+        if (wh_json_present(from, "fieldRef")) {
             n++;
             object_field_selector(l, json_object_get(from, "fieldRef"), env_field_paths,
                                   sizeof(env_field_paths) / sizeof(env_field_paths[0]),
                                   P("%s.fieldRef", vp));
         }
-        if (present(from, "resourceFieldRef")) {
+        if (wh_json_present(from, "resourceFieldRef")) {
             n++;
             resource_field_selector(l, json_object_get(from, "resourceFieldRef"), false,
                                     P("%s.resourceFieldRef", vp));
         }
-        if (present(from, "configMapKeyRef")) {
+        if (wh_json_present(from, "configMapKeyRef")) {
             n++;
             key_selector(l, json_object_get(from, "configMapKeyRef"), P("%s.configMapKeyRef", vp));
         }
-        if (present(from, "secretKeyRef")) {
+        if (wh_json_present(from, "secretKeyRef")) {
             n++;
             key_selector(l, json_object_get(from, "secretKeyRef"), P("%s.secretKeyRef", vp));
         }
@@ -694,7 +682,7 @@ static void env(struct wh_field_errors *l, const json_t *list, const char *path)
             wh_ferr_invalid_str(l, vp, "",
                                 "must specify one of: `fieldRef`, `resourceFieldRef`, "
                                 "`configMapKeyRef` or `secretKeyRef`");
-        else if (*str_or(ev, "value"))
+        else if (*wh_json_str_or_empty(ev, "value"))
             wh_ferr_invalid_str(l, vp, "", "may not be specified when `value` is not empty");
         else if (n > 1)
             wh_ferr_invalid_str(l, vp, "", "may not have more than one field specified at a time");
@@ -708,7 +696,7 @@ static void env_from(struct wh_field_errors *l, const json_t *list, const char *
     char p[512], ip[512];
     json_array_foreach(list, i, ev)
     {
-        const char *prefix = str_or(ev, "prefix");
+        const char *prefix = wh_json_str_or_empty(ev, "prefix");
         int n = 0;
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (*prefix) {
@@ -722,7 +710,7 @@ static void env_from(struct wh_field_errors *l, const json_t *list, const char *
             if (!r)
                 continue;
             n++;
-            const char *name = str_or(r, "name");
+            const char *name = wh_json_str_or_empty(r, "name");
             if (!*name) {
                 wh_ferr_required(l, P("%s.%s.name", ip, refs[k]), "");
             } else {
@@ -756,7 +744,7 @@ static void volume_mounts(struct wh_field_errors *l, const json_t *c, const stru
     const json_t *devices = wh_json_arr(c, "volumeDevices");
     json_array_foreach(mounts, i, mnt)
     {
-        const char *name = str_or(mnt, "name"), *mp = str_or(mnt, "mountPath");
+        const char *name = wh_json_str_or_empty(mnt, "name"), *mp = wh_json_str_or_empty(mnt, "mountPath");
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (!*name)
             wh_ferr_required(l, P("%s.name", ip), "");
@@ -767,14 +755,14 @@ static void volume_mounts(struct wh_field_errors *l, const json_t *c, const stru
             wh_ferr_required(l, P("%s.mountPath", ip), "");
         bool dup = false;
         for (k = 0; k < i && !dup; k++)
-            dup = strcmp(str_or(json_array_get(mounts, k), "mountPath"), mp) == 0;
+            dup = strcmp(wh_json_str_or_empty(json_array_get(mounts, k), "mountPath"), mp) == 0;
         if (dup)
             wh_ferr_invalid_str(l, P("%s.mountPath", ip), mp, "must be unique");
         bool name_dev = false, path_dev = false;
         json_array_foreach(devices, k, dev)
         {
-            name_dev |= strcmp(str_or(dev, "name"), name) == 0;
-            path_dev |= strcmp(str_or(dev, "devicePath"), mp) == 0;
+            name_dev |= strcmp(wh_json_str_or_empty(dev, "name"), name) == 0;
+            path_dev |= strcmp(wh_json_str_or_empty(dev, "devicePath"), mp) == 0;
         }
         if (name_dev)
             wh_ferr_invalid_str(l, P("%s.name", ip), name,
@@ -782,7 +770,7 @@ static void volume_mounts(struct wh_field_errors *l, const json_t *c, const stru
         if (path_dev)
             wh_ferr_invalid_str(l, P("%s.mountPath", ip), mp,
                                 "must not already exist as a path in volumeDevices");
-        const char *sub = str_or(mnt, "subPath"), *expr = str_or(mnt, "subPathExpr");
+        const char *sub = wh_json_str_or_empty(mnt, "subPath"), *expr = wh_json_str_or_empty(mnt, "subPathExpr");
         if (v && strcmp(v->source, "image") == 0) {
             if (*sub)
                 wh_ferr_invalid_str(l, P("%s.subPath", ip), sub,
@@ -839,14 +827,14 @@ static void volume_devices(struct wh_field_errors *l, const json_t *c, const str
     size_t npaths = 0;
     json_array_foreach(devices, i, dev)
     {
-        const char *name = str_or(dev, "name"), *dp = str_or(dev, "devicePath");
+        const char *name = wh_json_str_or_empty(dev, "name"), *dp = wh_json_str_or_empty(dev, "devicePath");
         const struct vol *v = find_vol(vols, name);
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (!*name)
             wh_ferr_required(l, P("%s.name", ip), "");
         bool dup_name = false;
         for (k = 0; k < i && !dup_name; k++) {
-            const char *other = str_or(json_array_get(devices, k), "name");
+            const char *other = wh_json_str_or_empty(json_array_get(devices, k), "name");
             dup_name = *other && strcmp(other, name) == 0;
         }
         if (dup_name)
@@ -872,8 +860,8 @@ static void volume_devices(struct wh_field_errors *l, const json_t *c, const str
         bool name_mnt = false, path_mnt = false;
         json_array_foreach(mounts, k, mnt)
         {
-            name_mnt |= strcmp(str_or(mnt, "name"), name) == 0;
-            path_mnt |= strcmp(str_or(mnt, "mountPath"), dp) == 0;
+            name_mnt |= strcmp(wh_json_str_or_empty(mnt, "name"), name) == 0;
+            path_mnt |= strcmp(wh_json_str_or_empty(mnt, "mountPath"), dp) == 0;
         }
         if (name_mnt)
             wh_ferr_invalid_str(l, P("%s.name", ip), name,
@@ -1022,10 +1010,10 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
     char p[512];
     json_array_foreach(list, i, rp)
     {
-        const char *name = str_or(rp, "resourceName"), *pol = str_or(rp, "restartPolicy");
+        const char *name = wh_json_str_or_empty(rp, "resourceName"), *pol = wh_json_str_or_empty(rp, "restartPolicy");
         bool dup = false;
         for (k = 0; k < i && !dup; k++)
-            dup = strcmp(str_or(json_array_get(list, k), "resourceName"), name) == 0;
+            dup = strcmp(wh_json_str_or_empty(json_array_get(list, k), "resourceName"), name) == 0;
         if (dup)
             wh_ferr_duplicate(l, P("%s[%zu]", path, i), name);
         if (!*name)
@@ -1046,7 +1034,7 @@ static void profile(struct wh_field_errors *l, const json_t *prof, const char *p
     const char *what = apparmor ? "AppArmor" : "seccomp";
     if (!prof)
         return;
-    const char *type = str_or(prof, "type");
+    const char *type = wh_json_str_or_empty(prof, "type");
     const json_t *lp = json_object_get(prof, "localhostProfile");
     bool has_lp = lp && !json_is_null(lp);
     char detail[128];
@@ -1067,12 +1055,12 @@ static void profile(struct wh_field_errors *l, const json_t *prof, const char *p
         if (!has_lp || (apparmor && json_string_length(lp) == 0))
             wh_ferr_required(l, P("%s.localhostProfile", path), detail);
         else if (!apparmor)
-            local_descending_path(l, str_or(prof, "localhostProfile"),
+            local_descending_path(l, wh_json_str_or_empty(prof, "localhostProfile"),
                                   P("%s.localhostProfile", path));
     } else if (has_lp) {
         snprintf(detail, sizeof(detail), "can only be set when %s type is Localhost", what);
         if (apparmor)
-            wh_ferr_invalid_str(l, P("%s.localhostProfile", path), str_or(prof, "localhostProfile"),
+            wh_ferr_invalid_str(l, P("%s.localhostProfile", path), wh_json_str_or_empty(prof, "localhostProfile"),
                                 detail);
         else
             wh_ferr_invalid_raw(l, P("%s.localhostProfile", path), "core.SeccompProfile{...}",
@@ -1167,15 +1155,15 @@ static void handler(struct wh_field_errors *l, const json_t *h, const char *path
         case 1: {
             size_t i;
             const json_t *hdr;
-            if (!*str_or(a, "path"))
+            if (!*wh_json_str_or_empty(a, "path"))
                 wh_ferr_required(l, P("%s.path", hp), "");
             port_num_or_name(l, json_object_get(a, "port"), P("%s.port", hp));
-            const char *sch = str_or(a, "scheme");
+            const char *sch = wh_json_str_or_empty(a, "scheme");
             if (strcmp(sch, "HTTP") && strcmp(sch, "HTTPS"))
                 wh_ferr_not_supported(l, P("%s.scheme", hp), sch, schemes, 2);
             json_array_foreach(wh_json_arr(a, "httpHeaders"), i, hdr)
             {
-                const char *name = str_or(hdr, "name");
+                const char *name = wh_json_str_or_empty(hdr, "name");
                 bool ok = *name != 0;
                 for (const char *c = name; *c && ok; c++)
                     ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
@@ -1256,7 +1244,7 @@ static void container_common(struct wh_field_errors *l, const json_t *c, const s
 {
     static const char *const tmps[] = {"File", "FallbackToLogsOnError"};
     char p[512];
-    const char *name = str_or(c, "name");
+    const char *name = wh_json_str_or_empty(c, "name");
     if (!*name) {
         wh_ferr_required(l, P("%s.name", path), "");
     } else {
@@ -1264,9 +1252,9 @@ static void container_common(struct wh_field_errors *l, const json_t *c, const s
         wh_is_dns1123_label(name, &m);
         invalid_msgs(l, P("%s.name", path), name, &m);
     }
-    if (!*str_or(c, "image"))
+    if (!*wh_json_str_or_empty(c, "image"))
         wh_ferr_required(l, P("%s.image", path), "");
-    const char *tmp = str_or(c, "terminationMessagePolicy");
+    const char *tmp = wh_json_str_or_empty(c, "terminationMessagePolicy");
     if (!*tmp)
         wh_ferr_required(l, P("%s.terminationMessagePolicy", path), "");
     else if (strcmp(tmp, "File") && strcmp(tmp, "FallbackToLogsOnError"))
@@ -1276,7 +1264,7 @@ static void container_common(struct wh_field_errors *l, const json_t *c, const s
     env_from(l, wh_json_arr(c, "envFrom"), P("%s.envFrom", path));
     volume_mounts(l, c, vols, P("%s.volumeMounts", path));
     volume_devices(l, c, vols, P("%s.volumeDevices", path));
-    pull_policy(l, str_or(c, "imagePullPolicy"), P("%s.imagePullPolicy", path));
+    pull_policy(l, wh_json_str_or_empty(c, "imagePullPolicy"), P("%s.imagePullPolicy", path));
     resources(l, wh_json_obj(c, "resources"), P("%s.resources", path));
     resize_policy(l, wh_json_arr(c, "resizePolicy"), P("%s.resizePolicy", path));
     security_context(l, wh_json_obj(c, "securityContext"), P("%s.securityContext", path));
@@ -1299,8 +1287,8 @@ static void host_port_conflicts(struct wh_field_errors *l, const json_t *const *
             bool dup = false;
             if (hp == 0)
                 continue;
-            snprintf(key, sizeof(key), "%s/%s/%lld", str_or(port, "protocol"),
-                     str_or(port, "hostIP"), (long long)hp);
+            snprintf(key, sizeof(key), "%s/%s/%lld", wh_json_str_or_empty(port, "protocol"),
+                     wh_json_str_or_empty(port, "hostIP"), (long long)hp);
             for (size_t k = 0; k < nseen && !dup; k++)
                 dup = strcmp(seen[k], key) == 0;
             if (dup) {
@@ -1333,14 +1321,14 @@ static void containers(struct wh_field_errors *l, const json_t *list, const stru
     {
         wh_fpath(cp, sizeof(cp), "spec.containers[%zu]", i);
         container_common(l, c, vols, cp);
-        const char *name = str_or(c, "name");
+        const char *name = wh_json_str_or_empty(c, "name");
         bool dup = false;
         for (size_t k = 0; k < i && !dup; k++)
-            dup = strcmp(str_or(json_array_get(list, k), "name"), name) == 0;
+            dup = strcmp(wh_json_str_or_empty(json_array_get(list, k), "name"), name) == 0;
         if (dup)
             wh_ferr_duplicate(l, P("%s.name", cp), name);
         lifecycle_and_probes(l, c, cp);
-        if (present(c, "restartPolicy"))
+        if (wh_json_present(c, "restartPolicy"))
             wh_ferr_forbidden(l, P("%s.restartPolicy", cp),
                               "may not be set for non-init containers");
         all[i] = c;
@@ -1361,7 +1349,7 @@ static void init_containers(struct wh_field_errors *l, const json_t *list, const
     size_t nreg = json_array_size(regular);
     const char **names = wh_xcalloc(nreg + json_array_size(list) + 1, sizeof(*names));
     size_t nn = 0;
-    json_array_foreach(regular, k, c) names[nn++] = str_or(c, "name");
+    json_array_foreach(regular, k, c) names[nn++] = wh_json_str_or_empty(c, "name");
     json_array_foreach(list, i, c)
     {
         wh_fpath(cp, sizeof(cp), "spec.initContainers[%zu]", i);
@@ -1373,7 +1361,7 @@ static void init_containers(struct wh_field_errors *l, const json_t *list, const
                 wh_ferr_not_supported(l, P("%s.restartPolicy", cp), rp, always, 1);
             restart_always = strcmp(rp, "Always") == 0;
         }
-        const char *name = str_or(c, "name");
+        const char *name = wh_json_str_or_empty(c, "name");
         bool dup = false;
         for (k = 0; k < nn && !dup; k++)
             dup = strcmp(names[k], name) == 0;
@@ -1390,7 +1378,7 @@ static void init_containers(struct wh_field_errors *l, const json_t *list, const
             static const char *const fields[] = {"lifecycle", "livenessProbe", "readinessProbe",
                                                  "startupProbe"};
             for (k = 0; k < 4; k++)
-                if (present(c, fields[k]))
+                if (wh_json_present(c, fields[k]))
                     wh_ferr_forbidden(l, P("%s.%s", cp, fields[k]),
                                       "may not be set for init containers without "
                                       "restartPolicy=Always");
@@ -1406,7 +1394,7 @@ static void only_for_pod(struct wh_field_errors *l, const json_t *list, const ch
     char p[512];
     json_array_foreach(list, i, c)
     {
-        const char *image = str_or(c, "image");
+        const char *image = wh_json_str_or_empty(c, "image");
         size_t n = strlen(image);
         bool padded = n && (strchr(" \t\n\r\v\f", image[0]) || strchr(" \t\n\r\v\f", image[n - 1]));
         if (padded)
@@ -1420,23 +1408,23 @@ void wh_validate_pod_spec(struct wh_field_errors *l, const json_t *spec)
     static const char *const restart[] = {"Always", "OnFailure", "Never"};
     static const char *const dns[] = {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"};
     struct vols vols;
-    if (!present(spec, "terminationGracePeriodSeconds"))
+    if (!wh_json_present(spec, "terminationGracePeriodSeconds"))
         wh_ferr_required(l, "spec.terminationGracePeriodSeconds", "");
     volumes(l, wh_json_arr(spec, "volumes"), &vols);
     containers(l, wh_json_arr(spec, "containers"), &vols);
     init_containers(l, wh_json_arr(spec, "initContainers"), wh_json_arr(spec, "containers"), &vols);
-    const char *rp = str_or(spec, "restartPolicy");
+    const char *rp = wh_json_str_or_empty(spec, "restartPolicy");
     if (!*rp)
         wh_ferr_required(l, "spec.restartPolicy", "");
     else if (strcmp(rp, "Always") && strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
         wh_ferr_not_supported(l, "spec.restartPolicy", rp, restart, 3);
-    const char *dp = str_or(spec, "dnsPolicy");
+    const char *dp = wh_json_str_or_empty(spec, "dnsPolicy");
     if (!*dp)
         wh_ferr_required(l, "spec.dnsPolicy", "");
     else if (strcmp(dp, "ClusterFirstWithHostNet") && strcmp(dp, "ClusterFirst") &&
              strcmp(dp, "Default") && strcmp(dp, "None"))
         wh_ferr_not_supported(l, "spec.dnsPolicy", dp, dns, 4);
-    const char *sa = str_or(spec, "serviceAccountName");
+    const char *sa = wh_json_str_or_empty(spec, "serviceAccountName");
     if (*sa) {
         struct wh_vmsgs m = {0};
         wh_name_is_dns_subdomain(sa, false, &m);

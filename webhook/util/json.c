@@ -15,6 +15,18 @@ const char *wh_json_str(const json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
+const char *wh_json_str_or_empty(const json_t *o, const char *key)
+{
+    const char *s = wh_json_str(o, key);
+    return s ? s : "";
+}
+
+bool wh_json_present(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return v && !json_is_null(v);
+}
+
 json_t *wh_json_obj(const json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);

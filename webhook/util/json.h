@@ -17,6 +17,10 @@ const char *wh_json_str(const json_t *o, const char *key);
 /* Returns: borrowed; o[key] if it is an object / array, else NULL. */
 json_t *wh_json_obj(const json_t *o, const char *key);
 json_t *wh_json_arr(const json_t *o, const char *key);
+/* Returns: borrowed; the string value of o[key], or "" when missing or not a string. */
+const char *wh_json_str_or_empty(const json_t *o, const char *key);
+/* True when o has key with a value other than null. */
+bool wh_json_present(const json_t *o, const char *key);
 /* o[key] as a boolean; false when missing or not a boolean. */
 bool wh_json_bool(const json_t *o, const char *key);
 
