@@ -164,8 +164,8 @@ static char *plusv_update_strategy(const json_t *us)
     json_array_foreach(sc, i, t)
     {
         if (!rc)
-            rc = wh_buf_printf(&b, "%s{Key:%s Value:%s}", i ? " " : "", wh_json_str_or_empty(t, "key"),
-                               wh_json_str_or_empty(t, "value"));
+            rc = wh_buf_printf(&b, "%s{Key:%s Value:%s}", i ? " " : "",
+                               wh_json_str_or_empty(t, "key"), wh_json_str_or_empty(t, "value"));
     }
     if (!rc)
         rc = wh_buf_adds(&b, "]}");
@@ -277,7 +277,8 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
                                        name ? NULL : cv, &h, &eb);
         else
             wh_errbuf_set(&eb, rc, "ControllerRevision.apps \"%s\" not found",
-                          name ? name : wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name"));
+                          name ? name
+                               : wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name"));
         if (rc) {
             char detail[600];
             snprintf(detail, sizeof(detail), "Cannot find specific ControllerRevision, err: %s",
@@ -387,7 +388,8 @@ static void update_strategy(struct vctx *v, const json_t *spec)
         bool dup = false;
         for (k = 0; k < i && !dup; k++) {
             const json_t *o = json_array_get(scatter, k);
-            dup = strcmp(wh_json_str_or_empty(o, "key"), key) == 0 && strcmp(wh_json_str_or_empty(o, "value"), val) == 0;
+            dup = strcmp(wh_json_str_or_empty(o, "key"), key) == 0 &&
+                  strcmp(wh_json_str_or_empty(o, "value"), val) == 0;
         }
         if (dup) {
             char detail[600];
@@ -463,7 +465,8 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
 static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char *path)
 {
     char p[512];
-    const char *av = wh_json_str_or_empty(fs, "apiVersion"), *fp = wh_json_str_or_empty(fs, "fieldPath");
+    const char *av = wh_json_str_or_empty(fs, "apiVersion"),
+               *fp = wh_json_str_or_empty(fs, "fieldPath");
     if (!*av) {
         wh_ferr_required(&v->errs, P("%s.apiVersion", path), "");
         return;
@@ -757,8 +760,8 @@ static void validate_spec(struct vctx *v)
     size_t i;
     const json_t *c;
     const json_t *spec = wh_json_obj(v->obj, "spec");
-    bool rolling =
-        strcmp(wh_json_str_or_empty(wh_json_obj(spec, "updateStrategy"), "type"), "RollingUpdate") == 0;
+    bool rolling = strcmp(wh_json_str_or_empty(wh_json_obj(spec, "updateStrategy"), "type"),
+                          "RollingUpdate") == 0;
     json_array_foreach(wh_json_arr(spec, "initContainers"), i, c)
     {
         if (rolling && strcmp(wh_json_str_or_empty(c, "restartPolicy"), "Always") == 0)
@@ -993,9 +996,11 @@ static void conflicts(struct vctx *v)
             const json_t *other = owner_of(owners, wh_json_str_or_empty(e, "name"));
             if (!other)
                 continue;
-            snprintf(detail, sizeof(detail), "container %s already exist in %s", wh_json_str_or_empty(e, "name"),
+            snprintf(detail, sizeof(detail), "container %s already exist in %s",
+                     wh_json_str_or_empty(e, "name"),
                      wh_json_str_or_empty(wh_json_obj(other, "metadata"), "name"));
-            wh_ferr_invalid_str(&v->errs, "spec.containers", wh_json_str_or_empty(e, "name"), detail);
+            wh_ferr_invalid_str(&v->errs, "spec.containers", wh_json_str_or_empty(e, "name"),
+                                detail);
         }
     }
     json_array_foreach(wh_json_arr(spec, "volumes"), i, e)

@@ -113,7 +113,8 @@ static void object_field_selector(struct wh_field_errors *l, const json_t *fs,
                                   const char *const *valid, size_t nvalid, const char *path)
 {
     char p[512], fpath[512], sub[512];
-    const char *av = wh_json_str_or_empty(fs, "apiVersion"), *fp = wh_json_str_or_empty(fs, "fieldPath");
+    const char *av = wh_json_str_or_empty(fs, "apiVersion"),
+               *fp = wh_json_str_or_empty(fs, "fieldPath");
     if (!*av) {
         wh_ferr_required(l, P("%s.apiVersion", path), "");
         return;
@@ -306,7 +307,8 @@ static void projected(struct wh_field_errors *l, const json_t *proj, const char 
                 for (size_t d = 0; d < nseen && !dup; d++)
                     dup = strcmp(seen[d], ip) == 0;
                 if (dup) {
-                    wh_ferr_invalid_str(l, path, wh_json_str_or_empty(s, "name"), "conflicting duplicate paths");
+                    wh_ferr_invalid_str(l, path, wh_json_str_or_empty(s, "name"),
+                                        "conflicting duplicate paths");
                     continue;
                 }
                 if (nseen == cap) {
@@ -473,7 +475,8 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
             if (!*wh_json_str_or_empty(s, "path"))
                 wh_ferr_required(l, P("%s.path", sp), "");
         } else if (strcmp(m, "flocker") == 0) {
-            const char *dn = wh_json_str_or_empty(s, "datasetName"), *du = wh_json_str_or_empty(s, "datasetUUID");
+            const char *dn = wh_json_str_or_empty(s, "datasetName"),
+                       *du = wh_json_str_or_empty(s, "datasetUUID");
             if (!*dn && !*du)
                 wh_ferr_required(l, sp, "one of datasetName and datasetUUID is required");
             if (*dn && *du)
@@ -493,7 +496,8 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
         } else if (strcmp(m, "cinder") == 0) {
             if (!*wh_json_str_or_empty(s, "volumeID"))
                 wh_ferr_required(l, P("%s.volumeID", sp), "");
-            if (wh_json_obj(s, "secretRef") && !*wh_json_str_or_empty(wh_json_obj(s, "secretRef"), "name"))
+            if (wh_json_obj(s, "secretRef") &&
+                !*wh_json_str_or_empty(wh_json_obj(s, "secretRef"), "name"))
                 wh_ferr_required(l, P("%s.secretRef.name", sp), "");
         } else if (strcmp(m, "cephfs") == 0) {
             if (json_array_size(wh_json_arr(s, "monitors")) == 0)
@@ -744,7 +748,8 @@ static void volume_mounts(struct wh_field_errors *l, const json_t *c, const stru
     const json_t *devices = wh_json_arr(c, "volumeDevices");
     json_array_foreach(mounts, i, mnt)
     {
-        const char *name = wh_json_str_or_empty(mnt, "name"), *mp = wh_json_str_or_empty(mnt, "mountPath");
+        const char *name = wh_json_str_or_empty(mnt, "name"),
+                   *mp = wh_json_str_or_empty(mnt, "mountPath");
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (!*name)
             wh_ferr_required(l, P("%s.name", ip), "");
@@ -770,7 +775,8 @@ static void volume_mounts(struct wh_field_errors *l, const json_t *c, const stru
         if (path_dev)
             wh_ferr_invalid_str(l, P("%s.mountPath", ip), mp,
                                 "must not already exist as a path in volumeDevices");
-        const char *sub = wh_json_str_or_empty(mnt, "subPath"), *expr = wh_json_str_or_empty(mnt, "subPathExpr");
+        const char *sub = wh_json_str_or_empty(mnt, "subPath"),
+                   *expr = wh_json_str_or_empty(mnt, "subPathExpr");
         if (v && strcmp(v->source, "image") == 0) {
             if (*sub)
                 wh_ferr_invalid_str(l, P("%s.subPath", ip), sub,
@@ -827,7 +833,8 @@ static void volume_devices(struct wh_field_errors *l, const json_t *c, const str
     size_t npaths = 0;
     json_array_foreach(devices, i, dev)
     {
-        const char *name = wh_json_str_or_empty(dev, "name"), *dp = wh_json_str_or_empty(dev, "devicePath");
+        const char *name = wh_json_str_or_empty(dev, "name"),
+                   *dp = wh_json_str_or_empty(dev, "devicePath");
         const struct vol *v = find_vol(vols, name);
         wh_fpath(ip, sizeof(ip), "%s[%zu]", path, i);
         if (!*name)
@@ -1010,7 +1017,8 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
     char p[512];
     json_array_foreach(list, i, rp)
     {
-        const char *name = wh_json_str_or_empty(rp, "resourceName"), *pol = wh_json_str_or_empty(rp, "restartPolicy");
+        const char *name = wh_json_str_or_empty(rp, "resourceName"),
+                   *pol = wh_json_str_or_empty(rp, "restartPolicy");
         bool dup = false;
         for (k = 0; k < i && !dup; k++)
             dup = strcmp(wh_json_str_or_empty(json_array_get(list, k), "resourceName"), name) == 0;
@@ -1060,8 +1068,8 @@ static void profile(struct wh_field_errors *l, const json_t *prof, const char *p
     } else if (has_lp) {
         snprintf(detail, sizeof(detail), "can only be set when %s type is Localhost", what);
         if (apparmor)
-            wh_ferr_invalid_str(l, P("%s.localhostProfile", path), wh_json_str_or_empty(prof, "localhostProfile"),
-                                detail);
+            wh_ferr_invalid_str(l, P("%s.localhostProfile", path),
+                                wh_json_str_or_empty(prof, "localhostProfile"), detail);
         else
             wh_ferr_invalid_raw(l, P("%s.localhostProfile", path), "core.SeccompProfile{...}",
                                 detail);
