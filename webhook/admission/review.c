@@ -11,27 +11,9 @@
 #include "util/mem.h"
 #include "util/str.h"
 
-static enum wh_err need_str(const json_t *o, const char *key, const char *where, bool required,
-                            const char **out, struct wh_errbuf *eb)
-{
-    json_t *v = json_object_get(o, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: required", where, key);
-        *out = "";
-        return WH_OK;
-    }
-    if (!json_is_string(v))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: must be a string, not %s", where, key,
-                             wh_json_type_name(v));
-    *out = json_string_value(v);
-    return WH_OK;
-}
-
 /* kind {group, version, kind} and resource {group, version, resource}. */
 static enum wh_err need_triple(const json_t *req, const char *key, const char *third,
-                               const char **a, const char **b, const char **c,
-                               struct wh_errbuf *eb)
+                               const char **a, const char **b, const char **c, struct wh_errbuf *eb)
 {
     json_t *o = json_object_get(req, key);
     if (!o || json_is_null(o))
@@ -41,11 +23,11 @@ static enum wh_err need_triple(const json_t *req, const char *key, const char *t
                              wh_json_type_name(o));
     char where[64];
     snprintf(where, sizeof(where), "request.%s.", key);
-    enum wh_err rc = need_str(o, "group", where, false, a, eb);
+    enum wh_err rc = wh_json_need_str(o, "group", where, false, a, eb);
     if (!rc)
-        rc = need_str(o, "version", where, true, b, eb);
+        rc = wh_json_need_str(o, "version", where, true, b, eb);
     if (!rc)
-        rc = need_str(o, third, where, true, c, eb);
+        rc = wh_json_need_str(o, third, where, true, c, eb);
     return rc;
 }
 
@@ -62,7 +44,7 @@ enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_reques
     memset(req, 0, sizeof(*req));
     if (!json_is_object(review))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "body: must be an AdmissionReview object");
-    rc = need_str(review, "apiVersion", "", true, &req->api_version, eb);
+    rc = wh_json_need_str(review, "apiVersion", "", true, &req->api_version, eb);
     if (rc)
         return rc;
     if (strcmp(req->api_version, "admission.k8s.io/v1") == 0)
@@ -74,12 +56,11 @@ enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_reques
                              "apiVersion: unsupported \"%s\" (want admission.k8s.io/v1 or v1beta1)",
                              req->api_version);
     const char *kind = NULL;
-    rc = need_str(review, "kind", "", true, &kind, eb);
+    rc = wh_json_need_str(review, "kind", "", true, &kind, eb);
     if (rc)
         return rc;
     if (strcmp(kind, "AdmissionReview") != 0)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "kind: must be AdmissionReview, not \"%s\"",
-                             kind);
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "kind: must be AdmissionReview, not \"%s\"", kind);
 
     const json_t *r = json_object_get(review, "request");
     if (!r || json_is_null(r))
@@ -88,17 +69,17 @@ enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_reques
         return wh_errbuf_set(eb, WH_ERR_INVALID, "request: must be an object, not %s",
                              wh_json_type_name(r));
     req->raw = r;
-    rc = need_str(r, "uid", "request.", true, &req->uid, eb);
+    rc = wh_json_need_str(r, "uid", "request.", true, &req->uid, eb);
     if (!rc && !req->uid[0])
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "request.uid: must not be empty");
     if (!rc)
         rc = need_triple(r, "kind", "kind", &req->kind.group, &req->kind.version, &req->kind.kind,
                          eb);
     if (!rc)
-        rc = need_triple(r, "resource", "resource", &req->resource.group,
-                         &req->resource.version, &req->resource.resource, eb);
+        rc = need_triple(r, "resource", "resource", &req->resource.group, &req->resource.version,
+                         &req->resource.resource, eb);
     if (!rc)
-        rc = need_str(r, "operation", "request.", true, &req->operation, eb);
+        rc = wh_json_need_str(r, "operation", "request.", true, &req->operation, eb);
     if (rc)
         return rc;
     static const char *const ops[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
@@ -110,11 +91,11 @@ enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_reques
                              "request.operation: unsupported \"%s\" (want CREATE, UPDATE, DELETE "
                              "or CONNECT)",
                              req->operation);
-    rc = need_str(r, "subResource", "request.", false, &req->sub_resource, eb);
+    rc = wh_json_need_str(r, "subResource", "request.", false, &req->sub_resource, eb);
     if (!rc)
-        rc = need_str(r, "namespace", "request.", false, &req->namespace_, eb);
+        rc = wh_json_need_str(r, "namespace", "request.", false, &req->namespace_, eb);
     if (!rc)
-        rc = need_str(r, "name", "request.", false, &req->name, eb);
+        rc = wh_json_need_str(r, "name", "request.", false, &req->name, eb);
     if (rc)
         return rc;
 

@@ -4,26 +4,13 @@
 
 #include "util/json.h"
 
-static enum wh_err need_str(const json_t *o, const char *key, const char *where,
-                            const char **out, struct wh_errbuf *eb)
-{
-    json_t *v = json_object_get(o, key);
-    if (!v || json_is_null(v))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: required", where, key);
-    if (!json_is_string(v))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: must be a string, not %s", where, key,
-                             wh_json_type_name(v));
-    *out = json_string_value(v);
-    return WH_OK;
-}
-
 enum wh_err wh_conversion_decode(const json_t *review, struct wh_conversion_request *req,
                                  struct wh_errbuf *eb)
 {
     memset(req, 0, sizeof(*req));
     if (!json_is_object(review))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "body: must be a ConversionReview object");
-    enum wh_err rc = need_str(review, "apiVersion", "", &req->api_version, eb);
+    enum wh_err rc = wh_json_need_str(review, "apiVersion", "", true, &req->api_version, eb);
     if (rc)
         return rc;
     if (strcmp(req->api_version, "apiextensions.k8s.io/v1") != 0 &&
@@ -33,7 +20,7 @@ enum wh_err wh_conversion_decode(const json_t *review, struct wh_conversion_requ
                              "v1beta1)",
                              req->api_version);
     const char *kind = NULL;
-    rc = need_str(review, "kind", "", &kind, eb);
+    rc = wh_json_need_str(review, "kind", "", true, &kind, eb);
     if (rc)
         return rc;
     if (strcmp(kind, "ConversionReview") != 0)
@@ -45,9 +32,10 @@ enum wh_err wh_conversion_decode(const json_t *review, struct wh_conversion_requ
     if (!json_is_object(r))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "request: must be an object, not %s",
                              wh_json_type_name(r));
-    rc = need_str(r, "uid", "request.", &req->uid, eb);
+    rc = wh_json_need_str(r, "uid", "request.", true, &req->uid, eb);
     if (!rc)
-        rc = need_str(r, "desiredAPIVersion", "request.", &req->desired_api_version, eb);
+        rc = wh_json_need_str(r, "desiredAPIVersion", "request.", true, &req->desired_api_version,
+                              eb);
     if (rc)
         return rc;
     const json_t *objs = json_object_get(r, "objects");

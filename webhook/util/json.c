@@ -21,6 +21,23 @@ const char *wh_json_str_or_empty(const json_t *o, const char *key)
     return s ? s : "";
 }
 
+enum wh_err wh_json_need_str(const json_t *o, const char *key, const char *where, bool required,
+                             const char **out, struct wh_errbuf *eb)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: required", where, key);
+        *out = "";
+        return WH_OK;
+    }
+    if (!json_is_string(v))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s%s: must be a string, not %s", where, key,
+                             wh_json_type_name(v));
+    *out = json_string_value(v);
+    return WH_OK;
+}
+
 bool wh_json_present(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);

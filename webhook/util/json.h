@@ -19,6 +19,11 @@ json_t *wh_json_obj(const json_t *o, const char *key);
 json_t *wh_json_arr(const json_t *o, const char *key);
 /* Returns: borrowed; the string value of o[key], or "" when missing or not a string. */
 const char *wh_json_str_or_empty(const json_t *o, const char *key);
+/* Reads the string member key of o into *out (borrowed). Absent or null: WH_ERR_INVALID
+ * "<where><key>: required" when required, else *out = "". Another type: WH_ERR_INVALID
+ * "<where><key>: must be a string, not <type>". where prefixes the member ("request."). */
+WH_NODISCARD enum wh_err wh_json_need_str(const json_t *o, const char *key, const char *where,
+                                          bool required, const char **out, struct wh_errbuf *eb);
 /* True when o has key with a value other than null. */
 bool wh_json_present(const json_t *o, const char *key);
 /* o[key] as a boolean; false when missing or not a boolean. */
