@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 enum stage { ALPHA, BETA };
 
 struct gate {
@@ -29,11 +28,6 @@ void wh_features_init(struct wh_features *f)
 bool wh_feature_on(const struct wh_features *f, enum wh_feature gate)
 {
     return f->on[gate];
-}
-
-const char *wh_feature_name(enum wh_feature gate)
-{
-    return gates[gate].name;
 }
 
 /* The spellings Go's strconv.ParseBool accepts, which is what kruise-manager's flag parser uses. */

@@ -70,6 +70,5 @@ WH_NODISCARD enum wh_err wh_features_parse(struct wh_features *f, const char *sp
                                            struct wh_errbuf *eb);
 
 bool wh_feature_on(const struct wh_features *f, enum wh_feature gate);
-const char *wh_feature_name(enum wh_feature gate);
 
 #endif

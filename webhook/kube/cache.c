@@ -429,11 +429,6 @@ void wh_cache_free(struct wh_cache *c)
     free(c);
 }
 
-enum wh_resource_id wh_cache_resource(const struct wh_cache *c)
-{
-    return c->id;
-}
-
 void wh_cache_set_view(struct wh_cache *c, wh_view_new_fn make, wh_view_free_fn release)
 {
     WH_ASSERT(wh_map_size(&c->contents->objects) == 0);

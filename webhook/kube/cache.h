@@ -81,7 +81,6 @@ typedef void (*wh_cache_change_fn)(void *arg, const struct wh_object *o,
 
 struct wh_cache *wh_cache_new(enum wh_resource_id id);
 void wh_cache_free(struct wh_cache *c); /* accepts NULL */
-enum wh_resource_id wh_cache_resource(const struct wh_cache *c);
 
 void wh_cache_set_view(struct wh_cache *c, wh_view_new_fn make, wh_view_free_fn release);
 /* Up to 4 indexes per cache; name is a static string. */

@@ -43,9 +43,3 @@ void wh_health_shutting_down(void)
 {
     atomic_store(&shutting_down, true);
 }
-
-void wh_health_reset(void)
-{
-    nchecks = 0;
-    atomic_store(&shutting_down, false);
-}

@@ -21,7 +21,4 @@ bool wh_health_ready(char *why, size_t whysz);
 /* Marks the process as shutting down: /readyz answers 503 from now on. */
 void wh_health_shutting_down(void);
 
-/* Forgets every check (tests). */
-void wh_health_reset(void);
-
 #endif

@@ -26,7 +26,6 @@ struct chunk {
 struct arena {
     struct chunk *chunks; /* newest first; sizes double, so a big request has few chunks */
     char *cur, *end;
-    size_t used;
     unsigned long allocations;
     bool open;
     int paused;
@@ -84,7 +83,6 @@ static void *arena_malloc(size_t n)
     }
     void *p = arena.cur;
     arena.cur += need;
-    arena.used += need;
     return p;
 }
 
@@ -111,7 +109,6 @@ void wh_arena_begin(void)
     }
     arena.open = true;
     arena.paused = 0;
-    arena.used = 0;
     if (arena.chunks) {
         arena.cur = arena.chunks->data;
         arena.end = arena.chunks->data + arena.chunks->size;
@@ -160,9 +157,4 @@ void wh_arena_resume(void)
 unsigned long wh_arena_allocations(void)
 {
     return arena.allocations;
-}
-
-size_t wh_arena_used(void)
-{
-    return arena.used;
 }

@@ -34,8 +34,6 @@ void wh_arena_release(void);
 void wh_arena_pause(void);
 void wh_arena_resume(void);
 
-/* Bytes the arena handed out in the current request (tests and benchmarks). */
-size_t wh_arena_used(void);
 /* Every jansson allocation this thread has made, arena or not (benchmarks). */
 unsigned long wh_arena_allocations(void);
 

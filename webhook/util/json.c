@@ -122,11 +122,6 @@ json_t *wh_json_obj_ensure(json_t *o, const char *key)
     return ensure(o, key, json_object, JSON_OBJECT);
 }
 
-json_t *wh_json_arr_ensure(json_t *o, const char *key)
-{
-    return ensure(o, key, json_array, JSON_ARRAY);
-}
-
 const char *wh_json_type_name(const json_t *v)
 {
     switch (v ? json_typeof(v) : JSON_NULL) {

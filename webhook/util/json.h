@@ -42,8 +42,6 @@ const char *wh_json_annotation(const json_t *obj, const char *key);
 
 /* Returns: borrowed; o[key], replaced by an empty object when it is missing or not an object. */
 json_t *wh_json_obj_ensure(json_t *o, const char *key);
-/* Returns: borrowed; o[key], replaced by an empty array when it is missing or not an array. */
-json_t *wh_json_arr_ensure(json_t *o, const char *key);
 
 /* A short name for a JSON type ("object", "string", "boolean", ...), for error messages. */
 const char *wh_json_type_name(const json_t *v);

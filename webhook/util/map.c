@@ -33,7 +33,7 @@ static uint64_t seed(void)
     return seed_value;
 }
 
-uint64_t wh_map_hash(const char *key)
+static uint64_t hash_key(const char *key)
 {
     /* FNV-1a, seeded, with a final mix so that low bits depend on every byte. */
     uint64_t h = 0xcbf29ce484222325ULL ^ seed();
@@ -102,13 +102,13 @@ static void grow(struct wh_map *m)
 
 void *wh_map_get(const struct wh_map *m, const char *key)
 {
-    struct wh_map_slot *s = find(m, key, wh_map_hash(key));
+    struct wh_map_slot *s = find(m, key, hash_key(key));
     return s ? s->value : NULL;
 }
 
 void *wh_map_put(struct wh_map *m, const char *key, void *value)
 {
-    uint64_t h = wh_map_hash(key);
+    uint64_t h = hash_key(key);
     struct wh_map_slot *s = find(m, key, h);
     if (s) {
         void *old = s->value;
@@ -130,7 +130,7 @@ void *wh_map_put(struct wh_map *m, const char *key, void *value)
 
 void *wh_map_remove(struct wh_map *m, const char *key)
 {
-    struct wh_map_slot *s = find(m, key, wh_map_hash(key));
+    struct wh_map_slot *s = find(m, key, hash_key(key));
     if (!s)
         return NULL;
     void *v = s->value;

@@ -32,7 +32,4 @@ size_t wh_map_size(const struct wh_map *m);
  * during it. */
 bool wh_map_next(const struct wh_map *m, size_t *it, const char **key, void **value);
 
-/* The hash used by the map (exposed for tests). */
-uint64_t wh_map_hash(const char *key);
-
 #endif
