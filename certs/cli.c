@@ -14,7 +14,6 @@
 #include "certs/pem.h"
 #include "certs/store.h"
 #include "config/config.h"
-#include "handlers/registry.h"
 #include "kube/client.h"
 #include "log/log.h"
 #include "util/base64.h"
@@ -25,6 +24,13 @@
 enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_TROUBLE = 2 };
 
 static wh_certs_secret_reader_fn secret_reader;
+
+static struct wh_certs_cli_hooks cli_hooks;
+
+static bool serves_path(void *arg, const char *path)
+{
+    return cli_hooks.serves(arg, path);
+}
 
 void wh_certs_cli_set_secret_reader(wh_certs_secret_reader_fn fn)
 {
@@ -302,11 +308,6 @@ static enum wh_err read_dir_lenient(const char *dir, struct wh_certs_bundle **ou
     return WH_OK;
 }
 
-static bool serves_default(void *arg, const char *path)
-{
-    return wh_routes_find(arg, path) != NULL;
-}
-
 /* Decoded caBundle of a client config trusts every certificate of ca. */
 static bool trusts(const json_t *cc, const char *ca, size_t ca_len)
 {
@@ -374,7 +375,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         .port = env->port,
         .ca_bundle = ca ? ca : "",
         .ca_bundle_len = ca_len,
-        .serves = serves_default,
+        .serves = serves_path,
         .serves_arg = &cfg,
     };
     const struct {
@@ -407,7 +408,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         {
             const json_t *cc = wh_json_obj(e, "clientConfig");
             char *p = wh_certs_inject_entry_path(cc);
-            if (p && serves_default(&cfg, p)) {
+            if (p && serves_path(&cfg, p)) {
                 served++;
                 trusting += trusts(cc, t.ca_bundle, t.ca_bundle_len);
             }
@@ -592,8 +593,10 @@ out:
     return status;
 }
 
-int wh_certs_cli_main(int argc, char **argv)
+int wh_certs_cli_main(int argc, char **argv, const struct wh_certs_cli_hooks *hooks)
 {
+    WH_ASSERT(hooks && hooks->serves);
+    cli_hooks = *hooks;
     struct args a;
     struct wh_certs_env env;
     struct wh_errbuf eb = {{0}};

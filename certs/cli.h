@@ -16,9 +16,18 @@
 #include "certs/bundle.h"
 #include "util/err.h"
 
-/* argv[0] is the word "certs"; argv[1] the command. main() wires it as
- * `if (argc > 1 && strcmp(argv[1], "certs") == 0) return wh_certs_cli_main(argc - 1, argv + 1);` */
-int wh_certs_cli_main(int argc, char **argv);
+#include <stdbool.h>
+
+#include "config/config.h"
+
+/* What the commands need from the server around them (wired by main.c). */
+struct wh_certs_cli_hooks {
+    /* True when the server configured by cfg answers path (its route table). */
+    bool (*serves)(const struct wh_config *cfg, const char *path);
+};
+
+/* argv[0] is the word "certs"; argv[1] the command. hooks is borrowed for the call. */
+int wh_certs_cli_main(int argc, char **argv, const struct wh_certs_cli_hooks *hooks);
 
 /* How `inspect --secret` reads Secret namespace/name: fills *out (new bundle) from the data
  * keys ca-key.pem, ca-cert.pem, cert.pem, key.pem (CERT-32). Without one installed the

@@ -18,17 +18,15 @@
 #include "certs/env.h"
 #include "certs/fs_store.h"
 #include "certs/inject.h"
-#include "certs/leader.h"
+#include "kube/leader.h"
 #include "certs/pem.h"
 #include "certs/report.h"
 #include "certs/secret.h"
 #include "certs/store.h"
-#include "handlers/registry.h"
 #include "kube/cache.h"
 #include "kube/informer.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
-#include "server/tls.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -73,7 +71,7 @@ struct wh_certs_controller {
     struct wh_cache *secrets, *mutating, *validating, *crds;
     struct wh_informer *secret_informer; /* ours: only our Secret, not the whole namespace */
     char *secret_selector;
-    struct wh_certs_leader *leader; /* NULL without --leader-elect */
+    struct wh_leader *leader; /* NULL without --leader-elect */
     struct wh_certs_report *report; /* secret mode only */
 
     /* Controller thread only (or the caller of wh_certs_controller_sync). */
@@ -103,18 +101,6 @@ struct wh_certs_controller {
 };
 
 /* --- small helpers -------------------------------------------------------------------------- */
-
-static bool serves_route(void *arg, const char *path)
-{
-    return wh_routes_find(arg, path) != NULL;
-}
-
-static bool tls_serial(void *arg, char *buf, size_t bufsz)
-{
-    (void)arg;
-    time_t not_after = 0;
-    return wh_tls_current_info(buf, bufsz, &not_after);
-}
 
 static void trigger(struct wh_certs_controller *c)
 {
@@ -216,7 +202,7 @@ static bool is_writer(struct wh_certs_controller *c)
     /* Each replica's cert dir is its own store in fs mode: nothing to elect (CERT-81). */
     if (c->mode == WH_CERTS_WRITER_FS || !c->cfg->leader_elect)
         return true;
-    return c->leader && wh_certs_leader_is_leader(c->leader);
+    return c->leader && wh_leader_is_leader(c->leader);
 }
 
 /* --- cache callbacks (informer threads) ------------------------------------------------------ */
@@ -1062,21 +1048,15 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     wh_certs_gen_opts_init(&c->gen);
     if (strcmp(cfg->cert_key_type, "ecdsa") == 0)
         c->gen.key_type = WH_CERTS_KEY_ECDSA;
-    if (hooks)
-        c->hooks = *hooks;
-    if (!c->hooks.serves) {
-        c->hooks.serves = serves_route;
-        c->hooks.serves_arg = (void *)(uintptr_t)cfg;
-    }
-    if (!c->hooks.serving_serial)
-        c->hooks.serving_serial = tls_serial;
+    WH_ASSERT(hooks && hooks->serves && hooks->serving_serial);
+    c->hooks = *hooks;
     c->identity = c->hooks.identity ? wh_xstrdup(c->hooks.identity) : default_identity();
     c->hooks.identity = c->identity;
     c->lease_name = cfg->leader_election_id && cfg->leader_election_id[0]
                         ? wh_xstrdup(cfg->leader_election_id)
                         : wh_str_printf("%s-writer", c->env.secret_name);
     if (cfg->leader_elect && c->mode == WH_CERTS_WRITER_SECRET) {
-        struct wh_certs_leader_opts lo = {
+        struct wh_leader_opts lo = {
             .ns = c->env.pod_namespace,
             .name = c->lease_name,
             .identity = c->identity,
@@ -1086,7 +1066,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
             .on_change = on_leadership,
             .arg = c,
         };
-        rc = wh_certs_leader_new(c->client, &lo, &c->leader, eb);
+        rc = wh_leader_new(c->client, &lo, &c->leader, eb);
         if (rc)
             goto fail;
     }
@@ -1137,7 +1117,7 @@ fail:
 enum wh_err wh_certs_controller_start(struct wh_certs_controller *c, struct wh_errbuf *eb)
 {
     WH_ASSERT(!c->started);
-    if (c->leader && wh_certs_leader_start(c->leader))
+    if (c->leader && wh_leader_start(c->leader))
         return wh_errbuf_set(eb, WH_ERR_INTERNAL, "cannot start the leader election thread");
     if (pthread_create(&c->thread, NULL, controller_main, c) != 0)
         return wh_errbuf_set(eb, WH_ERR_INTERNAL, "cannot start the certificate controller");
@@ -1201,7 +1181,7 @@ enum wh_err wh_certs_controller_step_election(struct wh_certs_controller *c, boo
     *leading = false;
     if (!c->leader)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "leader election is off");
-    return wh_certs_leader_step(c->leader, leading, eb);
+    return wh_leader_step(c->leader, leading, eb);
 }
 
 void wh_certs_controller_stop(struct wh_certs_controller *c)
@@ -1219,7 +1199,7 @@ void wh_certs_controller_stop(struct wh_certs_controller *c)
     wh_informer_stop(c->secret_informer);
     c->secret_informer = NULL;
     wh_certs_report_withdraw(c->report);
-    wh_certs_leader_free(c->leader);
+    wh_leader_free(c->leader);
     c->leader = NULL;
 }
 

@@ -21,7 +21,7 @@
  * while a rotation is in progress. Failed syncs back off from 5 ms to 30 s; syncs are at
  * least 100 ms apart, so a fight with another writer cannot become a storm.
  * Replicas: every replica runs it and serves; with --leader-elect only the Lease holder
- * writes (certs/leader.h), the others read the Secret, write their own cert dir and wait
+ * writes (kube/leader.h), the others read the Secret, write their own cert dir and wait
  * until the caBundles trust their CA.
  * Initialised (sticky, as upstream) once a sync succeeded and the HTTPS server presents the
  * certificate that sync wrote; /readyz waits for it (no crash when files are missing).
@@ -41,21 +41,22 @@
 
 struct wh_certs_controller;
 
-/* Overrides for tests; NULL fields take the defaults. */
+/* What the controller needs from the server around it. certs/ sits below the server and the
+ * handlers, so main.c wires these (tests wire fakes); serves and serving_serial are required. */
 struct wh_certs_hooks {
-    /* True when this server answers path (default: the route table of cfg). */
+    /* True when this server answers path: only those webhook entries are pointed at it. */
     bool (*serves)(void *arg, const char *path);
     void *serves_arg;
-    /* The serial (hex) of the certificate the HTTPS server presents now; false when none
-     * (default: server/tls.c). */
+    /* The serial (hex) of the certificate the HTTPS server presents now; false when none. */
     bool (*serving_serial)(void *arg, char *buf, size_t bufsz);
     void *serial_arg;
-    /* This replica's identity in Leases (default: <hostname>_<8 random hex digits>). */
+    /* This replica's identity in Leases (NULL: <hostname>_<8 random hex digits>). */
     const char *identity;
 };
 
 /* Makes the controller for cfg (borrowed: it must outlive the controller) on an API-mode
- * cluster, declaring the caches it watches; call before wh_cluster_start. hooks may be NULL.
+ * cluster, declaring the caches it watches; call before wh_cluster_start. hooks is borrowed for
+ * the call (its strings are copied).
  * WH_ERR_INVALID for a standalone cluster or unusable settings (eb says which). */
 WH_NODISCARD enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_config *cfg,
                                                  const struct wh_certs_hooks *hooks,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "certs/lease.h"
+#include "kube/lease.h"
 #include "log/log.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -53,7 +53,7 @@ struct wh_certs_report *wh_certs_report_new(struct wh_kube_client *client, const
     /* The identity part is cut so that the whole name stays a valid object name. */
     size_t used = strlen(secret) + strlen("-serving-");
     size_t room = used + 1 < 253 ? 253 - used : 1;
-    wh_certs_lease_dns_label(identity, label, room > 63 ? 63 : room);
+    wh_lease_dns_label(identity, label, room > 63 ? 63 : room);
     snprintf(r->name, sizeof(r->name), "%s-serving-%s", secret, label);
     return r;
 }
@@ -70,9 +70,9 @@ void wh_certs_report_free(struct wh_certs_report *r)
 
 static json_t *report_object(const struct wh_certs_report *r, const char *serial)
 {
-    struct wh_certs_lease_record rec = {0};
+    struct wh_lease_record rec = {0};
     char now[40];
-    wh_certs_lease_microtime(wh_time_wall_ns(), now, sizeof(now));
+    wh_lease_microtime(wh_time_wall_ns(), now, sizeof(now));
     snprintf(rec.holder, sizeof(rec.holder), "%s", r->identity);
     rec.duration_s = WH_CERTS_REPORT_TTL_SECS;
     snprintf(rec.renew_time, sizeof(rec.renew_time), "%s", now);
@@ -80,7 +80,7 @@ static json_t *report_object(const struct wh_certs_report *r, const char *serial
     json_t *labels = json_pack("{s:s}", WH_CERTS_REPORT_LABEL, r->secret);
     json_t *ann = json_pack("{s:s}", WH_CERTS_REPORT_SERIAL, serial);
     WH_ASSERT(labels && ann);
-    json_t *o = wh_certs_lease_object(r->ns, r->name, &rec, labels, ann);
+    json_t *o = wh_lease_object(r->ns, r->name, &rec, labels, ann);
     json_decref(labels);
     json_decref(ann);
     return o;
@@ -104,7 +104,7 @@ enum wh_err wh_certs_report_publish(struct wh_certs_report *r, const char *seria
      * rounds at most; our name is ours alone, so a conflict only means a stale version. */
     for (int round = 0; round < 2; round++) {
         if (!r->rv[0]) {
-            rc = wh_certs_lease_path(path, sizeof(path), r->ns, r->name);
+            rc = wh_lease_path(path, sizeof(path), r->ns, r->name);
             json_t *cur = NULL;
             if (!rc)
                 rc = wh_kube_get(r->client, path, &cur, &st);
@@ -118,7 +118,7 @@ enum wh_err wh_certs_report_publish(struct wh_certs_report *r, const char *seria
         }
         obj = report_object(r, norm);
         bool create = r->rv[0] == '\0';
-        rc = wh_certs_lease_path(path, sizeof(path), r->ns, create ? NULL : r->name);
+        rc = wh_lease_path(path, sizeof(path), r->ns, create ? NULL : r->name);
         if (!rc)
             rc = create ? wh_kube_create(r->client, path, obj, &stored, &st)
                         : wh_kube_update(r->client, path, obj, &stored, &st);
@@ -149,7 +149,7 @@ void wh_certs_report_withdraw(struct wh_certs_report *r)
     struct wh_kube_status st = {0};
     if (!r || !r->written)
         return;
-    enum wh_err rc = wh_certs_lease_path(path, sizeof(path), r->ns, r->name);
+    enum wh_err rc = wh_lease_path(path, sizeof(path), r->ns, r->name);
     if (!rc)
         rc = wh_kube_delete(r->client, path, NULL, &st);
     if (rc && rc != WH_ERR_NOT_FOUND)
@@ -175,16 +175,16 @@ static void add_lagging(struct wh_certs_report_summary *sum, const char *who)
 static enum wh_err check_one(void *arg, json_t *item)
 {
     struct check_ctx *cx = arg;
-    struct wh_certs_lease_record rec;
+    struct wh_lease_record rec;
     char serial[80];
-    wh_certs_lease_parse(item, &rec);
+    wh_lease_parse(item, &rec);
     long long ttl = rec.duration_s > 0 ? rec.duration_s : WH_CERTS_REPORT_TTL_SECS;
     if (rec.renew == 0 || rec.renew + ttl < cx->now) {
         if (rec.renew + WH_CERTS_REPORT_GC_SECS < cx->now) {
             char path[512];
             struct wh_kube_status st = {0};
             const char *name = wh_json_meta_str(item, "name");
-            if (name && wh_certs_lease_path(path, sizeof(path), cx->ns, name) == WH_OK &&
+            if (name && wh_lease_path(path, sizeof(path), cx->ns, name) == WH_OK &&
                 wh_kube_delete(cx->client, path, NULL, &st) == WH_OK)
                 cx->sum->removed++;
         }
@@ -212,7 +212,7 @@ enum wh_err wh_certs_report_check(struct wh_kube_client *client, const char *ns,
     wh_certs_report_serial_norm(want_serial, want, sizeof(want));
     struct check_ctx cx = {client, ns, want, now, sum};
     snprintf(selector, sizeof(selector), "%s=%s", WH_CERTS_REPORT_LABEL, secret);
-    enum wh_err rc = wh_certs_lease_path(path, sizeof(path), ns, NULL);
+    enum wh_err rc = wh_lease_path(path, sizeof(path), ns, NULL);
     if (!rc)
         rc = wh_kube_list_all(client, path, selector, NULL, 0, check_one, &cx, NULL, &st);
     if (rc)

@@ -10,7 +10,7 @@
  *   certs           the certificate controller, API mode only (certs/controller.c): Secret,
  *                   cert dir, caBundles, CA rotation, serving report; plus the informer of
  *                   its Secret (one object, by field selector)
- *   leader election with --leader-elect in API mode: keeps the writer's Lease (certs/leader.c)
+ *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
  */
 #include <curl/curl.h>
 #include <signal.h>
@@ -34,6 +34,7 @@
 #include "server/http.h"
 #include "server/tls.h"
 #include "util/arena.h"
+#include "util/json.h"
 #include "util/mem.h"
 
 static bool tls_ready(void *arg, char *why, size_t whysz)
@@ -107,6 +108,25 @@ static void block_signals(sigset_t *set)
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not kill the server */
 }
 
+/* --- hooks: certs/ sits below the server and the handlers; they meet here --------------------- */
+
+static bool route_served(const struct wh_config *cfg, const char *path)
+{
+    return wh_routes_find(cfg, path) != NULL;
+}
+
+static bool certs_serves(void *arg, const char *path)
+{
+    return route_served(arg, path);
+}
+
+static bool certs_serving_serial(void *arg, char *buf, size_t bufsz)
+{
+    (void)arg;
+    time_t not_after = 0;
+    return wh_tls_current_info(buf, bufsz, &not_after);
+}
+
 static int serve(int argc, char **argv)
 {
     int status = 1;
@@ -167,7 +187,11 @@ static int serve(int argc, char **argv)
     /* API mode: the certificate controller owns the cert dir and the caBundles (its caches
      * are declared before the cluster starts). */
     if (!wh_cluster_standalone(cluster) &&
-        wh_certs_controller_new(cluster, &cfg, NULL, &certs, &eb)) {
+        wh_certs_controller_new(cluster, &cfg,
+                                &(struct wh_certs_hooks){.serves = certs_serves,
+                                                         .serves_arg = &cfg,
+                                                         .serving_serial = certs_serving_serial},
+                                &certs, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
@@ -241,14 +265,15 @@ out:
 
 int main(int argc, char **argv)
 {
-    wh_mem_init();
+    wh_json_init();
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "kruise-webhook: curl_global_init failed\n");
         return 1;
     }
     int status;
     if (argc > 1 && strcmp(argv[1], "certs") == 0)
-        status = wh_certs_cli_main(argc - 1, argv + 1);
+        status = wh_certs_cli_main(argc - 1, argv + 1,
+                                   &(struct wh_certs_cli_hooks){.serves = route_served});
     else if (argc > 1 && strcmp(argv[1], "inject") == 0)
         status = wh_inject_main(argc - 1, argv + 1);
     else if (argc > 1 && strcmp(argv[1], "convert") == 0)

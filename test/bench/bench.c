@@ -256,7 +256,7 @@ static void bench_convert_pipeline(void)
 
 int main(void)
 {
-    wh_mem_init();
+    wh_json_init();
     wh_log_setup(WH_LOG_ERROR, WH_LOG_TEXT);
     printf("kruise-webhook benchmarks (one core, in process)\n");
     bench_pipeline_overhead();

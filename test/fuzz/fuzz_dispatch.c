@@ -11,6 +11,7 @@
 #include "kube/cluster.h"
 #include "log/log.h"
 #include "server/dispatch.h"
+#include "util/json.h"
 #include "util/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,7 +21,7 @@ static struct wh_cluster *cluster;
 
 static void setup(void)
 {
-    wh_mem_init();
+    wh_json_init();
     wh_log_setup(WH_LOG_ERROR, WH_LOG_TEXT);
     struct wh_errbuf eb = {{0}};
     char *argv[] = {"kruise-webhook", "--feature-gates=ResourcesDeletionProtection=true", NULL};

@@ -1,4 +1,4 @@
-/* Fuzz target for util/goenc (Go's JSON scanner messages, Go string encoding, evanphx merge
+/* Fuzz target for gocompat/goenc (Go's JSON scanner messages, Go string encoding, evanphx merge
  * patch) and the resourcesPolicy expression calculator. The input is split at its first
  * newline: a document and a merge patch, each also used as an expression. Properties: the
  * validator and the merge agree on what is JSON; a merge result is valid JSON; Go string
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/sidecarset_resources.h"
+#include "handlers/sidecarset/resources.h"
 #include "util/buf.h"
-#include "util/goenc.h"
+#include "gocompat/goenc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

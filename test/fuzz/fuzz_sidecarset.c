@@ -10,15 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/sidecarset_defaults.h"
-#include "handlers/sidecarset_hash.h"
-#include "kube/fielderr.h"
-#include "kube/gojson.h"
-#include "kube/podvalidation.h"
-#include "kube/quantity.h"
-#include "kube/validation.h"
+#include "handlers/sidecarset/defaults.h"
+#include "handlers/sidecarset/hash.h"
+#include "k8s/fielderr.h"
+#include "gocompat/gotype.h"
+#include "k8s/podvalidation.h"
+#include "k8s/quantity.h"
+#include "k8s/validation.h"
+#include "util/json.h"
 #include "util/mem.h"
-#include "util/regex.h"
+#include "gocompat/regex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -94,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int init;
     if (!init) {
-        wh_mem_init();
+        wh_json_init();
         init = 1;
     }
     if (size < 1 || size > 65536)

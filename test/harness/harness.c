@@ -593,7 +593,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    wh_mem_init();
+    wh_json_init();
     wh_log_setup(WH_LOG_WARN, WH_LOG_TEXT);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     signal(SIGPIPE, SIG_IGN);

@@ -9,6 +9,7 @@
 
 #include "log/log.h"
 #include "util/arena.h"
+#include "util/json.h"
 #include "util/mem.h"
 
 int wh_test_failed_checks;
@@ -80,7 +81,7 @@ char *wh_test_read_file(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
-    wh_mem_init();
+    wh_json_init();
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any test starts a thread, as main does */
     wh_log_setup(getenv("WH_TEST_VERBOSE") ? WH_LOG_DEBUG : WH_LOG_ERROR, WH_LOG_TEXT);
     int passed = 0, failed = 0;

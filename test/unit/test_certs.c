@@ -29,6 +29,7 @@
 #include "certs/pem.h"
 #include "certs/secret.h"
 #include "certs/verify.h"
+#include "test/support/certs_hooks.h"
 #include "test/support/tls_fixture.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -1561,7 +1562,7 @@ static int run_cli(int argc, char **argv)
         dup2(null, 1);
         dup2(null, 2);
     }
-    int status = wh_certs_cli_main(argc, argv);
+    int status = wh_certs_cli_main(argc, argv, &wh_test_certs_cli_hooks);
     fflush(stdout);
     fflush(stderr);
     dup2(out, 1);

@@ -27,8 +27,8 @@
 #include "certs/fs_store.h"
 #include "certs/inject.h"
 #include "certs/keypair.h"
-#include "certs/leader.h"
-#include "certs/lease.h"
+#include "kube/leader.h"
+#include "kube/lease.h"
 #include "certs/pem.h"
 #include "certs/report.h"
 #include "certs/secret.h"
@@ -38,6 +38,7 @@
 #include "kube/client.h"
 #include "kube/cluster.h"
 #include "test/support/apiserver_proc.h"
+#include "test/support/certs_hooks.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -281,7 +282,11 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     struct wh_kube_opts ko = {.kubeconfig = f->kubeconfig, .timeout_ms = 10000, .max_retries = 1};
     struct wh_kube_client *client = NULL;
     struct wh_certs_hooks hooks = {
-        .serving_serial = fake_serving, .serial_arg = in, .identity = in->identity};
+        .serves = wh_test_certs_serves,
+        .serves_arg = &in->cfg,
+        .serving_serial = fake_serving,
+        .serial_arg = in,
+        .identity = in->identity};
     if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
         wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
         wh_cluster_start(in->cl, &eb)) {
@@ -475,14 +480,14 @@ static int count_certs(const char *pem)
 
 static void put_report(struct fx *f, const char *who, const char *serial)
 {
-    struct wh_certs_lease_record rec = {0};
+    struct wh_lease_record rec = {0};
     snprintf(rec.holder, sizeof(rec.holder), "%s", who);
     rec.duration_s = 90;
-    wh_certs_lease_microtime(wh_time_wall_ns(), rec.renew_time, sizeof(rec.renew_time));
+    wh_lease_microtime(wh_time_wall_ns(), rec.renew_time, sizeof(rec.renew_time));
     json_t *labels = json_pack("{s:s}", WH_CERTS_REPORT_LABEL, SECRET);
     json_t *ann = json_pack("{s:s}", WH_CERTS_REPORT_SERIAL, serial);
     char *name = wh_str_printf(SECRET "-serving-%s", who);
-    json_t *o = wh_certs_lease_object(NS, name, &rec, labels, ann);
+    json_t *o = wh_lease_object(NS, name, &rec, labels, ann);
     put_obj(f, o);
     json_decref(o);
     json_decref(labels);
@@ -930,46 +935,46 @@ out_fx:
 TEST(certs_leader_lease_expiry_takeover)
 {
     struct fx f;
-    struct wh_certs_leader *a = NULL, *b = NULL;
+    struct wh_leader *a = NULL, *b = NULL;
     struct wh_errbuf eb = {{0}};
     bool la = false, lb = false;
     if (!fx_start(&f))
         return;
-    struct wh_certs_leader_opts o = {.ns = NS,
+    struct wh_leader_opts o = {.ns = NS,
                                      .name = "test-lease",
                                      .identity = "a",
                                      .lease_duration_ms = 1000,
                                      .renew_deadline_ms = 600,
                                      .retry_period_ms = 100};
-    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &a, &eb), WH_OK);
+    CHECK_EQ_INT(wh_leader_new(f.client, &o, &a, &eb), WH_OK);
     o.identity = "b";
-    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &b, &eb), WH_OK);
+    CHECK_EQ_INT(wh_leader_new(f.client, &o, &b, &eb), WH_OK);
     o.renew_deadline_ms = 5000;
-    struct wh_certs_leader *bad = NULL;
-    CHECK_EQ_INT(wh_certs_leader_new(f.client, &o, &bad, &eb), WH_ERR_INVALID);
+    struct wh_leader *bad = NULL;
+    CHECK_EQ_INT(wh_leader_new(f.client, &o, &bad, &eb), WH_ERR_INVALID);
 
-    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK);
-    CHECK(la && wh_certs_leader_is_leader(a));
-    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK);
-    CHECK(!lb && !wh_certs_leader_is_leader(b));
-    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK); /* renew */
+    CHECK_EQ_INT(wh_leader_step(a, &la, &eb), WH_OK);
+    CHECK(la && wh_leader_is_leader(a));
+    CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK);
+    CHECK(!lb && !wh_leader_is_leader(b));
+    CHECK_EQ_INT(wh_leader_step(a, &la, &eb), WH_OK); /* renew */
     CHECK(la);
     wh_time_sleep_ms(300);
-    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
+    CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
     CHECK(!lb);
     wh_time_sleep_ms(1100);               /* a stops renewing */
-    CHECK(!wh_certs_leader_is_leader(a)); /* past its renew deadline */
-    CHECK_EQ_INT(wh_certs_leader_step(b, &lb, &eb), WH_OK);
+    CHECK(!wh_leader_is_leader(a)); /* past its renew deadline */
+    CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK);
     CHECK(lb);
     json_t *lease = get_obj(&f, "coordination.k8s.io", "leases", NS, "test-lease");
     CHECK_EQ_STR(wh_json_path_str(lease, "spec", "holderIdentity", NULL), "b");
     CHECK_EQ_INT(json_integer_value(wh_json_path(lease, "spec", "leaseTransitions", NULL)), 1);
     CHECK(wh_json_path_str(lease, "spec", "renewTime", NULL) != NULL);
     json_decref(lease);
-    CHECK_EQ_INT(wh_certs_leader_step(a, &la, &eb), WH_OK);
+    CHECK_EQ_INT(wh_leader_step(a, &la, &eb), WH_OK);
     CHECK(!la);
-    wh_certs_leader_free(a);
-    wh_certs_leader_free(b); /* releases: holder emptied */
+    wh_leader_free(a);
+    wh_leader_free(b); /* releases: holder emptied */
     lease = get_obj(&f, "coordination.k8s.io", "leases", NS, "test-lease");
     CHECK_EQ_STR(wh_json_path_str(lease, "spec", "holderIdentity", NULL), "");
     json_decref(lease);
@@ -1049,7 +1054,7 @@ static int run_cli_quiet(int argc, char **argv)
         dup2(null, 1);
         dup2(null, 2);
     }
-    int status = wh_certs_cli_main(argc, argv);
+    int status = wh_certs_cli_main(argc, argv, &wh_test_certs_cli_hooks);
     fflush(stdout);
     fflush(stderr);
     dup2(out, 1);

@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 #include "config/features.h"
-#include "handlers/deletion_protection.h"
+#include "handlers/deletion/protection.h"
 #include "handlers/registry.h"
 #include "kube/client.h"
 #include "kube/cluster.h"

@@ -1,9 +1,9 @@
-/* Go-compatible JSON helpers (util/goenc.h): string escapes, syntax messages, merge patch. */
+/* Go-compatible JSON helpers (gocompat/goenc.h): string escapes, syntax messages, merge patch. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "test/unit/test.h"
-#include "util/goenc.h"
+#include "gocompat/goenc.h"
 
 static void check_string(const char *in, const char *want)
 {

@@ -1,8 +1,8 @@
-/* kube/quantity: Go's parse, canonical form, cached text and RoundUp. */
+/* k8s/quantity: Go's parse, canonical form, cached text and RoundUp. */
 #include <stdio.h>
 #include <string.h>
 
-#include "kube/quantity.h"
+#include "k8s/quantity.h"
 #include "test/unit/test.h"
 
 static void check_format(const char *in, const char *want, const char *want_rounded)

@@ -1,8 +1,8 @@
-/* util/regex: Go's regexp syntax errors word for word, and MatchString semantics. */
+/* gocompat/regex: Go's regexp syntax errors word for word, and MatchString semantics. */
 #include <string.h>
 
 #include "test/unit/test.h"
-#include "util/regex.h"
+#include "gocompat/regex.h"
 
 static void check_error(const char *pattern, const char *want)
 {

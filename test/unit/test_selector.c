@@ -1,8 +1,8 @@
-/* Label selector compilation and matching (kube/selector.h; spec sidecarset.md 2.5). */
+/* Label selector compilation and matching (k8s/selector.h; spec sidecarset.md 2.5). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/selector.h"
+#include "k8s/selector.h"
 #include "test/unit/test.h"
 
 static bool sel_match(const char *sel, const char *labels)

@@ -52,7 +52,7 @@ TEST(sidecarset_inject_vectors)
 /* --- running the step directly ------------------------------------------------------------- */
 
 #include "config/config.h"
-#include "handlers/pod_mutate.h"
+#include "handlers/pod/mutate.h"
 #include "handlers/registry.h"
 #include "kube/cluster.h"
 #include "util/json.h"
@@ -1137,7 +1137,7 @@ TEST(sidecarset_inject_v1alpha1_namespace)
     inj_fini(&r);
 }
 
-#include "handlers/sidecarset_resources.h"
+#include "handlers/sidecarset/resources.h"
 
 static void check_expr(const char *expr, const char *agg, const char *want)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/sidecarset_defaults.h"
-#include "handlers/sidecarset_hash.h"
+#include "handlers/sidecarset/defaults.h"
+#include "handlers/sidecarset/hash.h"
 #include "test/support/admission_run.h"
 #include "test/support/vector.h"
 #include "test/unit/test.h"

@@ -1,11 +1,11 @@
-/* kube/fielderr, kube/validation and kube/gojson: the rendering of field errors, the generic
+/* k8s/fielderr, k8s/validation and gocompat/gotype: the rendering of field errors, the generic
  * Kubernetes checks with their messages, and Go's typed encoding. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/fielderr.h"
-#include "kube/gojson.h"
-#include "kube/validation.h"
+#include "k8s/fielderr.h"
+#include "gocompat/gotype.h"
+#include "k8s/validation.h"
 #include "test/unit/test.h"
 #include "util/buf.h"
 

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "conversion/convert.h"
-#include "handlers/deletion_protection.h"
-#include "handlers/pod_mutate.h"
-#include "handlers/sidecarset_mutate.h"
-#include "handlers/sidecarset_validate.h"
+#include "handlers/deletion/protection.h"
+#include "handlers/pod/mutate.h"
+#include "handlers/sidecarset/mutate.h"
+#include "handlers/sidecarset/validate.h"
 
 static const struct wh_route routes[] = {
     /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches), areas} */

@@ -190,7 +190,9 @@ static void collect_key(void *ctx, const char *key)
 /* Steals: in. */
 static struct wh_object *object_new(struct wh_cache *c, json_t *in)
 {
-    wh_arena_pause(); /* everything built here is kept */
+    /* Everything built here is kept: callers (informers, the loader, handlers) never have a
+     * request arena open. */
+    WH_ASSERT(!wh_arena_allocating());
     json_t *obj = stripped(in);
     json_decref(in);
     const char *ns = wh_json_meta_str(obj, "namespace");
@@ -230,7 +232,6 @@ static struct wh_object *object_new(struct wh_cache *c, json_t *in)
     o->text_len = strlen(o->text);
     atomic_init(&o->parsed, NULL);
     json_decref(obj);
-    wh_arena_resume();
     return o;
 }
 

@@ -154,6 +154,11 @@ void wh_arena_resume(void)
         arena.paused--;
 }
 
+bool wh_arena_allocating(void)
+{
+    return arena.open && !arena.paused;
+}
+
 unsigned long wh_arena_allocations(void)
 {
     return arena.allocations;

@@ -14,8 +14,9 @@
  *    arena (pause it first);
  *  - a value made in the arena must not be kept past wh_arena_end (the cache pauses the arena
  *    whenever it builds anything it keeps).
- * Thread rule: everything is per thread. wh_arena_install runs once from wh_mem_init. */
+ * Thread rule: everything is per thread. wh_arena_install runs once from wh_json_init. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Routes jansson's allocations through the arena-aware functions. */
@@ -33,6 +34,10 @@ void wh_arena_release(void);
  * Paused allocations are ordinary mallocs. */
 void wh_arena_pause(void);
 void wh_arena_resume(void);
+
+/* True between wh_arena_begin and wh_arena_end while not paused: jansson allocations on this
+ * thread now die with the request. Code that builds what it keeps asserts this is false. */
+bool wh_arena_allocating(void);
 
 /* Every jansson allocation this thread has made, arena or not (benchmarks). */
 unsigned long wh_arena_allocations(void);

@@ -6,9 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
+
+void wh_json_init(void)
+{
+    wh_arena_install(); /* jansson allocates through wh_xmalloc, or a request's arena */
+    /* 0 = a random seed from the OS; done here so no two threads race jansson's lazy seeding. */
+    json_object_seed(0);
+}
 
 const char *wh_json_str(const json_t *o, const char *key)
 {

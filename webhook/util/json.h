@@ -12,6 +12,10 @@
 #include "util/buf.h"
 #include "util/err.h"
 
+/* Points jansson at the arena-aware aborting allocator (util/arena.h, util/mem.h) and fixes its
+ * hash seed. Call once from main (and from test runners) before any thread starts. */
+void wh_json_init(void);
+
 /* Returns: borrowed; the string value of o[key], or NULL. */
 const char *wh_json_str(const json_t *o, const char *key);
 /* Returns: borrowed; o[key] if it is an object / array, else NULL. */

@@ -1,10 +1,8 @@
 #include "util/mem.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/arena.h"
 #include "util/err.h"
 
 void *wh_xmalloc(size_t n)
@@ -42,11 +40,4 @@ char *wh_xstrndup(const char *s, size_t n)
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
-}
-
-void wh_mem_init(void)
-{
-    wh_arena_install(); /* jansson allocates through wh_xmalloc, or a request's arena */
-    /* 0 = a random seed from the OS; done here so no two threads race jansson's lazy seeding. */
-    json_object_seed(0);
 }

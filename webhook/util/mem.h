@@ -3,8 +3,9 @@
 
 /* Allocation that aborts on failure (as h2o_mem_alloc does): every request is bounded by the
  * body cap, so running out of memory is an environment failure that Kubernetes answers by
- * restarting the pod. After wh_mem_init, jansson allocates through these too, so a NULL from
- * jansson only ever means "missing or wrong type". Thread rule: thread-safe. */
+ * restarting the pod. After wh_json_init (util/json.h), jansson allocates through these too, so a
+ * NULL from jansson only ever means "missing or wrong type". This is the bottom of the tree: it
+ * includes nothing of the project but util/err.h. Thread rule: thread-safe. */
 
 #include <stddef.h>
 
@@ -14,9 +15,5 @@ void *wh_xcalloc(size_t count, size_t size);
 void *wh_xrealloc(void *p, size_t n);
 char *wh_xstrdup(const char *s);
 char *wh_xstrndup(const char *s, size_t n);
-
-/* Points jansson at the aborting allocator and fixes its hash seed. Call once from main (and
- * from test runners) before any thread starts. */
-void wh_mem_init(void);
 
 #endif

@@ -1,0 +1,488 @@
+#include "handlers/deletion/protection.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/features.h"
+#include "handlers/deletion/protection_int.h"
+#include "log/log.h"
+#include "metrics/metrics.h"
+#include "util/json.h"
+#include "util/str.h"
+#include "util/time.h"
+
+#define DENIED_METRIC "kruise_webhook_deletion_protection_denied_total"
+#define DENIED_HELP "Deletions denied by policy.kruise.io/delete-protection, by kind."
+
+static const struct {
+    const char *group, *kind;
+} kinds[WH_DP_KIND_COUNT] = {
+    [WH_DP_KIND_NAMESPACE] = {"", "Namespace"},
+    [WH_DP_KIND_CRD] = {"apiextensions.k8s.io", "CustomResourceDefinition"},
+    [WH_DP_KIND_DEPLOYMENT] = {"apps", "Deployment"},
+    [WH_DP_KIND_REPLICASET] = {"apps", "ReplicaSet"},
+    [WH_DP_KIND_STATEFULSET] = {"apps", "StatefulSet"},
+    [WH_DP_KIND_CLONESET] = {"apps.kruise.io", "CloneSet"},
+    [WH_DP_KIND_ADVANCED_STATEFULSET] = {"apps.kruise.io", "StatefulSet"},
+    [WH_DP_KIND_UNITEDDEPLOYMENT] = {"apps.kruise.io", "UnitedDeployment"},
+    [WH_DP_KIND_SERVICE] = {"", "Service"},
+    [WH_DP_KIND_INGRESS] = {"networking.k8s.io", "Ingress"},
+};
+
+/* --- decoding ------------------------------------------------------------------------------ */
+
+/* The Go types a field may be decoded into; JSON null is accepted for all of them, as Go's
+ * decoder leaves the zero value there. */
+enum gotype { GO_STRING, GO_INT64, GO_INT32, GO_BOOL, GO_OBJECT, GO_ARRAY, GO_TIME };
+
+static const char *gotype_name(enum gotype t)
+{
+    switch (t) {
+    case GO_STRING:
+        return "string";
+    case GO_INT64:
+        return "int64";
+    case GO_INT32:
+        return "int32";
+    case GO_BOOL:
+        return "bool";
+    case GO_OBJECT:
+        return "struct";
+    case GO_ARRAY:
+        return "slice";
+    case GO_TIME:
+        return "v1.Time";
+    }
+    return "?";
+}
+
+static enum wh_err mismatch(const json_t *v, const char *where, const char *key, enum gotype t,
+                            struct wh_errbuf *eb)
+{
+    if (json_is_number(v)) {
+        /* Go names the number when it is the value, not the type, that does not fit. */
+        char num[64];
+        if (json_is_integer(v))
+            snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        else
+            snprintf(num, sizeof(num), "%g", json_real_value(v));
+        if (t == GO_INT32 || t == GO_INT64)
+            return wh_errbuf_set(eb, WH_ERR_INVALID,
+                                 "json: cannot unmarshal number %s into Go struct field %s.%s of "
+                                 "type %s",
+                                 num, where, key, gotype_name(t));
+    }
+    return wh_errbuf_set(eb, WH_ERR_INVALID,
+                         "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
+                         wh_json_go_type_name(v), where, key, gotype_name(t));
+}
+
+/* Checks parent[key] (when present and not null) against t. */
+static enum wh_err field(const json_t *parent, const char *where, const char *key, enum gotype t,
+                         struct wh_errbuf *eb)
+{
+    const json_t *v = json_object_get(parent, key);
+    if (!v || json_is_null(v))
+        return WH_OK;
+    switch (t) {
+    case GO_STRING:
+        if (!json_is_string(v))
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_INT64:
+        if (!json_is_integer(v))
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_INT32:
+        if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
+            json_integer_value(v) > INT32_MAX)
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_BOOL:
+        if (!json_is_boolean(v))
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_OBJECT:
+        if (!json_is_object(v))
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_ARRAY:
+        if (!json_is_array(v))
+            return mismatch(v, where, key, t, eb);
+        break;
+    case GO_TIME: {
+        if (!json_is_string(v))
+            return wh_errbuf_set(eb, WH_ERR_INVALID,
+                                 "json: cannot unmarshal %s into Go value of type string",
+                                 wh_json_go_type_name(v));
+        time_t ignored;
+        if (wh_time_parse_rfc3339(json_string_value(v), &ignored) != 0)
+            return wh_errbuf_set(eb, WH_ERR_INVALID,
+                                 "parsing time \"%.64s\" as \"2006-01-02T15:04:05Z07:00\": "
+                                 "not an RFC 3339 time (%s.%s)",
+                                 json_string_value(v), where, key);
+        break;
+    }
+    }
+    return WH_OK;
+}
+
+/* parent[key] is null/absent or an object (map[string]string) whose values are strings. */
+static enum wh_err string_map(const json_t *parent, const char *where, const char *key,
+                              struct wh_errbuf *eb)
+{
+    enum wh_err rc = field(parent, where, key, GO_OBJECT, eb);
+    if (rc)
+        return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)json_object_get(parent, key), k, v)
+    {
+        if (!json_is_string(v) && !json_is_null(v))
+            return wh_errbuf_set(eb, WH_ERR_INVALID,
+                                 "json: cannot unmarshal %s into Go struct field %s.%s of type "
+                                 "string",
+                                 wh_json_go_type_name(v), where, key);
+    }
+    return WH_OK;
+}
+
+/* parent[key] is null/absent or an array whose elements are null or of type t. */
+static enum wh_err array_of(const json_t *parent, const char *where, const char *key, enum gotype t,
+                            struct wh_errbuf *eb)
+{
+    enum wh_err rc = field(parent, where, key, GO_ARRAY, eb);
+    if (rc)
+        return rc;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(parent, key), i, v)
+    {
+        if (json_is_null(v))
+            continue;
+        bool ok = t == GO_STRING ? json_is_string(v) : json_is_object(v);
+        if (!ok)
+            return mismatch(v, where, key, t, eb);
+    }
+    return WH_OK;
+}
+
+static enum wh_err check_meta(const json_t *meta, struct wh_errbuf *eb)
+{
+    static const char *const strings[] = {"name",     "generateName", "namespace",
+                                          "selfLink", "uid",          "resourceVersion"};
+    static const char *const where = "ObjectMeta.metadata";
+    enum wh_err rc = WH_OK;
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]) && !rc; i++)
+        rc = field(meta, where, strings[i], GO_STRING, eb);
+    if (!rc)
+        rc = field(meta, where, "generation", GO_INT64, eb);
+    if (!rc)
+        rc = field(meta, where, "deletionGracePeriodSeconds", GO_INT64, eb);
+    if (!rc)
+        rc = field(meta, where, "creationTimestamp", GO_TIME, eb);
+    if (!rc)
+        rc = field(meta, where, "deletionTimestamp", GO_TIME, eb);
+    if (!rc)
+        rc = string_map(meta, where, "labels", eb);
+    if (!rc)
+        rc = string_map(meta, where, "annotations", eb);
+    if (!rc)
+        rc = array_of(meta, where, "finalizers", GO_STRING, eb);
+    if (!rc)
+        rc = array_of(meta, where, "ownerReferences", GO_OBJECT, eb);
+    if (!rc)
+        rc = array_of(meta, where, "managedFields", GO_OBJECT, eb);
+    return rc;
+}
+
+static enum wh_err check_crd_spec(const json_t *spec, bool v1beta1, struct wh_errbuf *eb)
+{
+    static const char *const where = "CustomResourceDefinitionSpec.spec";
+    enum wh_err rc = field(spec, where, "group", GO_STRING, eb);
+    /* v1beta1 still has the singular spec.version; v1 has no such field and ignores it */
+    if (!rc && v1beta1)
+        rc = field(spec, where, "version", GO_STRING, eb);
+    if (!rc)
+        rc = field(spec, where, "names", GO_OBJECT, eb);
+    const json_t *names = json_object_get(spec, "names");
+    static const char *const name_fields[] = {"plural", "singular", "kind", "listKind"};
+    for (size_t i = 0; i < sizeof(name_fields) / sizeof(name_fields[0]) && !rc; i++)
+        rc =
+            field(names, "CustomResourceDefinitionNames.spec.names", name_fields[i], GO_STRING, eb);
+    if (!rc)
+        rc = array_of(spec, where, "versions", GO_OBJECT, eb);
+    if (rc)
+        return rc;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(spec, "versions"), i, v)
+    {
+        rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "name", GO_STRING, eb);
+        if (!rc)
+            rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "storage", GO_BOOL, eb);
+        if (!rc)
+            rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "served", GO_BOOL, eb);
+        if (rc)
+            return rc;
+    }
+    return WH_OK;
+}
+
+/* Splits an apiVersion as Kubernetes' ParseGroupVersion does: "" and "/" are empty, "v1" is a
+ * version of the core group, "g/v" a group and version, more slashes an error. */
+static bool split_gv(const char *gv, char *group, size_t gsz, char *version, size_t vsz)
+{
+    group[0] = version[0] = '\0';
+    if (!gv[0] || strcmp(gv, "/") == 0)
+        return true;
+    const char *slash = strchr(gv, '/');
+    if (!slash) {
+        snprintf(version, vsz, "%s", gv);
+        return true;
+    }
+    if (strchr(slash + 1, '/'))
+        return false;
+    snprintf(group, gsz, "%.*s", (int)(slash - gv), gv);
+    snprintf(version, vsz, "%s", slash + 1);
+    return true;
+}
+
+/* The serializer fills a missing kind, group and version from the target type; anything left
+ * naming another type cannot be decoded into it. */
+static enum wh_err check_gvk(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
+{
+    const json_t *av = json_object_get(obj, "apiVersion");
+    const json_t *k = json_object_get(obj, "kind");
+    if ((av && !json_is_string(av) && !json_is_null(av)) ||
+        (k && !json_is_string(k) && !json_is_null(k)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "couldn't get version/kind; json parse error: apiVersion and kind "
+                             "must be strings");
+    char g[128], v[64], tg[128], tv[64];
+    if (!split_gv(json_is_string(av) ? json_string_value(av) : "", g, sizeof(g), v, sizeof(v)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected GroupVersion string: %.64s",
+                             json_string_value(av));
+    if (!split_gv(t->api_version, tg, sizeof(tg), tv, sizeof(tv)))
+        WH_PANIC("bad target apiVersion %s", t->api_version);
+    const char *kind =
+        json_is_string(k) && json_string_value(k)[0] ? json_string_value(k) : t->kind;
+    if (!v[0] && (!g[0] || strcmp(g, tg) == 0)) {
+        snprintf(g, sizeof(g), "%s", tg);
+        snprintf(v, sizeof(v), "%s", tv);
+    }
+    if (strcmp(g, tg) != 0 || strcmp(v, tv) != 0 || strcmp(kind, t->kind) != 0)
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "unable to decode %s%s%s, Kind=%.64s into %s %s",
+                             g, g[0] ? "/" : "", v, kind, t->api_version, t->kind);
+    return WH_OK;
+}
+
+enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
+{
+    if (!json_is_object(obj))
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "couldn't get version/kind; json parse error: json: cannot "
+                             "unmarshal %s into Go value of type struct { APIVersion string; "
+                             "Kind string }",
+                             wh_json_go_type_name(obj));
+    enum wh_err rc = check_gvk(obj, t, eb);
+    if (!rc)
+        rc = field(obj, t->kind, "metadata", GO_OBJECT, eb);
+    if (!rc)
+        rc = check_meta(json_object_get(obj, "metadata"), eb);
+    if (!rc)
+        rc = field(obj, t->kind, "spec", GO_OBJECT, eb);
+    if (!rc)
+        rc = field(obj, t->kind, "status", GO_OBJECT, eb);
+    if (rc)
+        return rc;
+    const json_t *spec = json_object_get(obj, "spec");
+    switch (t->shape) {
+    case WH_DP_SHAPE_PLAIN:
+        break;
+    case WH_DP_SHAPE_WORKLOAD: {
+        char where[96];
+        snprintf(where, sizeof(where), "%sSpec.spec", t->kind);
+        rc = field(spec, where, "replicas", GO_INT32, eb);
+        break;
+    }
+    case WH_DP_SHAPE_CRD:
+        rc = check_crd_spec(spec, wh_str_has_suffix(t->api_version, "/v1beta1"), eb);
+        break;
+    }
+    return rc;
+}
+
+/* --- common steps -------------------------------------------------------------------------- */
+
+bool wh_dp_skip_dedicated(const struct wh_admission_request *req,
+                          struct wh_admission_response *resp)
+{
+    if (strcmp(req->operation, "DELETE") != 0 || req->sub_resource[0] || !req->old_object) {
+        wh_admission_allow(resp, NULL);
+        return true;
+    }
+    return false;
+}
+
+bool wh_dp_decode_or_deny(const struct wh_admission_request *req, const struct wh_dp_type *t,
+                          struct wh_admission_response *resp)
+{
+    struct wh_errbuf eb = {{0}};
+    if (wh_dp_decode_check(req->old_object, t, &eb) == WH_OK)
+        return true;
+    wh_admission_deny(resp, 400, "%s", eb.msg);
+    wh_admission_set_reason(resp, NULL);
+    return false;
+}
+
+bool wh_dp_deleting(const json_t *obj)
+{
+    const json_t *ts = json_object_get(wh_json_obj(obj, "metadata"), "deletionTimestamp");
+    return ts && !json_is_null(ts);
+}
+
+bool wh_dp_exempt(const struct wh_handler_ctx *ctx, const json_t *old,
+                  struct wh_admission_response *resp)
+{
+    if (!wh_feature_on(&ctx->cfg->features, WH_FEATURE_ResourcesDeletionProtection) ||
+        wh_dp_deleting(old)) {
+        wh_admission_allow(resp, NULL);
+        return true;
+    }
+    return false;
+}
+
+const char *wh_dp_label(const json_t *old)
+{
+    const json_t *v = json_object_get(wh_json_path(old, "metadata", "labels", NULL), WH_DP_LABEL);
+    if (!v)
+        return NULL;
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+void wh_dp_workload_rule(const struct wh_admission_request *req, const json_t *old,
+                         enum wh_dp_kind k, struct wh_admission_response *resp)
+{
+    const char *val = wh_dp_label(old);
+    if (val && strcmp(val, WH_DP_ALWAYS) == 0) {
+        wh_dp_deny(req, old, k, resp, WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+        return;
+    }
+    /* Only the desired count: an absent or null spec.replicas is allowed (the "defaults to 1"
+     * rule is the API server's, not upstream's check). */
+    const json_t *r = json_object_get(wh_json_obj(old, "spec"), "replicas");
+    if (val && strcmp(val, WH_DP_CASCADING) == 0 && json_is_integer(r) &&
+        json_integer_value(r) > 0) {
+        wh_dp_deny(req, old, k, resp,
+                   WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_CASCADING
+                                               " and replicas %" JSON_INTEGER_FORMAT ">0",
+                   json_integer_value(r));
+        return;
+    }
+    wh_admission_allow(resp, NULL);
+}
+
+/* --- denial side effects -------------------------------------------------------------------- */
+
+/* Upstream's counters carry object names and usernames as labels; a request can name anything,
+ * so each family keeps at most this many series and counts the rest under "_overflow_". */
+#define MAX_UPSTREAM_SERIES 1000
+
+static void count_upstream(const char *metric, const char *help, const char *label_name,
+                           const char *label_value, const char *username, atomic_uint *series)
+{
+    char labels[1024];
+    if (atomic_load_explicit(series, memory_order_relaxed) >= MAX_UPSTREAM_SERIES) {
+        label_value = "_overflow_";
+        username = "_overflow_";
+    }
+    wh_metrics_labels(labels, sizeof(labels), label_name, label_value, "username", username, NULL);
+    struct wh_metric *m = wh_metrics_counter(metric, help, labels);
+    /* Series are only ever created here, right before their first increment, so a zero value
+     * means a new series. (wh_metric_value returns a counter's count as double bits today;
+     * zero reads as zero either way.) */
+    if (wh_metric_value(m) == 0)
+        atomic_fetch_add_explicit(series, 1, memory_order_relaxed);
+    wh_metric_add(m, 1);
+}
+
+static void count_denial(const struct wh_admission_request *req, const json_t *old,
+                         enum wh_dp_kind k)
+{
+    static atomic_uint ns_series, crd_series, wl_series;
+    char labels[256];
+    wh_metrics_labels(labels, sizeof(labels), "group", kinds[k].group, "kind", kinds[k].kind, NULL);
+    wh_metric_add(wh_metrics_counter(DENIED_METRIC, DENIED_HELP, labels), 1);
+
+    const char *user = wh_json_str(req->user_info, "username");
+    const char *name = wh_json_meta_str(old, "name");
+    const char *ns = wh_json_meta_str(old, "namespace");
+    user = user ? user : "";
+    name = name ? name : "";
+    ns = ns ? ns : "";
+    switch (k) {
+    case WH_DP_KIND_NAMESPACE:
+        count_upstream("namespace_deletion_protection", "Namespace Deletion Protection", "name",
+                       name, user, &ns_series);
+        break;
+    case WH_DP_KIND_CRD:
+        count_upstream("crd_deletion_protection", "CustomResourceDefinition Deletion Protection",
+                       "name", name, user, &crd_series);
+        break;
+    case WH_DP_KIND_SERVICE:
+    case WH_DP_KIND_INGRESS:
+        break;
+    default: {
+        char knn[768];
+        snprintf(knn, sizeof(knn), "%s_%s_%s", req->kind.kind, ns, name);
+        count_upstream("workload_deletion_protection", "Workload Deletion Protection",
+                       "kind_namespace_name", knn, user, &wl_series);
+        break;
+    }
+    }
+    wh_log_req(WH_LOG_INFO, req->uid, NULL,
+               "deletion protection: denied deleting %s %s%s%s (user %s)", kinds[k].kind, ns,
+               ns[0] ? "/" : "", name, user);
+}
+
+void wh_dp_deny(const struct wh_admission_request *req, const json_t *old, enum wh_dp_kind k,
+                struct wh_admission_response *resp, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    wh_admission_deny(resp, 403, "%s", msg);
+    /* upstream answers admission.Errored(403, err): a status without a reason */
+    wh_admission_set_reason(resp, NULL);
+    count_denial(req, old, k);
+}
+
+/* --- routes ---------------------------------------------------------------------------------- */
+
+bool wh_dp_enabled_service_ingress(const struct wh_config *cfg)
+{
+    return wh_feature_on(&cfg->features, WH_FEATURE_ResourcesDeletionProtection);
+}
+
+enum wh_err wh_dp_setup(struct wh_cluster *cluster, const struct wh_config *cfg,
+                        struct wh_errbuf *eb)
+{
+    (void)cluster;
+    (void)eb;
+    bool services = wh_dp_enabled_service_ingress(cfg);
+    for (int k = 0; k < WH_DP_KIND_COUNT; k++) {
+        if (!services && (k == WH_DP_KIND_SERVICE || k == WH_DP_KIND_INGRESS))
+            continue;
+        char labels[256];
+        wh_metrics_labels(labels, sizeof(labels), "group", kinds[k].group, "kind", kinds[k].kind,
+                          NULL);
+        (void)wh_metrics_counter(DENIED_METRIC, DENIED_HELP, labels);
+    }
+    return WH_OK;
+}

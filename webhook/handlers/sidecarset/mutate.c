@@ -1,0 +1,99 @@
+#include "handlers/sidecarset/mutate.h"
+
+#include <string.h>
+
+#include "handlers/sidecarset/defaults.h"
+#include "handlers/sidecarset/hash.h"
+#include "jsonpatch/diff.h"
+#include "gocompat/gotype.h"
+#include "util/json.h"
+
+/* Upstream's defaulting dereferences sourceContainerNameFrom.fieldRef without a nil check; the
+ * panic is recovered by controller-runtime and answered as a 500 (spec 11.12). */
+static bool defaulting_panics(const json_t *spec)
+{
+    static const char *const lists[] = {"initContainers", "containers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i, j;
+        const json_t *c, *te;
+        json_array_foreach(wh_json_arr(spec, lists[l]), i, c)
+        {
+            json_array_foreach(wh_json_arr(c, "transferEnv"), j, te)
+            {
+                const json_t *from = wh_json_obj(te, "sourceContainerNameFrom");
+                if (from && !wh_json_obj(from, "fieldRef"))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
+                                       const struct wh_admission_request *req,
+                                       struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    enum wh_err rc = WH_OK;
+    const struct wh_gojson_type *type = NULL;
+    json_t *decoded = NULL, *defaulted = NULL, *encoded = NULL;
+    struct wh_errbuf derr = {{0}};
+    (void)ctx;
+
+    if (strcmp(req->resource.version, "v1beta1") == 0) {
+        type = &wh_gojson_sidecarset_v1beta1;
+    } else if (strcmp(req->resource.version, "v1alpha1") == 0) {
+        type = &wh_gojson_sidecarset_v1alpha1;
+    } else {
+        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
+        return WH_OK;
+    }
+    if (!req->object) {
+        wh_admission_deny(resp, 400, "there is no content to decode");
+        return WH_OK;
+    }
+    if (!json_is_object(req->object)) {
+        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type %s",
+                          wh_json_go_type_name(req->object),
+                          type == &wh_gojson_sidecarset_v1beta1 ? "v1beta1.SidecarSet"
+                                                                : "v1alpha1.SidecarSet");
+        return WH_OK;
+    }
+    if (wh_gojson_normalize(req->object, type, false, &decoded, &derr)) {
+        wh_admission_deny(resp, 400, "%s", derr.msg);
+        return WH_OK;
+    }
+    if (strcmp(req->operation, "CREATE") != 0 && strcmp(req->operation, "UPDATE") != 0) {
+        wh_admission_allow(resp, NULL);
+        goto out;
+    }
+    if (defaulting_panics(wh_json_obj(decoded, "spec"))) {
+        rc = wh_errbuf_set(eb, WH_ERR_INTERNAL,
+                           "panic: runtime error: invalid memory address or nil pointer "
+                           "dereference [recovered]");
+        goto out;
+    }
+
+    /* Defaults and hash work on the request object itself rather than on its encoding: Go keeps
+     * an empty "containers": [] as an empty slice, which the hash prints as [], while the
+     * omitempty encoding drops it. The decoding above already rejected wrongly typed values. */
+    defaulted = wh_json_copy(req->object);
+    wh_sidecarset_defaults(defaulted);
+    wh_sidecarset_hash_annotate(defaulted, false);
+    /* the defaults only add well-typed values, so the second encoding cannot fail */
+    rc = wh_gojson_normalize(defaulted, type, false, &encoded, eb);
+    if (rc)
+        goto out;
+    if (wh_patch_equal(decoded, encoded)) {
+        wh_admission_allow(resp, NULL);
+        goto out;
+    }
+    json_t *obj = wh_admission_mutable_object(resp, req);
+    json_object_clear(obj);
+    json_object_update(obj, encoded);
+    wh_admission_allow(resp, NULL);
+out:
+    json_decref(decoded);
+    json_decref(defaulted);
+    json_decref(encoded);
+    return rc;
+}

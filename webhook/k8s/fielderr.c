@@ -1,0 +1,280 @@
+#include "k8s/fielderr.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/mem.h"
+#include "util/str.h"
+
+/* Messages are built from request data; the cap keeps one absurd value from growing a reply
+ * without bound (the API server's own request limit is far below it anyway). */
+#define ERROR_TEXT_CAP (4u << 20)
+
+void wh_ferrs_init(struct wh_field_errors *l)
+{
+    memset(l, 0, sizeof(*l));
+}
+
+void wh_ferrs_fini(struct wh_field_errors *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+static void push(struct wh_field_errors *l, char *text)
+{
+    if (l->n == l->_cap) {
+        l->_cap = l->_cap ? 2 * l->_cap : 8;
+        l->items = wh_xrealloc(l->items, l->_cap * sizeof(*l->items));
+    }
+    l->items[l->n++] = text;
+}
+
+void wh_ferr_add_text(struct wh_field_errors *l, const char *text)
+{
+    push(l, wh_xstrdup(text));
+}
+
+static void add(struct wh_field_errors *l, const char *path, const char *type, const char *value,
+                const char *detail)
+{
+    struct wh_buf b;
+    enum wh_err rc;
+    wh_buf_init(&b, ERROR_TEXT_CAP);
+    rc = wh_buf_printf(&b, "%s: %s", path, type);
+    if (!rc && value)
+        rc = wh_buf_printf(&b, ": %s", value);
+    if (!rc && detail && *detail)
+        rc = wh_buf_printf(&b, ": %s", detail);
+    (void)rc; /* over the cap: the text stays truncated at the last whole part */
+    push(l, wh_buf_take(&b, NULL));
+}
+
+void wh_ferr_required(struct wh_field_errors *l, const char *path, const char *detail)
+{
+    add(l, path, "Required value", NULL, detail);
+}
+
+void wh_ferr_forbidden(struct wh_field_errors *l, const char *path, const char *detail)
+{
+    add(l, path, "Forbidden", NULL, detail);
+}
+
+void wh_ferr_internal(struct wh_field_errors *l, const char *path, const char *detail)
+{
+    add(l, path, "Internal error", NULL, detail);
+}
+
+void wh_ferr_too_long(struct wh_field_errors *l, const char *path, int max)
+{
+    char detail[64];
+    snprintf(detail, sizeof(detail), "may not be more than %d bytes", max);
+    add(l, path, "Too long", NULL, detail);
+}
+
+void wh_ferr_invalid_str(struct wh_field_errors *l, const char *path, const char *value,
+                         const char *detail)
+{
+    char *q = wh_go_quote(value ? value : "");
+    add(l, path, "Invalid value", q, detail);
+    free(q);
+}
+
+void wh_ferr_invalid_int(struct wh_field_errors *l, const char *path, long long value,
+                         const char *detail)
+{
+    char v[32];
+    snprintf(v, sizeof(v), "%lld", value);
+    add(l, path, "Invalid value", v, detail);
+}
+
+void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                         const char *detail)
+{
+    add(l, path, "Invalid value", rendered, detail);
+}
+
+void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
+                           const char *const *valid, size_t nvalid)
+{
+    struct wh_buf d;
+    char *q = wh_go_quote(value ? value : "");
+    wh_buf_init(&d, ERROR_TEXT_CAP);
+    enum wh_err rc = WH_OK;
+    if (nvalid)
+        rc = wh_buf_adds(&d, "supported values: ");
+    for (size_t i = 0; i < nvalid && !rc; i++) {
+        char *v = wh_go_quote(valid[i]);
+        rc = wh_buf_printf(&d, "%s%s", i ? ", " : "", v);
+        free(v);
+    }
+    char *detail = wh_buf_take(&d, NULL);
+    add(l, path, "Unsupported value", q, detail);
+    free(detail);
+    free(q);
+}
+
+void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value)
+{
+    char *q = wh_go_quote(value ? value : "");
+    add(l, path, "Not found", q, NULL);
+    free(q);
+}
+
+void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *value)
+{
+    char *q = wh_go_quote(value ? value : "");
+    add(l, path, "Duplicate value", q, NULL);
+    free(q);
+}
+
+char *wh_ferrs_aggregate(const struct wh_field_errors *l)
+{
+    struct wh_buf b;
+    size_t kept = 0;
+    const char *first = NULL;
+    if (l->n == 0)
+        return NULL;
+    wh_buf_init(&b, ERROR_TEXT_CAP);
+    for (size_t i = 0; i < l->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(l->items[i], l->items[j]) == 0;
+        if (seen)
+            continue;
+        if (kept++ == 0)
+            first = l->items[i];
+        if (wh_buf_printf(&b, "%s%s", kept > 1 ? ", " : "", l->items[i]))
+            break;
+    }
+    if (kept == 1) {
+        wh_buf_fini(&b);
+        return wh_xstrdup(first);
+    }
+    char *joined = wh_buf_take(&b, NULL);
+    char *out = wh_str_printf("[%s]", joined);
+    free(joined);
+    return out;
+}
+
+/* Decodes one UTF-8 sequence at s (n bytes left); returns its length, 0 when invalid. */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    size_t len;
+    uint32_t c;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if ((s[0] & 0xe0) == 0xc0) {
+        len = 2;
+        c = s[0] & 0x1f;
+    } else if ((s[0] & 0xf0) == 0xe0) {
+        len = 3;
+        c = s[0] & 0x0f;
+    } else if ((s[0] & 0xf8) == 0xf0) {
+        len = 4;
+        c = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3f);
+    }
+    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < min_cp[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+char *wh_go_quote(const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    struct wh_buf b;
+    size_t n = strlen(s), i = 0;
+    wh_buf_init(&b, ERROR_TEXT_CAP);
+    enum wh_err rc = wh_buf_addc(&b, '"');
+    while (!rc && i < n) {
+        uint32_t cp = 0;
+        size_t len = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (len == 0) {
+            unsigned char c = (unsigned char)s[i];
+            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 0xf], 0};
+            rc = wh_buf_adds(&b, esc);
+            i++;
+            continue;
+        }
+        if (len > 1) {
+            /* non-ASCII runes are kept unless they are control characters (C1) or
+             * separators Go does not consider printable */
+            if (cp < 0xa0 || cp == 0xad || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff)
+                rc = cp > 0xffff ? wh_buf_printf(&b, "\\U%08x", (unsigned)cp)
+                                 : wh_buf_printf(&b, "\\u%04x", (unsigned)cp);
+            else
+                rc = wh_buf_add(&b, s + i, len);
+            i += len;
+            continue;
+        }
+        char c = s[i++];
+        switch (c) {
+        case '"':
+            rc = wh_buf_adds(&b, "\\\"");
+            break;
+        case '\\':
+            rc = wh_buf_adds(&b, "\\\\");
+            break;
+        case '\a':
+            rc = wh_buf_adds(&b, "\\a");
+            break;
+        case '\b':
+            rc = wh_buf_adds(&b, "\\b");
+            break;
+        case '\f':
+            rc = wh_buf_adds(&b, "\\f");
+            break;
+        case '\n':
+            rc = wh_buf_adds(&b, "\\n");
+            break;
+        case '\r':
+            rc = wh_buf_adds(&b, "\\r");
+            break;
+        case '\t':
+            rc = wh_buf_adds(&b, "\\t");
+            break;
+        case '\v':
+            rc = wh_buf_adds(&b, "\\v");
+            break;
+        default:
+            if ((unsigned char)c < 0x20 || c == 0x7f) {
+                char esc[5] = {'\\', 'x', hex[(unsigned char)c >> 4], hex[c & 0xf], 0};
+                rc = wh_buf_adds(&b, esc);
+            } else {
+                rc = wh_buf_addc(&b, c);
+            }
+        }
+    }
+    if (!rc)
+        rc = wh_buf_addc(&b, '"');
+    return wh_buf_take(&b, NULL);
+}
+
+char *wh_fpath(char *out, size_t outsz, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, outsz, fmt, ap);
+    va_end(ap);
+    (void)n; /* a truncated path still names the field well enough */
+    return out;
+}

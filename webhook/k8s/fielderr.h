@@ -1,0 +1,66 @@
+#ifndef WH_K8S_FIELDERR_H
+#define WH_K8S_FIELDERR_H
+
+/* Kubernetes field errors (k8s.io/apimachinery/pkg/util/validation/field) rendered exactly as
+ * upstream prints them: "<path>: <type>[: <value>][: <detail>]", with the value printed as Go's
+ * ErrorBody does (strings quoted with strconv.Quote, integers plain, nil as "null", other values
+ * pre-rendered by the caller in Go's %#v form), and the list aggregated as
+ * ErrorList.ToAggregate().Error(): duplicates dropped, one error as its text, several as
+ * "[e1, e2, ...]".
+ * Thread rule: a list belongs to one thread. */
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+struct wh_field_errors {
+    char **items; /* rendered errors, in the order added */
+    size_t n;
+    size_t _cap;
+};
+
+void wh_ferrs_init(struct wh_field_errors *l);
+void wh_ferrs_fini(struct wh_field_errors *l);
+
+/* "<path>: Required value[: detail]" (detail may be NULL or ""). */
+void wh_ferr_required(struct wh_field_errors *l, const char *path, const char *detail);
+/* "<path>: Forbidden[: detail]". */
+void wh_ferr_forbidden(struct wh_field_errors *l, const char *path, const char *detail);
+/* "<path>: Internal error: detail". */
+void wh_ferr_internal(struct wh_field_errors *l, const char *path, const char *detail);
+/* "<path>: Too long: may not be more than N bytes". */
+void wh_ferr_too_long(struct wh_field_errors *l, const char *path, int max);
+/* "<path>: Invalid value: \"value\"[: detail]" (value quoted as Go's %q). */
+void wh_ferr_invalid_str(struct wh_field_errors *l, const char *path, const char *value,
+                         const char *detail);
+/* "<path>: Invalid value: 12[: detail]". */
+void wh_ferr_invalid_int(struct wh_field_errors *l, const char *path, long long value,
+                         const char *detail);
+/* "<path>: Invalid value: <rendered>[: detail]": rendered is printed as given (%#v output, or
+ * "\"null\"" for a nil pointer). */
+void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                         const char *detail);
+/* "<path>: Unsupported value: \"value\": supported values: \"a\", \"b\"". */
+void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
+                           const char *const *valid, size_t nvalid);
+/* "<path>: Not found: \"value\"". */
+void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value);
+/* "<path>: Duplicate value: \"value\"". */
+void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *value);
+
+/* Appends a pre-rendered error text. */
+void wh_ferr_add_text(struct wh_field_errors *l, const char *text);
+
+/* The aggregate message, or NULL when the list is empty. Returns: new string. */
+char *wh_ferrs_aggregate(const struct wh_field_errors *l);
+
+/* strconv.Quote(s): a new string (caller frees) with quotes, Go escapes (\a \b \f \n \r \t \v
+ * \\ \", \xNN for invalid bytes and other control bytes, \u00NN/\uNNNN for non-printable
+ * runes). */
+char *wh_go_quote(const char *s);
+
+/* Path building: snprintf into out (truncating); returns out. */
+char *wh_fpath(char *out, size_t outsz, const char *fmt, ...) WH_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,604 @@
+#include "k8s/validation.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/mem.h"
+
+#define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+#define QNAME_MSG                                                                                  \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "    \
+    "alphanumeric character"
+#define QNAME_EXAMPLES "(e.g. 'MyName',  or 'my.name',  or '123-abc', "
+#define LABEL_VALUE_MSG                                                                            \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
+    "'.', and must start and end with an alphanumeric character"
+#define DNS1123_LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+#define DNS1123_LABEL_MSG                                                                          \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "   \
+    "must start and end with an alphanumeric character"
+#define DNS1123_SUBDOMAIN_MSG                                                                      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must start and end with an alphanumeric character"
+#define DNS1123_SUBDOMAIN_FMT DNS1123_LABEL_FMT "(\\." DNS1123_LABEL_FMT ")*"
+
+/* The total size of an object's annotations (TotalAnnotationSizeLimitB). */
+#define ANNOTATIONS_MAX (256 * 1024)
+
+void wh_vmsg_add(struct wh_vmsgs *out, const char *fmt, ...)
+{
+    va_list ap;
+    if (out->n >= WH_VMSG_MAX)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(out->m[out->n], sizeof(out->m[0]), fmt, ap);
+    va_end(ap);
+    out->n++;
+}
+
+static bool is_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool is_lower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$ */
+static bool match_qname(const char *s, size_t n)
+{
+    if (n == 0 || !is_alnum(s[0]) || !is_alnum(s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return false;
+    return true;
+}
+
+/* ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ */
+static bool match_dns_label(const char *s, size_t n)
+{
+    if (n == 0 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_lower_alnum(s[i]) && s[i] != '-')
+            return false;
+    return true;
+}
+
+static bool match_dns_subdomain(const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '.') {
+            if (!match_dns_label(s + start, i - start))
+                return false;
+            start = i + 1;
+        }
+    }
+    return true;
+}
+
+void wh_is_dns1123_subdomain(const char *v, struct wh_vmsgs *out)
+{
+    size_t n = strlen(v);
+    if (n > 253)
+        wh_vmsg_add(out, "must be no more than 253 characters");
+    if (!match_dns_subdomain(v, n))
+        wh_vmsg_add(out, DNS1123_SUBDOMAIN_MSG
+                    " (e.g. 'example.com', regex used for validation is '" DNS1123_SUBDOMAIN_FMT
+                    "')");
+}
+
+void wh_is_dns1123_label(const char *v, struct wh_vmsgs *out)
+{
+    size_t n = strlen(v);
+    if (n > 63)
+        wh_vmsg_add(out, "must be no more than 63 characters");
+    if (!match_dns_label(v, n)) {
+        if (match_dns_subdomain(v, n))
+            wh_vmsg_add(out, "must not contain dots");
+        else
+            wh_vmsg_add(out, DNS1123_LABEL_MSG " (e.g. 'my-name',  or '123-abc', regex used for "
+                                               "validation is '" DNS1123_LABEL_FMT "')");
+    }
+}
+
+void wh_is_qualified_name(const char *v, struct wh_vmsgs *out)
+{
+    const char *slash = strchr(v, '/');
+    const char *name = v;
+    if (slash && strchr(slash + 1, '/')) {
+        wh_vmsg_add(out,
+                    "a qualified name " QNAME_MSG " " QNAME_EXAMPLES
+                    "regex used for validation is '" QNAME_FMT "')"
+                    " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+        return;
+    }
+    if (slash) {
+        size_t plen = (size_t)(slash - v);
+        name = slash + 1;
+        if (plen == 0) {
+            wh_vmsg_add(out, "prefix part must be non-empty");
+        } else {
+            char prefix[512];
+            struct wh_vmsgs pm = {0};
+            snprintf(prefix, sizeof(prefix), "%.*s", (int)plen, v);
+            if (plen >= sizeof(prefix))
+                wh_vmsg_add(&pm, "must be no more than 253 characters");
+            else
+                wh_is_dns1123_subdomain(prefix, &pm);
+            for (size_t i = 0; i < pm.n; i++)
+                wh_vmsg_add(out, "prefix part %s", pm.m[i]);
+        }
+    }
+    size_t n = strlen(name);
+    if (n == 0)
+        wh_vmsg_add(out, "name part must be non-empty");
+    else if (n > 63)
+        wh_vmsg_add(out, "name part must be no more than 63 characters");
+    if (!match_qname(name, n))
+        wh_vmsg_add(out, "name part " QNAME_MSG " " QNAME_EXAMPLES
+                         "regex used for validation is '" QNAME_FMT "')");
+}
+
+void wh_is_valid_label_value(const char *v, struct wh_vmsgs *out)
+{
+    size_t n = strlen(v);
+    if (n > 63)
+        wh_vmsg_add(out, "must be no more than 63 characters");
+    if (n > 0 && !match_qname(v, n))
+        wh_vmsg_add(out, LABEL_VALUE_MSG " (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
+                                         "used for validation is '(" QNAME_FMT ")?')");
+}
+
+void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out)
+{
+    size_t n = strlen(v);
+    bool charset = n > 0, letter = false;
+    if (n > 15)
+        wh_vmsg_add(out, "must be no more than 15 characters");
+    for (size_t i = 0; i < n; i++) {
+        charset &= is_lower_alnum(v[i]) || v[i] == '-';
+        letter |= v[i] >= 'a' && v[i] <= 'z';
+    }
+    if (!charset)
+        wh_vmsg_add(out, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    if (!letter)
+        wh_vmsg_add(out, "must contain at least one letter (a-z)");
+    if (strstr(v, "--"))
+        wh_vmsg_add(out, "must not contain consecutive hyphens");
+    if (n > 0 && (v[0] == '-' || v[n - 1] == '-'))
+        wh_vmsg_add(out, "must not begin or end with a hyphen");
+}
+
+static void chdir_prefix(const char *v, struct wh_vmsgs *out)
+{
+    if (strcmp(v, ".") == 0)
+        wh_vmsg_add(out, "must not be '.'");
+    else if (strcmp(v, "..") == 0)
+        wh_vmsg_add(out, "must not be '..'");
+    else if (strncmp(v, "..", 2) == 0)
+        wh_vmsg_add(out, "must not start with '..'");
+}
+
+void wh_is_env_var_name(const char *v, struct wh_vmsgs *out)
+{
+    bool ok = v[0] != 0 && !(v[0] >= '0' && v[0] <= '9');
+    for (const char *p = v; *p && ok; p++)
+        ok = isalnum((unsigned char)*p) || *p == '-' || *p == '.' || *p == '_';
+    if (!ok)
+        wh_vmsg_add(out, "a valid environment variable name must consist of alphabetic "
+                         "characters, digits, '_', '-', or '.', and must not start with a digit "
+                         "(e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used "
+                         "for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')");
+    chdir_prefix(v, out);
+}
+
+void wh_is_config_map_key(const char *v, struct wh_vmsgs *out)
+{
+    size_t n = strlen(v);
+    bool ok = n > 0;
+    if (n > 253)
+        wh_vmsg_add(out, "must be no more than 253 characters");
+    for (size_t i = 0; i < n && ok; i++)
+        ok = isalnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '.' || v[i] == '_';
+    if (!ok)
+        wh_vmsg_add(out, "a valid config key must consist of alphanumeric characters, '-', '_' "
+                         "or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used "
+                         "for validation is '[-._a-zA-Z0-9]+')");
+    chdir_prefix(v, out);
+}
+
+void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out)
+{
+    char tmp[512];
+    if (prefix) {
+        /* maskTrailingDash: a generateName may end in '-' */
+        size_t n = strlen(v);
+        snprintf(tmp, sizeof(tmp), "%s", v);
+        if (n > 1 && n < sizeof(tmp) && tmp[n - 1] == '-')
+            tmp[n - 1] = 'a';
+        v = tmp;
+    }
+    wh_is_dns1123_subdomain(v, out);
+}
+
+/* --- maps, in key order ------------------------------------------------------------------------
+ */
+
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Returns: new array of the object's keys in byte order (borrowed strings); *n its size. */
+static const char **sorted_keys(const json_t *o, size_t *n)
+{
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    *n = json_object_size(o);
+    const char **keys = wh_xmalloc((*n ? *n : 1) * sizeof(*keys));
+    json_object_foreach((json_t *)(uintptr_t)o, key, v) keys[k++] = key;
+    qsort(keys, *n, sizeof(*keys), cmp_keys);
+    return keys;
+}
+
+static void label_name(struct wh_field_errors *l, const char *key, const char *path)
+{
+    struct wh_vmsgs m = {0};
+    wh_is_qualified_name(key, &m);
+    for (size_t i = 0; i < m.n; i++)
+        wh_ferr_invalid_str(l, path, key, m.m[i]);
+}
+
+void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const char *path)
+{
+    size_t n;
+    if (!json_is_object(labels))
+        return;
+    const char **keys = sorted_keys(labels, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *v = json_string_value(json_object_get(labels, keys[i]));
+        struct wh_vmsgs m = {0};
+        label_name(l, keys[i], path);
+        wh_is_valid_label_value(v ? v : "", &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, path, v ? v : "", m.m[k]);
+    }
+    free(keys);
+}
+
+void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotations, const char *path)
+{
+    size_t n, total = 0;
+    if (!json_is_object(annotations))
+        return;
+    const char **keys = sorted_keys(annotations, &n);
+    for (size_t i = 0; i < n; i++) {
+        size_t kl = strlen(keys[i]);
+        char *lower = wh_xmalloc(kl + 1);
+        struct wh_vmsgs m = {0};
+        for (size_t k = 0; k <= kl; k++)
+            lower[k] = (char)tolower((unsigned char)keys[i][k]);
+        wh_is_qualified_name(lower, &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, path, keys[i], m.m[k]);
+        free(lower);
+        total += kl + json_string_length(json_object_get(annotations, keys[i]));
+    }
+    free(keys);
+    if (total > ANNOTATIONS_MAX)
+        wh_ferr_too_long(l, path, ANNOTATIONS_MAX);
+}
+
+void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, const char *path)
+{
+    char p[512];
+    size_t i;
+    const json_t *expr;
+    if (!json_is_object(sel))
+        return;
+    wh_validate_labels(l, wh_json_obj(sel, "matchLabels"),
+                       wh_fpath(p, sizeof(p), "%s.matchLabels", path));
+    json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, expr)
+    {
+        const char *op = wh_json_str(expr, "operator");
+        const char *key = wh_json_str(expr, "key");
+        const json_t *values = wh_json_arr(expr, "values");
+        size_t nv = json_array_size(values);
+        char base[512];
+        wh_fpath(base, sizeof(base), "%s.matchExpressions[%zu]", path, i);
+        op = op ? op : "";
+        if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
+            if (nv == 0)
+                wh_ferr_required(l, wh_fpath(p, sizeof(p), "%s.values", base),
+                                 "must be specified when `operator` is 'In' or 'NotIn'");
+        } else if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) {
+            if (nv > 0)
+                wh_ferr_forbidden(l, wh_fpath(p, sizeof(p), "%s.values", base),
+                                  "may not be specified when `operator` is 'Exists' or "
+                                  "'DoesNotExist'");
+        } else {
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.operator", base), op,
+                                "not a valid selector operator");
+        }
+        label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
+        for (size_t k = 0; k < nv; k++) {
+            const char *v = json_string_value(json_array_get(values, k));
+            struct wh_vmsgs m = {0};
+            wh_is_valid_label_value(v ? v : "", &m);
+            for (size_t j = 0; j < m.n; j++)
+                wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.values[%zu]", base, k),
+                                    v ? v : "", m.m[j]);
+        }
+    }
+}
+
+static bool key_and_values_ok(const char *key, const json_t *values)
+{
+    struct wh_vmsgs m = {0};
+    size_t i;
+    const json_t *v;
+    wh_is_qualified_name(key ? key : "", &m);
+    json_array_foreach(values, i, v)
+    {
+        const char *s = json_string_value(v);
+        wh_is_valid_label_value(s ? s : "", &m);
+    }
+    return m.n == 0;
+}
+
+bool wh_label_selector_convertible(const json_t *sel)
+{
+    const char *key;
+    json_t *v;
+    size_t i;
+    const json_t *expr;
+    if (!json_is_object(sel))
+        return true;
+    json_object_foreach(wh_json_obj(sel, "matchLabels"), key, v)
+    {
+        struct wh_vmsgs m = {0};
+        wh_is_qualified_name(key, &m);
+        wh_is_valid_label_value(json_string_value(v) ? json_string_value(v) : "", &m);
+        if (m.n)
+            return false;
+    }
+    json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, expr)
+    {
+        const char *op = wh_json_str(expr, "operator");
+        const json_t *values = wh_json_arr(expr, "values");
+        size_t nv = json_array_size(values);
+        op = op ? op : "";
+        if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
+            if (nv == 0)
+                return false;
+        } else if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) {
+            if (nv != 0)
+                return false;
+        } else {
+            return false;
+        }
+        if (!key_and_values_ok(wh_json_str(expr, "key"), values))
+            return false;
+    }
+    return true;
+}
+
+void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path)
+{
+    if (v < 0)
+        wh_ferr_invalid_int(l, path, v, "must be greater than or equal to 0");
+}
+
+static void owner_references(struct wh_field_errors *l, const json_t *refs, const char *path)
+{
+    size_t i;
+    const json_t *ref;
+    char p[512];
+    char first[512] = "";
+    json_array_foreach(refs, i, ref)
+    {
+        const char *av = wh_json_str(ref, "apiVersion");
+        const char *kind = wh_json_str(ref, "kind");
+        const char *name = wh_json_str(ref, "name");
+        const char *uid = wh_json_str(ref, "uid");
+        av = av ? av : "";
+        kind = kind ? kind : "";
+        name = name ? name : "";
+        uid = uid ? uid : "";
+        /* schema.FromAPIVersionAndKind: the version is what follows the last '/' */
+        const char *slash = strrchr(av, '/');
+        const char *version = slash ? slash + 1 : av;
+        if (!*version)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.apiVersion", path), av,
+                                "version must not be empty");
+        if (!*kind)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.kind", path), kind,
+                                "kind must not be empty");
+        if (!*name)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.name", path), name,
+                                "name must not be empty");
+        if (!*uid)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.uid", path), uid,
+                                "uid must not be empty");
+        if (wh_json_bool(ref, "controller")) {
+            char cur[512];
+            snprintf(cur, sizeof(cur), "%s/%s", kind, name);
+            if (first[0]) {
+                char detail[1200];
+                snprintf(detail, sizeof(detail),
+                         "Only one reference can have Controller set to true. Found \"true\" in "
+                         "references for %s and %s",
+                         first, cur);
+                wh_ferr_invalid_raw(l, path, "[]v1.OwnerReference{...}", detail);
+            } else {
+                snprintf(first, sizeof(first), "%s", cur);
+            }
+        }
+    }
+}
+
+void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
+                             wh_name_fn name_fn, const char *path)
+{
+    char p[512];
+    const char *gen = wh_json_str(meta, "generateName");
+    const char *name = wh_json_str(meta, "name");
+    const char *ns = wh_json_str(meta, "namespace");
+    if (gen && *gen) {
+        struct wh_vmsgs m = {0};
+        name_fn(gen, true, &m);
+        for (size_t i = 0; i < m.n; i++)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.generateName", path), gen, m.m[i]);
+    }
+    if (!name || !*name) {
+        wh_ferr_required(l, wh_fpath(p, sizeof(p), "%s.name", path),
+                         "name or generateName is required");
+    } else {
+        struct wh_vmsgs m = {0};
+        name_fn(name, false, &m);
+        for (size_t i = 0; i < m.n; i++)
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.name", path), name, m.m[i]);
+    }
+    if (requires_namespace) {
+        if (!ns || !*ns) {
+            wh_ferr_required(l, wh_fpath(p, sizeof(p), "%s.namespace", path), "");
+        } else {
+            struct wh_vmsgs m = {0};
+            wh_is_dns1123_label(ns, &m);
+            for (size_t i = 0; i < m.n; i++)
+                wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.namespace", path), ns, m.m[i]);
+        }
+    } else if (ns && *ns) {
+        wh_ferr_forbidden(l, wh_fpath(p, sizeof(p), "%s.namespace", path),
+                          "not allowed on this type");
+    }
+    wh_validate_nonnegative(l, json_integer_value(json_object_get(meta, "generation")),
+                            wh_fpath(p, sizeof(p), "%s.generation", path));
+    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
+    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
+                            wh_fpath(p, sizeof(p), "%s.annotations", path));
+    owner_references(l, wh_json_arr(meta, "ownerReferences"),
+                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+
+    size_t i;
+    const json_t *f;
+    bool orphan = false, foreground = false;
+    wh_fpath(p, sizeof(p), "%s.finalizers", path);
+    json_array_foreach(wh_json_arr(meta, "finalizers"), i, f)
+    {
+        const char *s = json_string_value(f);
+        struct wh_vmsgs m = {0};
+        wh_is_qualified_name(s ? s : "", &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, p, s ? s : "", m.m[k]);
+        orphan |= s && strcmp(s, "orphan") == 0;
+        foreground |= s && strcmp(s, "foregroundDeletion") == 0;
+    }
+    if (orphan && foreground)
+        wh_ferr_invalid_raw(l, p, "[]string{...}",
+                            "finalizer orphan and foregroundDeletion cannot be both set");
+}
+
+/* --- Go syntax (%#v) -----------------------------------------------------------------------------
+ */
+
+/* Appends to b; a value rendered for an error message over the 1 MiB cap is cut short, which
+ * only shortens the message. */
+static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
+static void put(struct wh_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    (void)rc;
+}
+
+static void gosyntax_strings(struct wh_buf *b, const json_t *arr)
+{
+    size_t i;
+    const json_t *v;
+    if (!json_is_array(arr)) {
+        put(b, "%s", "[]string(nil)");
+        return;
+    }
+    put(b, "%s", "[]string{");
+    json_array_foreach(arr, i, v)
+    {
+        char *q = wh_go_quote(json_string_value(v) ? json_string_value(v) : "");
+        put(b, "%s%s", i ? ", " : "", q);
+        free(q);
+    }
+    put(b, "}");
+}
+
+static void gosyntax_map(struct wh_buf *b, const json_t *m)
+{
+    size_t n;
+    if (!json_is_object(m)) {
+        put(b, "%s", "map[string]string(nil)");
+        return;
+    }
+    const char **keys = sorted_keys(m, &n);
+    put(b, "%s", "map[string]string{");
+    for (size_t i = 0; i < n; i++) {
+        const char *v = json_string_value(json_object_get(m, keys[i]));
+        char *qk = wh_go_quote(keys[i]), *qv = wh_go_quote(v ? v : "");
+        put(b, "%s%s:%s", i ? ", " : "", qk, qv);
+        free(qk);
+        free(qv);
+    }
+    put(b, "}");
+    free(keys);
+}
+
+char *wh_gosyntax_string_map(const json_t *m)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    gosyntax_map(&b, m);
+    return wh_buf_take(&b, NULL);
+}
+
+char *wh_gosyntax_label_selector(const json_t *sel)
+{
+    struct wh_buf b;
+    size_t i;
+    const json_t *e;
+    wh_buf_init(&b, 1u << 20);
+    put(&b, "%s", "v1.LabelSelector{MatchLabels:");
+    gosyntax_map(&b, json_object_get(sel, "matchLabels"));
+    put(&b, "%s", ", MatchExpressions:");
+    const json_t *exprs = wh_json_arr(sel, "matchExpressions");
+    if (!exprs) {
+        put(&b, "%s", "[]v1.LabelSelectorRequirement(nil)");
+    } else {
+        put(&b, "%s", "[]v1.LabelSelectorRequirement{");
+        json_array_foreach(exprs, i, e)
+        {
+            const char *key = wh_json_str(e, "key"), *op = wh_json_str(e, "operator");
+            char *qk = wh_go_quote(key ? key : ""), *qo = wh_go_quote(op ? op : "");
+            put(&b, "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "", qk,
+                qo);
+            gosyntax_strings(&b, json_object_get(e, "values"));
+            put(&b, "}");
+            free(qk);
+            free(qo);
+        }
+        put(&b, "}");
+    }
+    put(&b, "}");
+    return wh_buf_take(&b, NULL);
+}

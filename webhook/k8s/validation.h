@@ -1,0 +1,69 @@
+#ifndef WH_K8S_VALIDATION_H
+#define WH_K8S_VALIDATION_H
+
+/* Kubernetes' generic validation, with upstream's exact messages, on JSON objects:
+ *  - k8s.io/apimachinery/pkg/util/validation: IsQualifiedName, IsValidLabelValue,
+ *    IsDNS1123Label, IsDNS1123Subdomain, IsValidPortName, IsEnvVarName, IsConfigMapKey;
+ *  - k8s.io/apimachinery/pkg/apis/meta/v1/validation: ValidateLabels, ValidateLabelName,
+ *    ValidateLabelSelector (and whether metav1.LabelSelectorAsSelector would fail);
+ *  - k8s.io/apimachinery/pkg/api/validation: ValidateObjectMeta (create), ValidateAnnotations.
+ * Go iterates maps in random order; here map keys are visited in byte order, so the order of
+ * several errors in one map is deterministic (upstream's is not).
+ * Label selector MATCHING lives in k8s/selector.h; this is syntax only.
+ * Thread rule: thread-safe (no shared state); inputs are only read. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "k8s/fielderr.h"
+
+#define WH_VMSG_MAX 6
+
+/* The messages of one Is* check (empty when valid). */
+struct wh_vmsgs {
+    size_t n;
+    char m[WH_VMSG_MAX][512];
+};
+
+void wh_is_qualified_name(const char *v, struct wh_vmsgs *out);
+void wh_is_valid_label_value(const char *v, struct wh_vmsgs *out);
+void wh_is_dns1123_label(const char *v, struct wh_vmsgs *out);
+void wh_is_dns1123_subdomain(const char *v, struct wh_vmsgs *out);
+void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out);
+void wh_is_env_var_name(const char *v, struct wh_vmsgs *out);
+void wh_is_config_map_key(const char *v, struct wh_vmsgs *out);
+/* NameIsDNSSubdomain (prefix: a generateName, whose trailing '-' is allowed). */
+void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out);
+
+/* validationutil.MaxLenError / RegexError, for validators built elsewhere. */
+void wh_vmsg_add(struct wh_vmsgs *out, const char *fmt, ...) WH_PRINTF(2, 3);
+
+/* ValidateLabels(labels, path): labels is a JSON object of strings (NULL = none). */
+void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const char *path);
+/* ValidateAnnotations(annotations, path), including the 256 KiB total size limit. */
+void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotations,
+                             const char *path);
+/* ValidateLabelSelector(sel, {}, path) (label values in expressions are checked). */
+void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, const char *path);
+/* Whether metav1.LabelSelectorAsSelector(sel) succeeds (operators, keys, values, counts). */
+bool wh_label_selector_convertible(const json_t *sel);
+
+/* A ValidateNameFunc. */
+typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);
+
+/* ValidateObjectMeta(meta, requires_namespace, name_fn, path) for an object being created. */
+void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
+                             wh_name_fn name_fn, const char *path);
+
+/* ValidateNonnegativeField. */
+void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path);
+
+/* Go's %#v of a metav1.LabelSelector value given as JSON (absent/null members print as nil
+ * maps and slices). Returns: new string. */
+char *wh_gosyntax_label_selector(const json_t *sel);
+/* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
+ * as fmt prints them. Returns: new string. */
+char *wh_gosyntax_string_map(const json_t *m);
+
+#endif
