@@ -19,6 +19,10 @@ BIN       = $(BUILD)/kruise-webhook
 UNIT_BIN  = $(BUILD)/test/unit-tests
 HARNESS   = $(BUILD)/test/vector-harness
 BENCH_BIN = $(BUILD)/test/bench
+# Every suite runs under the loopback guard: a server a test starts that listens on anything but
+# 127.0.0.1/::1 is refused and fails the suite (test/guard/loopback-only).
+GUARD_SO  = $(BUILD)/test/loopback-only.so
+GUARD     = test/guard/loopback-only $(abspath $(GUARD_SO))
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
 # install what is missing (a recursively expanded variable that memoises itself).
@@ -99,6 +103,13 @@ $(BENCH_BIN): $(BUILD)/obj/test/bench/bench.o $(TSUP_OBJS) $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# A plain shared object whatever the flavour: it is preloaded into sanitized and Python
+# processes alike.
+$(GUARD_SO): test/guard/loopback_only.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(WERROR) -O2 -fPIC -shared -o $@ $< -ldl
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # --- run ----------------------------------------------------------------------------------
@@ -116,19 +127,19 @@ test: check-src
 
 check: unit integration vectors
 
-unit: $(UNIT_BIN)
-	$(UNIT_BIN)
+unit: $(UNIT_BIN) $(GUARD_SO)
+	$(GUARD) $(UNIT_BIN)
 
-integration: $(BIN) $(HARNESS)
-	$(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
-	$(PYTHON) test/integration/certs.py --bin $(BIN)
+integration: $(BIN) $(HARNESS) $(GUARD_SO)
+	$(GUARD) $(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
+	$(GUARD) $(PYTHON) test/integration/certs.py --bin $(BIN)
 
-vectors: $(BIN) $(HARNESS)
-	$(HARNESS) --bin $(BIN) --vectors test/vectors
+vectors: $(BIN) $(HARNESS) $(GUARD_SO)
+	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
 
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
-test-vectors: $(BIN) $(HARNESS)
-	$(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG))
+test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)
+	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG))
 
 SAN_OPT = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:

@@ -170,6 +170,9 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     gate_flag,
                     "--port",
                     "0",
+                    /* Loopback only, as every server a test starts. */
+                    "--bind-address",
+                    "127.0.0.1",
                     "--webhook-host",
                     "127.0.0.1",
                     "--cert-writer",

@@ -22,7 +22,7 @@ import threading
 import time
 
 
-from testlib import Failure, Suite, check  # the suites' shared runner, next to this file
+from testlib import Failure, Suite, check, stop_all, track  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TLS = os.path.join(ROOT, "test", "data", "tls")
@@ -61,6 +61,7 @@ class ApiServer:
             [sys.executable, os.path.join(ROOT, "test", "apiserver", "apiserver.py"),
              "--cert", os.path.join(TLS, "server.pem"), "--key", os.path.join(TLS, "server-key.pem"),
              "--kruise-crds"], stdout=subprocess.PIPE, stderr=self.log)
+        track(self.proc)
         line = self.proc.stdout.readline().decode()
         m = re.search(r"https://127\.0\.0\.1:(\d+)", line)
         if not m:
@@ -168,11 +169,13 @@ class Server:
         self.cert_dir = os.path.join(workdir, "certs-" + name)
         self.log_path = os.path.join(workdir, name + ".log")
         self.log = open(self.log_path, "wb")
-        cmd = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir", self.cert_dir,
-               "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+        # Loopback only, every listener (the loopback guard refuses anything else).
+        cmd = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
+               "--cert-dir", self.cert_dir, "--health-addr", "127.0.0.1:0",
+               "--metrics-addr", "127.0.0.1:0",
                "--cert-reload-interval", "200ms", "--log-format", "text",
                "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        self.proc = track(subprocess.Popen(cmd, stdout=self.log, stderr=self.log))
         self.port = self.health_port = self.metrics_port = None
         if wait_ready:
             self.wait_listening()
@@ -301,9 +304,7 @@ def first_start_creates_secret_files_cabundles_and_restart_reuses(tmp):
         check(not api.writes("webhookconfigurations", clear=False), "no configuration writes")
         check(chains_to(s2, ca), "the restarted server serves the same CA")
     finally:
-        for s in servers:
-            s.stop()
-        api.stop()
+        stop_all(*servers, api)
 
 
 @test
@@ -346,9 +347,7 @@ def cabundle_reset_is_repaired_within_a_second_without_write_storm(tmp):
         check(s.metric("kruise_webhook_certs_writes_total",
                        kind="mutatingwebhookconfiguration") == 2, "write metric")
     finally:
-        if s:
-            s.stop()
-        api.stop()
+        stop_all(s, api)
 
 
 @test
@@ -371,9 +370,7 @@ def deleted_secret_is_regenerated_and_reinjected(tmp):
         wait_for(lambda: s.metric("kruise_webhook_certs_ca_rotations_total") == 1, 5,
                  "the rotation metric")
     finally:
-        if s:
-            s.stop()
-        api.stop()
+        stop_all(s, api)
 
 
 @test
@@ -393,9 +390,7 @@ def two_processes_at_once_end_with_one_secret(tmp):
             check(chains_to(s, ca), "%s serves a certificate of the Secret's CA" % s.name)
         check(bundle_of(api.config(True)) == ca, "caBundle is the Secret's CA")
     finally:
-        for s in servers:
-            s.stop()
-        api.stop()
+        stop_all(*servers, api)
 
 
 LE = ["--leader-elect", "--leader-election-lease-duration", "3s",
@@ -436,9 +431,7 @@ def leader_elect_two_processes_one_writer(tmp):
         api.objects([cfg])
         wait_for(lambda: bundle_of(api.config(True)) == ca, 5, "the new writer repairs")
     finally:
-        for s in servers:
-            s.stop()
-        api.stop()
+        stop_all(*servers, api)
 
 
 def sign_short_cert(tmp, ca_dir, days):
@@ -537,9 +530,7 @@ def rotation_inside_renewal_window_under_load_zero_failures(tmp):
               new_ca, "CRD caBundle follows")
     finally:
         done.set()
-        for s in servers:
-            s.stop()
-        api.stop()
+        stop_all(*servers, api)
 
 
 @test
@@ -559,8 +550,9 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
                       "spec": {"holderIdentity": "someone-else", "leaseDurationSeconds": 3600,
                                "acquireTime": now, "renewTime": now, "leaseTransitions": 0}}])
         log = os.path.join(tmp, "w.log")
-        base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--cert-dir",
-                os.path.join(tmp, "c"), "--metrics-addr", "0", "--log-format", "text"] + LE
+        base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
+                "--cert-dir", os.path.join(tmp, "c"), "--metrics-addr", "0",
+                "--log-format", "text"] + LE
         with open(log, "wb") as f:
             r = subprocess.run(base + ["--health-addr", "0", "--webhook-initialize-timeout", "2s"],
                                stdout=f, stderr=f, timeout=30)
@@ -571,7 +563,7 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
         check(api.secret() is None, "a replica that does not hold the Lease wrote nothing")
         # SIGTERM while waiting: a clean, prompt exit.
         with open(log, "ab") as f:
-            p = subprocess.Popen(base + ["--health-addr", "0"], stdout=f, stderr=f)
+            p = track(subprocess.Popen(base + ["--health-addr", "0"], stdout=f, stderr=f))
         time.sleep(1.5)
         t0 = time.time()
         p.send_signal(signal.SIGTERM)
@@ -620,9 +612,7 @@ def inspect_secret_reports_cluster_cabundles(tmp):
                            env=env, timeout=30)
         check(r.returncode == 1 and "match: NO" in r.stdout, r.stdout[-500:])
     finally:
-        if s:
-            s.stop()
-        api.stop()
+        stop_all(s, api)
 
 
 @test
@@ -639,9 +629,7 @@ def url_mode_uses_files_and_urls(tmp):
         ca = open(os.path.join(s.cert_dir, "ca-cert.pem"), "rb").read()
         check(s.review(ca, host="127.0.0.1") == 200, "the certificate names the IP")
     finally:
-        if s:
-            s.stop()
-        api.stop()
+        stop_all(s, api)
 
 
 @test
@@ -690,9 +678,7 @@ def manifests_deploy_and_get_cabundles(tmp):
               "OpenKruise's CRDs are not ours")
         check(chains_to_host(s, ca, "%s.%s.svc" % (env["SERVICE_NAME"], NS)), "serves its Service name")
     finally:
-        if s:
-            s.stop()
-        api.stop()
+        stop_all(s, api)
 
 
 def chains_to_host(server, ca_pem, host):

@@ -23,7 +23,7 @@ import time
 import warnings
 
 
-from testlib import Failure, Suite, check  # the suites' shared runner, next to this file
+from testlib import Failure, Suite, check, track  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
@@ -58,9 +58,11 @@ class Server:
         self.log = open(self.log_path, "wb")
         full_env = dict(os.environ)
         full_env.update(env or {})
-        cmd = [BIN, "--port", "0", "--cert-dir", self.cert_dir, "--health-addr", "127.0.0.1:0",
-               "--metrics-addr", "127.0.0.1:0", "--cert-reload-interval", "200ms"] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=full_env)
+        # Loopback only, every listener (the loopback guard refuses anything else).
+        cmd = [BIN, "--port", "0", "--bind-address", "127.0.0.1", "--cert-dir", self.cert_dir,
+               "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+               "--cert-reload-interval", "200ms"] + list(args)
+        self.proc = track(subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=full_env))
         self.port = self.health_port = self.metrics_port = None
         deadline = time.time() + 20
         while time.time() < deadline:
@@ -600,6 +602,106 @@ def bad_flags_fail_before_starting(tmp):
     r = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=10)
     check(r.returncode == 0 and "--max-body-bytes" in r.stdout and "WEBHOOK_PORT" in r.stdout,
           "--help lists flags and variables")
+
+
+GUARD_SCRIPT = os.path.join(ROOT, "test", "guard", "loopback-only")
+
+
+@test
+def loopback_guard_refuses_listeners_beyond_loopback(tmp):
+    """The guard every suite runs under (make unit/integration/vectors): a listener on anything
+    but loopback is refused and fails the suite, naming the process and the address."""
+    shim = os.environ.get("WH_LOOPBACK_SHIM")
+    check(shim, "run this suite under test/guard/loopback-only (make integration does)")
+    # The server's default, all interfaces, as before the suites passed --bind-address.
+    certs = os.path.join(tmp, "certs")
+    gen_certs(certs)
+    r = subprocess.run([GUARD_SCRIPT, shim, BIN, "--port", "0", "--cert-dir", certs,
+                        "--health-addr", "127.0.0.1:0", "--metrics-addr", "0"],
+                       capture_output=True, text=True, timeout=30)
+    check(r.returncode != 0, "a wildcard HTTPS listener passed the guard: %s" % r.stdout)
+    check(re.search(r"refused listen on (\[::\]|0\.0\.0\.0):\d+ by pid \d+ \(kruise-webhook\)",
+                    r.stdout), "the guard names the listener: %s" % r.stdout)
+    check("servers started by this suite listened beyond loopback" in r.stdout, r.stdout)
+    # Any process, any address that is not loopback; loopback itself passes.
+    listen = ("import socket, sys\n"
+              "fam = socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET\n"
+              "s = socket.socket(fam)\n"
+              "s.bind((sys.argv[1], 0))\n"
+              "s.listen()\n")
+    for addr in ("0.0.0.0", "::"):
+        r = subprocess.run([GUARD_SCRIPT, shim, sys.executable, "-c", listen, addr],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode != 0 and "PermissionError" in r.stderr and
+              "refused listen on" in r.stdout, "%s: %d %s %s" % (addr, r.returncode, r.stdout,
+                                                                r.stderr[-500:]))
+    addrs = ["127.0.0.1"] + (["::1"] if socket.has_ipv6 and os.path.exists("/proc/net/tcp6") else [])
+    for addr in addrs:
+        r = subprocess.run([GUARD_SCRIPT, shim, sys.executable, "-c", listen, addr],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0 and r.stdout == "", "%s: %d %s %s" % (addr, r.returncode,
+                                                                       r.stdout, r.stderr))
+
+
+@test
+def failed_tests_leave_no_process_behind(tmp):
+    """A stop() that fails still lets every other server of the test stop, the test reports
+    both its own failure and the failed stop, and a process a test forgot is killed and fails
+    that test (testlib, in a suite of its own so that its bookkeeping is separate)."""
+    script = os.path.join(tmp, "suite.py")
+    pids = os.path.join(tmp, "pids")
+    with open(script, "w") as f:
+        f.write("""import subprocess, sys
+sys.path.insert(0, %r)
+from testlib import Failure, Suite, check, stop_all, track
+SUITE = Suite("wh-self-")
+pids = open(%r, "w")
+
+class Proc:
+    def __init__(self, fail_stop):
+        self.proc = track(subprocess.Popen(["sleep", "60"]))
+        self.fail_stop = fail_stop
+        pids.write("%%d\\n" %% self.proc.pid)
+        pids.flush()
+
+    def stop(self):
+        if self.fail_stop:
+            raise Failure("stop failed")
+        self.proc.terminate()
+        self.proc.wait()
+
+@SUITE.test
+def failing(tmp):
+    a, b, api = Proc(True), Proc(False), Proc(False)
+    try:
+        check(False, "the test failed")
+    finally:
+        stop_all(a, b, api)
+
+@SUITE.test
+def forgetful(tmp):
+    Proc(False)
+
+sys.exit(SUITE.run([]))
+""" % (os.path.dirname(os.path.abspath(__file__)), pids))
+    r = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "0 passed, 2 failed" in r.stdout, r.stdout + r.stderr)
+    check("FAIL failing: stop failed" in r.stdout and
+          "raised while handling: the test failed" in r.stdout, r.stdout)
+    check(re.search(r"FAIL forgetful: left running at the end of the test: sleep 60 \(pid \d+\)",
+                    r.stdout), r.stdout)
+    alive = []
+    for pid in open(pids).read().split():
+        try:
+            os.kill(int(pid), 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    check(len(open(pids).read().split()) == 4 and not alive, "still running: %s" % alive)
+    for line in r.stdout.splitlines():  # the inner suite's scratch directories
+        m = re.match(r"  \(logs kept in (.+)\)$", line)
+        if m:
+            shutil.rmtree(m.group(1), ignore_errors=True)
 
 
 def main():
