@@ -1,6 +1,6 @@
 # kruise-webhook: plain GNU make, one output directory per build flavour.
 #   make            build build/kruise-webhook
-#   make run        build and start the server on its embedded default (standalone)
+#   make run        build and start the server standalone on loopback (ARGS=... adds flags)
 #   make test       unit + integration + vector tests, then the same in an ASan+UBSan build
 #   make bench      in-process benchmarks (never part of make test)
 # V=1 shows full command lines.
@@ -113,11 +113,20 @@ $(GUARD_SO): test/guard/loopback_only.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # --- run ----------------------------------------------------------------------------------
+# A laptop, not a Pod: every listener on loopback and the example state. These are the
+# binary's environment variables, so the environment overrides them and ARGS (flags) override
+# both: make run ARGS='--bind-address 0.0.0.0 --log-format text'.
+run: export WEBHOOK_STATE ?= examples/
+run: export WEBHOOK_BIND_ADDRESS ?= 127.0.0.1
+run: export WEBHOOK_HEALTH_ADDR ?= 127.0.0.1:8000
+run: export WEBHOOK_METRICS_ADDR ?= 127.0.0.1:8080
 run: $(BIN)
-	@echo "kruise-webhook: starting standalone on https://localhost:9876 with --state examples/"
+	@echo "kruise-webhook: standalone with WEBHOOK_STATE=$$WEBHOOK_STATE" \
+	    "WEBHOOK_BIND_ADDRESS=$$WEBHOOK_BIND_ADDRESS WEBHOOK_HEALTH_ADDR=$$WEBHOOK_HEALTH_ADDR" \
+	    "WEBHOOK_METRICS_ADDR=$$WEBHOOK_METRICS_ADDR (its \"listening\" line says where it listens)"
 	@echo "  try: curl --cacert /tmp/kruise-webhook-certs/ca-cert.pem -H 'Content-Type: application/json' \\"
 	@echo "         --data @examples/requests/pod-create.json https://localhost:9876/mutate-pod"
-	exec $(BIN) --state examples/
+	exec $(BIN) $(ARGS)
 
 # --- tests --------------------------------------------------------------------------------
 # check runs every suite of one build flavour; test runs it for release and for ASan+UBSan.

@@ -127,6 +127,26 @@ static bool certs_serving_serial(void *arg, char *buf, size_t bufsz)
     return wh_tls_current_info(buf, bufsz, &not_after);
 }
 
+/* Where a listener is, for the start-up line: "on 127.0.0.1:9876", "on [::1]:8000", "on *:8080"
+ * (every interface), or "off" when port is 0. host: --bind-address, or the host of host:port. */
+static void listener_at(char *buf, size_t bufsz, const char *host, int port)
+{
+    bool v6 = strchr(host, ':') != NULL;
+    if (port == 0)
+        snprintf(buf, bufsz, "off");
+    else
+        snprintf(buf, bufsz, "on %s%s%s:%d", v6 ? "[" : "", host[0] ? host : "*", v6 ? "]" : "",
+                 port);
+}
+
+/* The host of --health-addr or --metrics-addr ("" for every interface, or when disabled). */
+static void addr_host(const char *addr, char *host, size_t hostsz)
+{
+    int port = 0;
+    if (wh_config_addr_disabled(addr) || wh_config_parse_addr(addr, host, hostsz, &port))
+        host[0] = '\0';
+}
+
 static int serve(int argc, char **argv)
 {
     int status = 1;
@@ -153,6 +173,14 @@ static int serve(int argc, char **argv)
         goto out;
     }
     if (cfg.check_config) {
+        /* Everything start-up reads from files before it listens: --state, which the server
+         * would otherwise only find broken when it starts (same messages, file:line:col). */
+        wh_log_setup(WH_LOG_WARN, cfg.log_format);
+        if (cfg.state[0] && wh_cluster_new_standalone(cfg.state, &cluster, &eb)) {
+            fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
+            status = 2;
+            goto out;
+        }
         printf("configuration ok\n");
         status = 0;
         goto out;
@@ -236,9 +264,17 @@ static int serve(int argc, char **argv)
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
-    wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld",
-           wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http),
-           cfg.threads);
+    char host[256], https_at[300], health_at[300], metrics_at[300];
+    listener_at(https_at, sizeof(https_at), cfg.bind_address, wh_http_port(http));
+    addr_host(cfg.health_addr, host, sizeof(host));
+    listener_at(health_at, sizeof(health_at), host, wh_http_health_port(http));
+    addr_host(cfg.metrics_addr, host, sizeof(host));
+    listener_at(metrics_at, sizeof(metrics_at), host, wh_http_metrics_port(http));
+    wh_log(WH_LOG_INFO,
+           "listening https=%d health=%d metrics=%d threads=%lld (HTTPS %s, /healthz and /readyz "
+           "%s, /metrics %s; * is every interface)",
+           wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http), cfg.threads,
+           https_at, health_at, metrics_at);
 
     int sig = 0;
     sigwait(&sigs, &sig);

@@ -604,6 +604,37 @@ def bad_flags_fail_before_starting(tmp):
           "--help lists flags and variables")
 
 
+@test
+def check_config_loads_the_state(tmp):
+    """--check-config fails, with the message the server gives at start (file:line:col for
+    YAML), for a --state that is missing or malformed; a good one passes."""
+    bad = os.path.join(tmp, "bad.yaml")
+    with open(bad, "w") as f:
+        f.write("apiVersion: v1\nkind: Namespace\nmetadata: {name: x\n")
+    cases = ((os.path.join(tmp, "nonexistent"),
+              "--state %s: No such file or directory" % os.path.join(tmp, "nonexistent")),
+             (bad, "%s:4:1: did not find expected ',' or '}' (while parsing a flow mapping at "
+                   "3:11)" % bad))
+    for state, want in cases:
+        r = subprocess.run([BIN, "--state", state, "--check-config"], capture_output=True,
+                           text=True, timeout=10)
+        check(r.returncode == 2 and r.stdout == "" and r.stderr == "kruise-webhook: %s\n" % want,
+              "--check-config --state %s: %d %r %r" % (state, r.returncode, r.stdout, r.stderr))
+        r = subprocess.run([BIN, "--state", state, "--port", "0", "--bind-address", "127.0.0.1",
+                            "--health-addr", "0", "--metrics-addr", "0", "--log-format", "text"],
+                           capture_output=True, text=True, timeout=10)
+        check(r.returncode == 1 and r.stderr.rstrip("\n").endswith(" error " + want),
+              "the server at start: %d %r" % (r.returncode, r.stderr))
+    env = dict(os.environ, WEBHOOK_STATE=os.path.join(tmp, "nonexistent"))
+    r = subprocess.run([BIN, "--check-config"], capture_output=True, text=True, timeout=10, env=env)
+    check(r.returncode == 2 and "No such file or directory" in r.stderr, "from WEBHOOK_STATE: %r"
+          % r.stderr)
+    r = subprocess.run([BIN, "--state", os.path.join(ROOT, "examples"), "--check-config"],
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 0 and r.stdout == "configuration ok\n" and r.stderr == "",
+          "examples/: %d %r %r" % (r.returncode, r.stdout, r.stderr))
+
+
 GUARD_SCRIPT = os.path.join(ROOT, "test", "guard", "loopback-only")
 
 

@@ -196,3 +196,92 @@ TEST(features_parse_and_implications)
     CHECK_EQ_INT(wh_features_parse(&f, "PodWebhook", &eb), WH_ERR_INVALID);
     CHECK_EQ_INT(wh_features_parse(&f, "", &eb), WH_OK);
 }
+
+/* Issue 11: every option has an environment variable, upstream's name where upstream has one
+ * and WEBHOOK_<FLAG> (a leading "webhook-" dropped) otherwise, except the command-line ones,
+ * which --help names. Read from --help, so that what users see is what is checked. */
+TEST(config_every_option_has_an_environment_variable)
+{
+    static const char *const upstream[][2] = {
+        {"namespace", "POD_NAMESPACE"},        {"secret-name", "SECRET_NAME"},
+        {"service-name", "SERVICE_NAME"},      {"certs-renew-before", "CERTS_RENEW_BEFORE"},
+        {"kubeconfig", "KUBECONFIG"},
+    };
+    static const char *const cli[] = {"config", "check-config", "help", "version"};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    wh_config_usage(f, "kruise-webhook");
+    fclose(f);
+    int flags = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (strncmp(line, "  --", 4) == 0) {
+            flags++;
+            char name[64] = "", env[64] = "";
+            sscanf(line + 4, "%63[a-z-]", name);
+            const char *b = strrchr(line, '[');
+            if (b && b > line && b[-1] == ' ')
+                sscanf(b + 1, "%63[A-Z_]", env);
+            bool is_cli = false;
+            for (size_t i = 0; i < sizeof(cli) / sizeof(cli[0]); i++)
+                is_cli |= strcmp(name, cli[i]) == 0;
+            char want[128] = "";
+            if (!is_cli) {
+                const char *n = strncmp(name, "webhook-", 8) == 0 ? name + 8 : name;
+                size_t k = (size_t)snprintf(want, sizeof(want), "WEBHOOK_");
+                for (; *n && k + 1 < sizeof(want); n++)
+                    want[k++] = *n == '-' ? '_' : (char)(*n - 'a' + 'A');
+                want[k] = '\0';
+                for (size_t i = 0; i < sizeof(upstream) / sizeof(upstream[0]); i++)
+                    if (strcmp(name, upstream[i][0]) == 0)
+                        snprintf(want, sizeof(want), "%s", upstream[i][1]);
+            }
+            if (strcmp(env, want) != 0)
+                fprintf(stderr, "--%s: environment variable \"%s\", want \"%s\"\n", name, env,
+                        want);
+            CHECK(strcmp(env, want) == 0);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    CHECK(flags > 30);
+    free(text);
+    text = NULL;
+    f = open_memstream(&text, &len);
+    wh_config_usage(f, "kruise-webhook");
+    fclose(f);
+    CHECK(strstr(text, "\nCommand-line only (no environment variable, not in --config files): "
+                       "--config, --check-config, --help, --version.\n") != NULL);
+    free(text);
+
+    /* They are read, and a bad value names the variable. */
+    setenv("WEBHOOK_BIND_ADDRESS", "127.0.0.1", 1);
+    setenv("WEBHOOK_HEALTH_ADDR", "127.0.0.1:8000", 1);
+    setenv("WEBHOOK_LEADER_ELECT", "true", 1);
+    setenv("WEBHOOK_INITIALIZE_TIMEOUT", "5s", 1);
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_OK);
+    CHECK_EQ_STR(cfg.bind_address, "127.0.0.1");
+    CHECK_EQ_STR(cfg.health_addr, "127.0.0.1:8000");
+    CHECK(cfg.leader_elect);
+    CHECK_EQ_INT(cfg.webhook_init_timeout_ms, 5000);
+    wh_config_fini(&cfg);
+    char *flag[] = {"kruise-webhook", "--bind-address", "0.0.0.0", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, flag), WH_OK);
+    CHECK_EQ_STR(cfg.bind_address, "0.0.0.0"); /* the flag wins */
+    wh_config_fini(&cfg);
+    setenv("WEBHOOK_THREADS", "lots", 1);
+    CHECK_EQ_INT(load(&cfg, &eb, argv), WH_ERR_INVALID);
+    CHECK_EQ_STR(eb.msg, "environment variable WEBHOOK_THREADS: invalid value \"lots\" (want an "
+                         "integer in 0..1024)");
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_THREADS");
+    unsetenv("WEBHOOK_BIND_ADDRESS");
+    unsetenv("WEBHOOK_HEALTH_ADDR");
+    unsetenv("WEBHOOK_LEADER_ELECT");
+    unsetenv("WEBHOOK_INITIALIZE_TIMEOUT");
+}

@@ -24,7 +24,9 @@ enum opt_type {
 
 struct opt {
     const char *name; /* --name, and the key in the --config file */
-    const char *env;  /* environment variable, or NULL */
+    /* Environment variable: upstream's name where upstream has one, else WEBHOOK_ and the flag
+     * name in capitals (a leading "webhook-" dropped); NULL only for command-line options. */
+    const char *env;
     enum opt_type type;
     size_t offset;
     const char *def;
@@ -38,8 +40,8 @@ struct opt {
 static const struct opt opts[] = {
     {"port", "WEBHOOK_PORT", T_INT, OFF(port), "9876", 0, 65535,
      "HTTPS port of the webhook server (0 picks a free port)"},
-    {"bind-address", NULL, T_STRING, OFF(bind_address), "", NOLIMIT,
-     "address the HTTPS server binds (empty: all interfaces)"},
+    {"bind-address", "WEBHOOK_BIND_ADDRESS", T_STRING, OFF(bind_address), "", NOLIMIT,
+     "address of the HTTPS listener (empty: all interfaces, as a Pod needs)"},
     {"cert-dir", "WEBHOOK_CERT_DIR", T_STRING, OFF(cert_dir), "/tmp/kruise-webhook-certs", NOLIMIT,
      "directory holding the serving certificate (tls.crt/tls.key or cert.pem/key.pem)"},
     {"webhook-host", "WEBHOOK_HOST", T_STRING, OFF(host), "", NOLIMIT,
@@ -48,72 +50,78 @@ static const struct opt opts[] = {
      "the kruise namespace (certificate Secret, Service, ControllerRevisions, ConfigMap)"},
     {"secret-name", "SECRET_NAME", T_STRING, OFF(secret_name), "kruise-webhook-certs", NOLIMIT,
      "name of the Secret that stores the certificates"},
-    {"service-name", "SERVICE_NAME", T_STRING, OFF(service_name), "kruise-webhook-service",
-     NOLIMIT, "name of the Service in front of this server"},
+    {"service-name", "SERVICE_NAME", T_STRING, OFF(service_name), "kruise-webhook-service", NOLIMIT,
+     "name of the Service in front of this server"},
     {"certs-renew-before", "CERTS_RENEW_BEFORE", T_STRING, OFF(renew_before), "", NOLIMIT,
      "renew certificates this long before expiry: <n>d, <n>m (30 days), <n>y (default 180d)"},
     {"cert-writer", "WEBHOOK_CERT_WRITER", T_STRING, OFF(cert_writer), "", NOLIMIT,
      "certificate store: fs, or secret (default: fs in URL mode, secret otherwise)"},
-    {"cert-key-type", NULL, T_STRING, OFF(cert_key_type), "rsa", NOLIMIT,
+    {"cert-key-type", "WEBHOOK_CERT_KEY_TYPE", T_STRING, OFF(cert_key_type), "rsa", NOLIMIT,
      "keys of generated certificates: rsa (2048 bits, as upstream) or ecdsa (P-256)"},
-    {"mutating-webhook-configuration-name", NULL, T_STRING, OFF(mutating_config_name),
-     "kruise-webhook-server-mutating", NOLIMIT,
+    {"mutating-webhook-configuration-name", "WEBHOOK_MUTATING_WEBHOOK_CONFIGURATION_NAME", T_STRING,
+     OFF(mutating_config_name), "kruise-webhook-server-mutating", NOLIMIT,
      "MutatingWebhookConfiguration whose entries for our paths get caBundle and clientConfig"},
-    {"validating-webhook-configuration-name", NULL, T_STRING, OFF(validating_config_name),
-     "kruise-webhook-server-validating", NOLIMIT,
+    {"validating-webhook-configuration-name", "WEBHOOK_VALIDATING_WEBHOOK_CONFIGURATION_NAME",
+     T_STRING, OFF(validating_config_name), "kruise-webhook-server-validating", NOLIMIT,
      "ValidatingWebhookConfiguration whose entries for our paths get caBundle and clientConfig"},
-    {"webhook-initialize-timeout", NULL, T_DURATION, OFF(webhook_init_timeout_ms), "60s", 0,
-     86400000,
+    {"webhook-initialize-timeout", "WEBHOOK_INITIALIZE_TIMEOUT", T_DURATION,
+     OFF(webhook_init_timeout_ms), "60s", 0, 86400000,
      "exit when certificates and caBundles are not in place after this long (0: do not wait)"},
-    {"certs-resync-period", NULL, T_DURATION, OFF(certs_resync_ms), "1m", 100, 86400000,
-     "how often certificates and caBundles are checked besides on changes"},
-    {"ca-publish-delay", NULL, T_DURATION, OFF(ca_publish_delay_ms), "5s", 0, 3600000,
+    {"certs-resync-period", "WEBHOOK_CERTS_RESYNC_PERIOD", T_DURATION, OFF(certs_resync_ms), "1m",
+     100, 86400000, "how often certificates and caBundles are checked besides on changes"},
+    {"ca-publish-delay", "WEBHOOK_CA_PUBLISH_DELAY", T_DURATION, OFF(ca_publish_delay_ms), "5s", 0,
+     3600000,
      "on a CA change, publish old+new CA this long before serving certificates of the new CA"},
-    {"leader-elect", NULL, T_BOOL, OFF(leader_elect), "false", NOLIMIT,
+    {"leader-elect", "WEBHOOK_LEADER_ELECT", T_BOOL, OFF(leader_elect), "false", NOLIMIT,
      "only the holder of a coordination.k8s.io Lease writes the Secret and caBundles"},
-    {"leader-election-id", NULL, T_STRING, OFF(leader_election_id), "", NOLIMIT,
-     "name of that Lease in --namespace (default <secret-name>-writer)"},
-    {"leader-election-lease-duration", NULL, T_DURATION, OFF(leader_lease_duration_ms), "15s",
-     1000, 3600000, "how long a Lease not renewed keeps others from taking it"},
-    {"leader-election-renew-deadline", NULL, T_DURATION, OFF(leader_renew_deadline_ms), "10s",
-     500, 3600000, "the writer stops writing when it could not renew for this long"},
-    {"leader-election-retry-period", NULL, T_DURATION, OFF(leader_retry_period_ms), "2s", 100,
-     600000, "how often the Lease is renewed or tried"},
-    {"feature-gates", NULL, T_STRING, OFF(feature_gates), "", NOLIMIT,
+    {"leader-election-id", "WEBHOOK_LEADER_ELECTION_ID", T_STRING, OFF(leader_election_id), "",
+     NOLIMIT, "name of that Lease in --namespace (default <secret-name>-writer)"},
+    {"leader-election-lease-duration", "WEBHOOK_LEADER_ELECTION_LEASE_DURATION", T_DURATION,
+     OFF(leader_lease_duration_ms), "15s", 1000, 3600000,
+     "how long a Lease not renewed keeps others from taking it"},
+    {"leader-election-renew-deadline", "WEBHOOK_LEADER_ELECTION_RENEW_DEADLINE", T_DURATION,
+     OFF(leader_renew_deadline_ms), "10s", 500, 3600000,
+     "the writer stops writing when it could not renew for this long"},
+    {"leader-election-retry-period", "WEBHOOK_LEADER_ELECTION_RETRY_PERIOD", T_DURATION,
+     OFF(leader_retry_period_ms), "2s", 100, 600000, "how often the Lease is renewed or tried"},
+    {"feature-gates", "WEBHOOK_FEATURE_GATES", T_STRING, OFF(feature_gates), "", NOLIMIT,
      "feature gates, Name=true,Other=false (upstream OpenKruise names and defaults)"},
     {"kubeconfig", "KUBECONFIG", T_STRING, OFF(kubeconfig), "", NOLIMIT,
      "kubeconfig file; without it: in-cluster config, else standalone"},
-    {"state", NULL, T_STRING, OFF(state), "", NOLIMIT,
+    {"state", "WEBHOOK_STATE", T_STRING, OFF(state), "", NOLIMIT,
      "standalone mode: a YAML/JSON file or directory of objects to use as cluster state"},
-    {"log-level", NULL, T_LOG_LEVEL, OFF(log_level), "info", NOLIMIT,
+    {"log-level", "WEBHOOK_LOG_LEVEL", T_LOG_LEVEL, OFF(log_level), "info", NOLIMIT,
      "debug, info, warn or error"},
-    {"log-format", NULL, T_LOG_FORMAT, OFF(log_format), "json", NOLIMIT, "json or text"},
-    {"max-body-bytes", NULL, T_BYTES, OFF(max_body_bytes), "3Mi", 1024, 1LL << 30,
-     "largest request body accepted (413 above it)"},
-    {"threads", NULL, T_INT, OFF(threads), "0", 0, 1024,
+    {"log-format", "WEBHOOK_LOG_FORMAT", T_LOG_FORMAT, OFF(log_format), "json", NOLIMIT,
+     "json or text"},
+    {"max-body-bytes", "WEBHOOK_MAX_BODY_BYTES", T_BYTES, OFF(max_body_bytes), "3Mi", 1024,
+     1LL << 30, "largest request body accepted (413 above it)"},
+    {"threads", "WEBHOOK_THREADS", T_INT, OFF(threads), "0", 0, 1024,
      "HTTPS worker threads (0: one per CPU)"},
-    {"health-addr", NULL, T_ADDR, OFF(health_addr), ":8000", NOLIMIT,
-     "plain HTTP address for /healthz and /readyz (0 disables)"},
-    {"metrics-addr", NULL, T_ADDR, OFF(metrics_addr), ":8080", NOLIMIT,
-     "plain HTTP address for /metrics (0 disables)"},
-    {"shutdown-grace", NULL, T_DURATION, OFF(shutdown_grace_ms), "10s", 0, 3600000,
-     "how long SIGTERM waits for in-flight requests"},
-    {"connection-timeout", NULL, T_DURATION, OFF(connection_timeout_ms), "30s", 1000, 3600000,
-     "idle connections are closed after this long"},
-    {"connection-memory-limit", NULL, T_BYTES, OFF(connection_memory_limit), "64Ki", 8192,
-     16 << 20, "per-connection memory for headers and I/O buffers"},
-    {"cert-reload-interval", NULL, T_DURATION, OFF(cert_reload_interval_ms), "1s", 100, 3600000,
+    {"health-addr", "WEBHOOK_HEALTH_ADDR", T_ADDR, OFF(health_addr), ":8000", NOLIMIT,
+     "plain HTTP host:port for /healthz and /readyz (:port is all interfaces; 0 disables)"},
+    {"metrics-addr", "WEBHOOK_METRICS_ADDR", T_ADDR, OFF(metrics_addr), ":8080", NOLIMIT,
+     "plain HTTP host:port for /metrics (:port is all interfaces; 0 disables)"},
+    {"shutdown-grace", "WEBHOOK_SHUTDOWN_GRACE", T_DURATION, OFF(shutdown_grace_ms), "10s", 0,
+     3600000, "how long SIGTERM waits for in-flight requests"},
+    {"connection-timeout", "WEBHOOK_CONNECTION_TIMEOUT", T_DURATION, OFF(connection_timeout_ms),
+     "30s", 1000, 3600000, "idle connections are closed after this long"},
+    {"connection-memory-limit", "WEBHOOK_CONNECTION_MEMORY_LIMIT", T_BYTES,
+     OFF(connection_memory_limit), "64Ki", 8192, 16 << 20,
+     "per-connection memory for headers and I/O buffers"},
+    {"cert-reload-interval", "WEBHOOK_CERT_RELOAD_INTERVAL", T_DURATION,
+     OFF(cert_reload_interval_ms), "1s", 100, 3600000,
      "how often the cert dir is checked for a new certificate"},
-    {"kube-client-qps", NULL, T_INT, OFF(kube_qps), "50", 1, 100000,
+    {"kube-client-qps", "WEBHOOK_KUBE_CLIENT_QPS", T_INT, OFF(kube_qps), "50", 1, 100000,
      "requests per second to the API server (client-side rate limit)"},
-    {"kube-client-burst", NULL, T_INT, OFF(kube_burst), "100", 1, 100000,
+    {"kube-client-burst", "WEBHOOK_KUBE_CLIENT_BURST", T_INT, OFF(kube_burst), "100", 1, 100000,
      "burst above --kube-client-qps"},
-    {"kube-client-timeout", NULL, T_DURATION, OFF(kube_timeout_ms), "10s", 100, 600000,
-     "timeout of each call to the API server (watches excepted)"},
+    {"kube-client-timeout", "WEBHOOK_KUBE_CLIENT_TIMEOUT", T_DURATION, OFF(kube_timeout_ms), "10s",
+     100, 600000, "timeout of each call to the API server (watches excepted)"},
     {"config", NULL, T_STRING, OFF(config_file), "", NOLIMIT,
      "YAML file with any of these options (keys are the flag names)"},
     {"check-config", NULL, T_BOOL, OFF(check_config), "false", NOLIMIT,
-     "validate the configuration and exit"},
+     "validate the configuration (flags, environment, --config, --state) and exit"},
     {"help", NULL, T_BOOL, OFF(show_help), "false", NOLIMIT, "print this help and exit"},
     {"version", NULL, T_BOOL, OFF(show_version), "false", NOLIMIT, "print the version and exit"},
 };
@@ -169,8 +177,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
     case T_INT:
         if (wh_str_to_ll(value, o->min, o->max, &v))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)",
-                                 source, value, o->min, o->max);
+                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)", source,
+                                 value, o->min, o->max);
         *(long long *)dst = v;
         return WH_OK;
     case T_BYTES:
@@ -194,8 +202,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         if (!wh_config_addr_disabled(value) &&
             wh_config_parse_addr(value, host, sizeof(host), &port))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)",
-                                 source, value);
+                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)", source,
+                                 value);
         char **s = dst;
         free(*s);
         *s = wh_xstrdup(value);
@@ -223,8 +231,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         return WH_OK;
     case T_LOG_FORMAT:
         if (wh_log_parse_format(value, dst))
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid value \"%s\" (want json or text)", source, value);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: invalid value \"%s\" (want json or text)",
+                                 source, value);
         return WH_OK;
     }
     WH_PANIC("unknown option type %d", (int)o->type);
@@ -286,8 +294,7 @@ static enum wh_err read_value(yaml_parser_t *parser, const char *file, const cha
         for (;;) {
             if (!yaml_parser_parse(parser, &ev))
                 return wh_errbuf_set(eb, WH_ERR_PARSE, "%s:%zu:%zu: %s", file,
-                                     parser->problem_mark.line + 1,
-                                     parser->problem_mark.column + 1,
+                                     parser->problem_mark.line + 1, parser->problem_mark.column + 1,
                                      parser->problem ? parser->problem : "invalid YAML");
             if (ev.type == YAML_MAPPING_END_EVENT)
                 break;
@@ -334,8 +341,7 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
     enum wh_err rc = WH_OK;
     FILE *f = fopen(file, "rb");
     if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file,
-                             strerror(errno));
+        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file, strerror(errno));
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
@@ -368,17 +374,17 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
             if (depth != 1) {
                 if (ev.data.scalar.length == 0)
                     break; /* an empty document */
-                rc = wh_errbuf_set(eb, WH_ERR_INVALID,
-                                   "%s:%zu:%zu: want a mapping of option: value", file,
-                                   ev.start_mark.line + 1, ev.start_mark.column + 1);
+                rc =
+                    wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: want a mapping of option: value",
+                                  file, ev.start_mark.line + 1, ev.start_mark.column + 1);
                 break;
             }
             size_t line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
             const struct opt *o =
                 find_opt((const char *)ev.data.scalar.value, ev.data.scalar.length);
             if (!o || cli_only(o)) {
-                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"",
-                                   file, line, col, (int)ev.data.scalar.length,
+                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"", file,
+                                   line, col, (int)ev.data.scalar.length,
                                    (const char *)ev.data.scalar.value);
                 break;
             }
@@ -439,8 +445,8 @@ static enum wh_err load_flags(struct wh_config *cfg, int argc, char **argv, stru
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
         const struct opt *o = find_opt(name, nlen);
         if (!o)
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)",
-                                 (int)nlen, name);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)", (int)nlen,
+                                 name);
         const char *value;
         if (eq) {
             value = eq + 1;
@@ -529,6 +535,7 @@ void wh_config_usage(FILE *out, const char *prog)
             "Flags (environment variable in brackets; precedence: flag > environment > --config "
             "file > default):\n",
             prog, prog, prog, prog);
+    bool first_cli = true;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt *o = &opts[i];
         char head[64];
@@ -540,4 +547,12 @@ void wh_config_usage(FILE *out, const char *prog)
             fprintf(out, " (default %s)", o->def);
         fputc('\n', out);
     }
+    fputs("\nCommand-line only (no environment variable, not in --config files):", out);
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (!cli_only(&opts[i]))
+            continue;
+        fprintf(out, "%s --%s", first_cli ? "" : ",", opts[i].name);
+        first_cli = false;
+    }
+    fputs(".\n", out);
 }

@@ -2,8 +2,10 @@
 #define WH_CONFIG_CONFIG_H
 
 /* Configuration: one table of options walked by generic code (redis config.c). Each option has a
- * flag (--name), an optional environment variable (upstream's names), the same key in a YAML
- * --config file, and a default. Precedence: flag > environment > config file > default.
+ * flag (--name), an environment variable (upstream's name where upstream has one, WEBHOOK_<NAME>
+ * otherwise), the same key in a YAML --config file, and a default; --config, --check-config,
+ * --help and --version are command-line only. Precedence: flag > environment > config file >
+ * default.
  * Thread rule: immutable after wh_config_load returns; read from any thread. */
 
 #include <stdbool.h>
