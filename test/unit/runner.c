@@ -2,6 +2,7 @@
  * "N passed, N failed" and exits non-zero when anything failed. */
 #include "test/unit/test.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -77,6 +78,39 @@ char *wh_test_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return buf;
+}
+
+struct wh_test_cli wh_test_cli_run(wh_test_cli_fn fn, const char *cmd, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)(uintptr_t)cmd;
+    va_list ap;
+    va_start(ap, cmd);
+    for (const char *a = va_arg(ap, const char *); a; a = va_arg(ap, const char *)) {
+        if (argc == 31) {
+            fprintf(stderr, "wh_test_cli_run: too many arguments\n");
+            abort();
+        }
+        argv[argc++] = (char *)(uintptr_t)a;
+    }
+    va_end(ap);
+    argv[argc] = NULL;
+    struct wh_test_cli c = {0};
+    size_t on = 0, en = 0;
+    FILE *out = open_memstream(&c.out, &on);
+    FILE *err = open_memstream(&c.err, &en);
+    c.status = fn(argc, argv, out, err);
+    fclose(out);
+    fclose(err);
+    return c;
+}
+
+void wh_test_cli_fini(struct wh_test_cli *c)
+{
+    free(c->out);
+    free(c->err);
+    c->out = c->err = NULL;
 }
 
 int main(int argc, char **argv)

@@ -56,4 +56,15 @@ json_t *wh_test_json(const char *text);
 /* Reads a whole file (for test data); aborts if it cannot. Returns: new string. */
 char *wh_test_read_file(const char *path, size_t *len);
 
+/* An offline command run in process (wh_inject_run, wh_convert_run): its exit status and what it
+ * wrote on stdout and stderr (new strings, freed by wh_test_cli_fini). */
+struct wh_test_cli {
+    int status;
+    char *out, *err;
+};
+typedef int (*wh_test_cli_fn)(int argc, char **argv, FILE *out, FILE *err);
+/* Runs fn with argv {cmd, the arguments up to NULL}. */
+struct wh_test_cli wh_test_cli_run(wh_test_cli_fn fn, const char *cmd, ...);
+void wh_test_cli_fini(struct wh_test_cli *c);
+
 #endif

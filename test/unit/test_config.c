@@ -203,8 +203,8 @@ TEST(features_parse_and_implications)
 TEST(config_every_option_has_an_environment_variable)
 {
     static const char *const upstream[][2] = {
-        {"namespace", "POD_NAMESPACE"},        {"secret-name", "SECRET_NAME"},
-        {"service-name", "SERVICE_NAME"},      {"certs-renew-before", "CERTS_RENEW_BEFORE"},
+        {"namespace", "POD_NAMESPACE"},   {"secret-name", "SECRET_NAME"},
+        {"service-name", "SERVICE_NAME"}, {"certs-renew-before", "CERTS_RENEW_BEFORE"},
         {"kubeconfig", "KUBECONFIG"},
     };
     static const char *const cli[] = {"config", "check-config", "help", "version"};

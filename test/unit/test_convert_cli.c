@@ -101,8 +101,64 @@ TEST(convert_cli_failures_name_the_document)
     CHECK(strstr(err, ":1:") != NULL);
     free(out);
     free(err);
-    CHECK_EQ_INT(run_convert("{}", "v1beta1", NULL, &out, &err), 2);
-    CHECK(strstr(err, "--to GROUP/VERSION") != NULL);
-    free(out);
-    free(err);
+}
+
+#define convert(...) wh_test_cli_run(wh_convert_run, "convert", __VA_ARGS__)
+
+/* Issue 11: what is wrong with --to, -f or the input, word for word, exit status 2 and nothing
+ * on stdout; the flag errors read as inject's do (test_inject_cli.c). */
+TEST(convert_cli_error_messages)
+{
+    char path[] = "/tmp/wh-convert-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    const char *deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n";
+    CHECK(write(fd, deploy, strlen(deploy)) == (ssize_t)strlen(deploy));
+    close(fd);
+    char no_group[256];
+    snprintf(no_group, sizeof(no_group),
+             "kruise-webhook convert: %s has no apps.kruise.io object to convert\n", path);
+    static const char *const sts =
+        "test/vectors/conversion/020-cloneset-v1alpha1-to-v1beta1-full.json";
+    const struct {
+        const char *args[7];
+        const char *err;
+    } cases[] = {
+        {{"-f", path, "--to", "apps.kruise.io/v2", NULL},
+         "kruise-webhook convert: --to apps.kruise.io/v2: group apps.kruise.io has no version v2 "
+         "(its versions: v1alpha1, v1beta1)\n"},
+        {{"-f", path, "--to", "v1beta1", NULL},
+         "kruise-webhook convert: --to v1beta1: want GROUP/VERSION, such as "
+         "apps.kruise.io/v1beta1\n"},
+        {{"-f", path, "--to", "apps/v1", NULL},
+         "kruise-webhook convert: --to apps/v1: group apps is not converted (converted groups: "
+         "apps.kruise.io, policy.kruise.io)\n"},
+        {{"-f", path, "--to", "apps.kruise.io/v1beta1", NULL}, no_group},
+        {{"-f", "/tmp", "--to", "apps.kruise.io/v1beta1", NULL},
+         "kruise-webhook convert: /tmp: is a directory (want a file, or - for stdin)\n"},
+        {{"-f", "/nonexistent/objects.yaml", "--to", "apps.kruise.io/v1beta1", NULL},
+         "kruise-webhook convert: /nonexistent/objects.yaml: cannot open: No such file or "
+         "directory\n"},
+        {{"--to", "apps.kruise.io/v1beta1", NULL},
+         "kruise-webhook convert: -f FILE is required (see --help)\n"},
+        {{"-f", sts, NULL},
+         "kruise-webhook convert: --to GROUP/VERSION is required (see --help)\n"},
+        {{"-f", sts, "--to", NULL}, "kruise-webhook convert: --to needs a value\n"},
+        {{"-f", sts, "--to", "apps.kruise.io/v1beta1", "--bogus", NULL},
+         "kruise-webhook convert: unknown option --bogus (see --help)\n"},
+        {{"-f", sts, "--to", "apps.kruise.io/v1beta1", "extra", NULL},
+         "kruise-webhook convert: unexpected argument \"extra\" (see --help)\n"},
+        {{"-f", sts, "--to", "apps.kruise.io/v1beta1", "-o", "xml", NULL},
+         "kruise-webhook convert: -o must be yaml or json, not xml\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *const *a = cases[i].args;
+        struct wh_test_cli c =
+            convert(a[0], a[1], a[2], a[3], a[4], a[5], a[6], (const char *)NULL);
+        CHECK_EQ_INT(c.status, 2);
+        CHECK_EQ_STR(c.out, "");
+        CHECK_EQ_STR(c.err, cases[i].err);
+        wh_test_cli_fini(&c);
+    }
+    unlink(path);
 }

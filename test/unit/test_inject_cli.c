@@ -1,10 +1,9 @@
 /* `kruise-webhook inject` on files (test/data/inject), in process; and the README's example
  * request against examples/. */
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/inject.h"
 #include "config/config.h"
@@ -19,38 +18,7 @@
 #define DATA "test/data/inject/"
 #define TS "--timestamp=2024-01-01T00:00:00Z"
 
-struct captured {
-    int status;
-    char *out, *err;
-};
-
-static void capture_fini(struct captured *c)
-{
-    free(c->out);
-    free(c->err);
-}
-
-/* Runs the command with NULL-terminated arguments after "inject". */
-static struct captured inject(const char *first, ...)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = "inject";
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
-        argv[argc++] = (char *)(uintptr_t)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    struct captured c = {0};
-    size_t on = 0, en = 0;
-    FILE *out = open_memstream(&c.out, &on);
-    FILE *err = open_memstream(&c.err, &en);
-    c.status = wh_inject_run(argc, argv, out, err);
-    fclose(out);
-    fclose(err);
-    return c;
-}
+#define inject(...) wh_test_cli_run(wh_inject_run, "inject", __VA_ARGS__)
 
 static void check_file(const char *got, const char *path)
 {
@@ -61,13 +29,13 @@ static void check_file(const char *got, const char *path)
 
 TEST(inject_cli_yaml_in_yaml_out)
 {
-    struct captured c = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, NULL);
+    struct wh_test_cli c = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, NULL);
     CHECK_EQ_INT(c.status, 0);
     check_file(c.out, DATA "expected/pod.yaml");
     CHECK_EQ_STR(c.err, "");
     /* the YAML reads back as the JSON the handler produced */
-    struct captured j = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "-o", "json",
-                               NULL);
+    struct wh_test_cli j =
+        inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "-o", "json", NULL);
     CHECK_EQ_INT(j.status, 0);
     json_t *docs = NULL;
     struct wh_errbuf eb;
@@ -76,61 +44,189 @@ TEST(inject_cli_yaml_in_yaml_out)
     CHECK_EQ_JSON(json_array_get(docs, 0), fromjson);
     json_decref(fromjson);
     json_decref(docs);
-    capture_fini(&j);
-    capture_fini(&c);
+    wh_test_cli_fini(&j);
+    wh_test_cli_fini(&c);
 }
 
 TEST(inject_cli_json_in_json_out)
 {
-    struct captured c = inject("-f", DATA "pod.json", "--state", DATA "state", TS, NULL);
+    struct wh_test_cli c = inject("-f", DATA "pod.json", "--state", DATA "state", TS, NULL);
     CHECK_EQ_INT(c.status, 0);
     check_file(c.out, DATA "expected/pod.json");
-    capture_fini(&c);
+    wh_test_cli_fini(&c);
 }
 
 TEST(inject_cli_explain)
 {
-    struct captured c = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "--explain",
-                               NULL);
+    struct wh_test_cli c =
+        inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "--explain", NULL);
     CHECK_EQ_INT(c.status, 0);
     check_file(c.out, DATA "expected/pod.yaml");
     check_file(c.err, DATA "expected/explain.txt");
-    capture_fini(&c);
+    wh_test_cli_fini(&c);
 }
 
 TEST(inject_cli_several_documents)
 {
-    struct captured c = inject("-f", DATA "multi.yaml", "--state", DATA "state", TS, NULL);
+    struct wh_test_cli c = inject("-f", DATA "multi.yaml", "--state", DATA "state", TS, NULL);
     CHECK_EQ_INT(c.status, 0);
     check_file(c.out, DATA "expected/multi.yaml");
     check_file(c.err, DATA "expected/multi.stderr");
-    capture_fini(&c);
+    wh_test_cli_fini(&c);
 }
 
 TEST(inject_cli_refused_and_usage)
 {
-    struct captured c = inject("-f", DATA "pod.json", "--state", DATA "bad-state.yaml", NULL);
+    struct wh_test_cli c = inject("-f", DATA "pod.json", "--state", DATA "bad-state.yaml", NULL);
     CHECK_EQ_INT(c.status, 1);
     CHECK_EQ_STR(c.out, "");
     CHECK(strstr(c.err, "refused: 500 \"Matches\" is not a valid pod selector operator") != NULL);
-    capture_fini(&c);
-    c = inject("-f", DATA "pod.json", NULL);
-    CHECK_EQ_INT(c.status, 2);
-    capture_fini(&c);
-    c = inject("-f", DATA "missing.yaml", "--state", DATA "state", NULL);
-    CHECK_EQ_INT(c.status, 2);
-    CHECK(strstr(c.err, "cannot open") != NULL);
-    capture_fini(&c);
-    c = inject("-f", DATA "pod.json", "--state", DATA "state", "-o", "xml", NULL);
-    CHECK_EQ_INT(c.status, 2);
-    capture_fini(&c);
-    c = inject("-f", DATA "pod.json", "--state", DATA "state", "--timestamp", "yesterday", NULL);
-    CHECK_EQ_INT(c.status, 2);
-    capture_fini(&c);
+    wh_test_cli_fini(&c);
     c = inject("--help", NULL);
     CHECK_EQ_INT(c.status, 0);
     CHECK(strstr(c.out, "usage: kruise-webhook inject") != NULL);
-    capture_fini(&c);
+    CHECK(strstr(c.out, "--timestamp T") != NULL); /* the README lists it too */
+    CHECK(strstr(c.out, "An AdmissionReview stands for the Pod in its request.object") != NULL);
+    wh_test_cli_fini(&c);
+}
+
+/* Issue 11: every usage and input error, word for word, exit status 2, nothing on stdout; the
+ * flag errors read as convert's do (test_convert_cli.c). */
+TEST(inject_cli_error_messages)
+{
+    static const struct {
+        const char *args[8];
+        const char *err;
+    } cases[] = {
+        {{"-f", DATA "pod.json", NULL},
+         "kruise-webhook inject: --state PATH is required (see --help)\n"},
+        {{"--state", DATA "state", NULL},
+         "kruise-webhook inject: -f FILE is required (see --help)\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "--bogus", NULL},
+         "kruise-webhook inject: unknown option --bogus (see --help)\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "--bogus=1", NULL},
+         "kruise-webhook inject: unknown option --bogus (see --help)\n"},
+        {{"-f", DATA "pod.json", "--state", NULL},
+         "kruise-webhook inject: --state needs a value\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "pod.yaml", NULL},
+         "kruise-webhook inject: unexpected argument \"pod.yaml\" (see --help)\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "--explain=yes", NULL},
+         "kruise-webhook inject: --explain takes no value\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "-o", "xml", NULL},
+         "kruise-webhook inject: -o must be yaml or json, not xml\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "state", "--timestamp", "yesterday", NULL},
+         "kruise-webhook inject: --timestamp yesterday is not an RFC 3339 time\n"},
+        {{"-f", DATA "missing.yaml", "--state", DATA "state", NULL},
+         "kruise-webhook inject: " DATA "missing.yaml: cannot open: No such file or directory\n"},
+        {{"-f", DATA "state", "--state", DATA "state", NULL},
+         "kruise-webhook inject: " DATA "state: is a directory (want a file, or - for stdin)\n"},
+        {{"-f", DATA "pod.json", "--state", DATA "missing", NULL},
+         "kruise-webhook inject: --state " DATA "missing: No such file or directory\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *const *a = cases[i].args;
+        struct wh_test_cli c =
+            inject(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], (const char *)NULL);
+        CHECK_EQ_INT(c.status, 2);
+        CHECK_EQ_STR(c.out, "");
+        CHECK_EQ_STR(c.err, cases[i].err);
+        wh_test_cli_fini(&c);
+    }
+}
+
+/* Issue 11: the README's `inject -f examples/requests/pod.yaml --state examples/`; the file is
+ * the Pod of the curl example's AdmissionReview, and that review, given to inject, stands for
+ * its request.object: the same Pod comes out, with what the README says was injected. */
+TEST(inject_cli_readme_pod_and_admission_review)
+{
+    char *text = wh_test_read_file("examples/requests/pod-create.json", NULL);
+    json_t *review = wh_test_json(text);
+    free(text);
+    struct wh_errbuf eb = {{0}};
+    json_t *docs = NULL;
+    text = wh_test_read_file("examples/requests/pod.yaml", NULL);
+    CHECK_EQ_INT(wh_yaml_load(text, strlen(text), "pod.yaml", &docs, &eb), WH_OK);
+    free(text);
+    CHECK_EQ_JSON(json_array_get(docs, 0), wh_json_path(review, "request", "object", NULL));
+    json_decref(docs);
+
+    struct wh_test_cli pod =
+        inject("-f", "examples/requests/pod.yaml", "--state", "examples/", TS, "--explain", NULL);
+    CHECK_EQ_INT(pod.status, 0);
+    CHECK_EQ_STR(pod.err, "pod shop/web-7d9f8c6b5- (namespace shop):\n"
+                          "  log-agent                        injected      namespace and "
+                          "selector match\n"
+                          "  mesh-proxy                       injected      namespace and "
+                          "selector match\n");
+    struct wh_test_cli rev = inject("-f", "examples/requests/pod-create.json", "--state",
+                                    "examples/", TS, "-o", "yaml", NULL);
+    CHECK_EQ_INT(rev.status, 0);
+    CHECK_EQ_STR(rev.err, "");
+    CHECK_EQ_STR(rev.out, pod.out);
+    docs = NULL;
+    CHECK_EQ_INT(wh_yaml_load(pod.out, strlen(pod.out), "out", &docs, &eb), WH_OK);
+    const json_t *out = json_array_get(docs, 0);
+    CHECK_EQ_STR(wh_json_str(out, "kind"), "Pod");
+    json_t *names = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(wh_json_path(out, "spec", "containers", NULL), i, c)
+    {
+        json_array_append_new(names, json_string(wh_json_str(c, "name")));
+    }
+    json_array_foreach(wh_json_path(out, "spec", "initContainers", NULL), i, c)
+    {
+        json_array_append_new(names, json_string(wh_json_str(c, "name")));
+    }
+    json_t *want =
+        wh_test_json("[\"envoy-1\", \"envoy-2\", \"app\", \"log-agent\", \"mesh-init\"]");
+    CHECK_EQ_JSON(names, want);
+    CHECK_EQ_STR(wh_json_path_str(out, "metadata", "annotations",
+                                  "kruise.io/sidecarset-injected-list", NULL),
+                 "log-agent,mesh-proxy");
+    json_decref(want);
+    json_decref(names);
+    json_decref(docs);
+    wh_test_cli_fini(&rev);
+    wh_test_cli_fini(&pod);
+    json_decref(review);
+}
+
+/* A review's Pod without a namespace takes request.namespace; a review that carries no Pod is
+ * printed unchanged, and said so. */
+TEST(inject_cli_admission_review_namespace_and_non_pods)
+{
+    char path[] = "/tmp/wh-inject-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("{\"apiVersion\": \"admission.k8s.io/v1\", \"kind\": \"AdmissionReview\", \"request\": "
+          "{\"uid\": \"u\", \"namespace\": \"shop\", \"object\": {\"apiVersion\": \"v1\", "
+          "\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"labels\": {\"app\": \"web\"}}, "
+          "\"spec\": {\"containers\": [{\"name\": \"app\", \"image\": \"nginx\"}]}}}}\n"
+          "---\n{\"apiVersion\": \"admission.k8s.io/v1\", \"kind\": \"AdmissionReview\", "
+          "\"request\": "
+          "{\"uid\": \"v\", \"object\": {\"apiVersion\": \"v1\", \"kind\": \"Namespace\", "
+          "\"metadata\": {\"name\": \"shop\"}}}}\n",
+          f);
+    fclose(f);
+    struct wh_test_cli c =
+        inject("-f", path, "--state", "examples/", TS, "--explain", "-o", "yaml", NULL);
+    CHECK_EQ_INT(c.status, 0);
+    const char *head = "pod shop/p (namespace shop):\n";
+    CHECK(strncmp(c.err, head, strlen(head)) == 0);
+    CHECK(strstr(c.err,
+                 "kruise-webhook inject: document 2 is an AdmissionReview whose "
+                 "request.object is not a Pod (kind Namespace): printed unchanged\n") != NULL);
+    json_t *docs = NULL;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_yaml_load(c.out, strlen(c.out), "out", &docs, &eb), WH_OK);
+    CHECK_EQ_INT(json_array_size(docs), 2);
+    CHECK_EQ_STR(wh_json_str(json_array_get(docs, 0), "kind"), "Pod");
+    CHECK_EQ_STR(wh_json_str(json_array_get(docs, 1), "kind"), "AdmissionReview");
+    json_decref(docs);
+    wh_test_cli_fini(&c);
+    unlink(path);
 }
 
 /* The request the README shows with curl, through the real route against --state examples/. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/docs.h"
 #include "conversion/convert.h"
 #include "util/json.h"
@@ -12,11 +13,19 @@
 enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
-    "Usage: kruise-webhook convert -f FILE --to GROUP/VERSION [-o yaml|json]\n"
-    "  -f FILE   objects to convert (YAML or JSON, several documents; - for stdin)\n"
-    "  --to V    the apiVersion wanted, e.g. apps.kruise.io/v1beta1\n"
-    "  -o FMT    yaml or json (default: the input's format)\n"
-    "Objects of other groups, or already at V, are printed unchanged.\n";
+    "usage: kruise-webhook convert -f FILE --to GROUP/VERSION [-o yaml|json]\n"
+    "\n"
+    "Converts the apps.kruise.io or policy.kruise.io objects of FILE to GROUP/VERSION exactly as\n"
+    "the /convert webhook would, and prints every object.\n"
+    "\n"
+    "  -f FILE           objects, YAML or JSON, several documents and List kinds allowed; - is\n"
+    "                    stdin\n"
+    "  --to GROUP/VERSION  the apiVersion wanted: apps.kruise.io or policy.kruise.io, v1alpha1\n"
+    "                    or v1beta1\n"
+    "  -o yaml|json      output format (default: the input's)\n"
+    "\n"
+    "Objects of other groups, or already at GROUP/VERSION, are printed unchanged; FILE must hold\n"
+    "at least one object of the group.\n";
 
 /* "apps.kruise.io/v1beta1" and "apps.kruise.io/v1alpha1" share the group. */
 static bool same_group(const char *a, const char *b)
@@ -24,6 +33,24 @@ static bool same_group(const char *a, const char *b)
     const char *sa = strchr(a, '/'), *sb = strchr(b, '/');
     size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
     return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* How many objects of doc (or of the items of a List) are of the group of to. */
+static size_t count_in_group(const json_t *doc, const char *to)
+{
+    const char *kind = wh_json_str(doc, "kind");
+    json_t *items = wh_json_arr(doc, "items");
+    if (items && kind && wh_str_has_suffix(kind, "List")) {
+        size_t n = 0, i;
+        json_t *item;
+        json_array_foreach(items, i, item)
+        {
+            n += count_in_group(item, to);
+        }
+        return n;
+    }
+    const char *av = wh_json_str(doc, "apiVersion");
+    return av && same_group(av, to) ? 1 : 0;
 }
 
 /* Converts doc (or the items of a List) into out; false with the message printed on failure. */
@@ -54,10 +81,9 @@ static bool convert_doc(const json_t *doc, const char *to, size_t index, json_t 
     }
     char *message = NULL;
     if (wh_convert_object(to, doc, out, &message)) {
-        fprintf(err, "kruise-webhook convert: document %zu (%s %s): %s\n", index + 1,
-                kind ? kind : "?",
-                wh_json_meta_str(doc, "name") ? wh_json_meta_str(doc, "name") : "?",
-                message ? message : "conversion failed");
+        wh_cli_error(err, "convert", "document %zu (%s %s): %s", index + 1, kind ? kind : "?",
+                     wh_json_meta_str(doc, "name") ? wh_json_meta_str(doc, "name") : "?",
+                     message ? message : "conversion failed");
         free(message);
         *out = NULL;
         return false;
@@ -68,48 +94,57 @@ static bool convert_doc(const json_t *doc, const char *to, size_t index, json_t 
 int wh_convert_run(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *file = NULL, *to = NULL, *format = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if ((strcmp(arg, "-f") == 0 || strcmp(arg, "--filename") == 0) && i + 1 < argc) {
-            file = argv[++i];
-        } else if (strcmp(arg, "--to") == 0 && i + 1 < argc) {
-            to = argv[++i];
-        } else if (strcmp(arg, "-o") == 0 && i + 1 < argc) {
-            format = argv[++i];
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(usage, out);
-            return EXIT_DONE;
-        } else {
-            fprintf(err, "kruise-webhook convert: unexpected argument \"%s\"\n%s", arg, usage);
-            return EXIT_USAGE;
-        }
-    }
-    if (!file || !to || !strchr(to, '/')) {
-        fprintf(err, "kruise-webhook convert: -f and --to GROUP/VERSION are required\n%s", usage);
+    bool help = false;
+    const struct wh_cli_flag flags[] = {
+        {"--filename", "-f", &file, NULL},
+        {"--to", NULL, &to, NULL},
+        {"--output", "-o", &format, NULL},
+    };
+    if (!wh_cli_parse("convert", argc, argv, flags, sizeof(flags) / sizeof(flags[0]), &help, err))
         return EXIT_USAGE;
+    if (help) {
+        fputs(usage, out);
+        return EXIT_DONE;
     }
-    if (format && strcmp(format, "yaml") != 0 && strcmp(format, "json") != 0) {
-        fprintf(err, "kruise-webhook convert: -o must be yaml or json, not %s\n", format);
+    struct wh_errbuf eb = {{0}};
+    if (!wh_cli_require(err, "convert", "-f FILE", file) ||
+        !wh_cli_require(err, "convert", "--to GROUP/VERSION", to) ||
+        !wh_cli_check_output(err, "convert", format))
+        return EXIT_USAGE;
+    if (wh_convert_check_target(to, &eb)) {
+        wh_cli_error(err, "convert", "--to %s", eb.msg);
         return EXIT_USAGE;
     }
     json_t *docs = NULL;
     bool json_input = false;
-    struct wh_errbuf eb = {{0}};
     if (wh_cli_read_docs(file, &docs, &json_input, &eb)) {
-        fprintf(err, "kruise-webhook convert: %s\n", eb.msg);
+        wh_cli_error(err, "convert", "%s", eb.msg);
         return EXIT_USAGE;
     }
-    bool yaml = format ? strcmp(format, "yaml") == 0 : !json_input;
-    int status = EXIT_DONE;
-    size_t i, printed = 0;
+    size_t in_group = 0;
+    size_t i;
     json_t *doc;
+    json_array_foreach(docs, i, doc)
+    {
+        in_group += count_in_group(doc, to);
+    }
+    if (in_group == 0) {
+        const char *slash = strchr(to, '/');
+        wh_cli_error(err, "convert", "%s has no %.*s object to convert",
+                     strcmp(file, "-") == 0 ? "<stdin>" : file, (int)(slash - to), to);
+        json_decref(docs);
+        return EXIT_USAGE;
+    }
+    bool yaml = wh_cli_output_yaml(format, json_input);
+    int status = EXIT_DONE;
+    size_t printed = 0;
     json_array_foreach(docs, i, doc)
     {
         json_t *result = NULL;
         if (!convert_doc(doc, to, i, &result, err))
             status = EXIT_FAILED;
         if (result && wh_cli_print_doc(out, result, yaml, printed++ == 0, &eb)) {
-            fprintf(err, "kruise-webhook convert: %s\n", eb.msg);
+            wh_cli_error(err, "convert", "%s", eb.msg);
             status = EXIT_USAGE;
         }
         json_decref(result);

@@ -1,7 +1,9 @@
 #include "cli/docs.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/buf.h"
 #include "util/yaml.h"
@@ -11,7 +13,15 @@ static enum wh_err read_all(const char *path, char **text, size_t *len, struct w
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open", path);
+        return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    /* fopen opens a directory for reading; only the first read fails, and vaguely */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (f != stdin)
+            fclose(f);
+        return wh_errbuf_set(eb, WH_ERR_IO, "%s: is a directory (want a file, or - for stdin)",
+                             path);
+    }
     struct wh_buf b;
     wh_buf_init(&b, WH_CLI_MAX_INPUT);
     enum wh_err rc = WH_OK;
@@ -20,7 +30,7 @@ static enum wh_err read_all(const char *path, char **text, size_t *len, struct w
          n = fread(chunk, 1, sizeof(chunk), f))
         rc = wh_buf_add(&b, chunk, n);
     if (!rc && ferror(f))
-        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: read error", path);
+        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
     else if (rc)
         wh_errbuf_set(eb, rc, "%s: larger than %d bytes", path, WH_CLI_MAX_INPUT);
     if (f != stdin)

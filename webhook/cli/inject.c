@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "admission/review.h"
+#include "cli/args.h"
 #include "cli/docs.h"
 #include "config/config.h"
 #include "handlers/pod/mutate.h"
@@ -23,8 +24,6 @@
 #include "util/yaml.h"
 #include "util/yaml_emit.h"
 
-#define MAX_INPUT (64 << 20)
-
 enum { EXIT_DONE = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
@@ -35,11 +34,13 @@ static const char usage[] =
     "Injects SidecarSets into the Pods of FILE exactly as the /mutate-pod webhook would, and\n"
     "prints the result.\n"
     "\n"
-    "  -f FILE           Pods to inject, YAML or JSON, several documents allowed; - is stdin\n"
+    "  -f FILE           Pods to inject, YAML or JSON, several documents allowed; - is stdin.\n"
+    "                    An AdmissionReview stands for the Pod in its request.object (the Pod\n"
+    "                    is printed, with request.namespace when it names none)\n"
     "  --state PATH      the cluster: a file or a directory of .yaml/.yml/.json files with the\n"
     "                    SidecarSets, Namespaces (for namespaceSelector) and ControllerRevisions\n"
     "                    (for injectionStrategy.revision, in the kruise namespace)\n"
-    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why not\n"
+    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why\n"
     "  -o yaml|json      output format (default: the input's)\n"
     "  --namespace NS    namespace of Pods that name none (default: default)\n"
     "  --feature-gates   as the server's flag (e.g. EnableSortSidecarContainerByName=true)\n"
@@ -63,68 +64,22 @@ struct args {
 static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
 {
     memset(a, 0, sizeof(*a));
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char **dst = NULL;
-        const char *name = arg;
-        const char *inline_value = NULL;
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            a->help = true;
-            continue;
-        }
-        if (strcmp(arg, "--explain") == 0) {
-            a->explain = true;
-            continue;
-        }
-        const char *eq = wh_str_has_prefix(arg, "--") ? strchr(arg, '=') : NULL;
-        char flag[64];
-        if (eq) {
-            size_t n = (size_t)(eq - arg);
-            if (n >= sizeof(flag))
-                n = sizeof(flag) - 1;
-            memcpy(flag, arg, n);
-            flag[n] = '\0';
-            name = flag;
-            inline_value = eq + 1;
-        }
-        if (strcmp(name, "-f") == 0 || strcmp(name, "--filename") == 0)
-            dst = &a->file;
-        else if (strcmp(name, "--state") == 0)
-            dst = &a->state;
-        else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0)
-            dst = &a->output;
-        else if (strcmp(name, "--namespace") == 0 || strcmp(name, "-n") == 0)
-            dst = &a->ns;
-        else if (strcmp(name, "--feature-gates") == 0)
-            dst = &a->gates;
-        else if (strcmp(name, "--timestamp") == 0)
-            dst = &a->timestamp;
-        if (!dst) {
-            fprintf(err, "kruise-webhook inject: unknown option %s\n", arg);
-            return false;
-        }
-        if (inline_value) {
-            *dst = inline_value;
-        } else if (i + 1 < argc) {
-            *dst = argv[++i];
-        } else {
-            fprintf(err, "kruise-webhook inject: %s needs a value\n", arg);
-            return false;
-        }
-    }
+    const struct wh_cli_flag flags[] = {
+        {"--filename", "-f", &a->file, NULL},       {"--state", NULL, &a->state, NULL},
+        {"--output", "-o", &a->output, NULL},       {"--namespace", "-n", &a->ns, NULL},
+        {"--feature-gates", NULL, &a->gates, NULL}, {"--timestamp", NULL, &a->timestamp, NULL},
+        {"--explain", NULL, NULL, &a->explain},
+    };
+    if (!wh_cli_parse("inject", argc, argv, flags, sizeof(flags) / sizeof(flags[0]), &a->help, err))
+        return false;
     if (a->help)
         return true;
-    if (!a->file || !a->state) {
-        fprintf(err, "kruise-webhook inject: -f and --state are required\n%s", usage);
+    if (!wh_cli_require(err, "inject", "-f FILE", a->file) ||
+        !wh_cli_require(err, "inject", "--state PATH", a->state) ||
+        !wh_cli_check_output(err, "inject", a->output))
         return false;
-    }
     if (a->timestamp && wh_time_parse_rfc3339(a->timestamp, &a->now) != 0) {
-        fprintf(err, "kruise-webhook inject: --timestamp %s is not an RFC 3339 time\n",
-                a->timestamp);
-        return false;
-    }
-    if (a->output && strcmp(a->output, "yaml") != 0 && strcmp(a->output, "json") != 0) {
-        fprintf(err, "kruise-webhook inject: -o must be yaml or json, not %s\n", a->output);
+        wh_cli_error(err, "inject", "--timestamp %s is not an RFC 3339 time", a->timestamp);
         return false;
     }
     return true;
@@ -226,13 +181,17 @@ static void print_explain(FILE *err, struct wh_cluster *cl, const char *pod_id, 
 
 /* --- one Pod --------------------------------------------------------------------------------- */
 
-/* Runs the /mutate-pod handler on pod. Returns in *result (new ref) the Pod to print; false
- * when the webhook would refuse it (message printed). */
+/* Runs the /mutate-pod handler on pod, in its namespace, else review_ns (the AdmissionReview's
+ * request.namespace; may be NULL), else --namespace. Returns in *result (new ref) the Pod to
+ * print; false when the webhook would refuse it (message printed). */
 static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, const json_t *pod,
-                       json_t **result, FILE *err)
+                       const char *review_ns, json_t **result, FILE *err)
 {
     const char *pod_ns = wh_json_meta_str(pod, "namespace");
-    const char *ns = pod_ns && pod_ns[0] ? pod_ns : a->ns ? a->ns : "default";
+    const char *ns = pod_ns && pod_ns[0]         ? pod_ns
+                     : review_ns && review_ns[0] ? review_ns
+                     : a->ns                     ? a->ns
+                                                 : "default";
     const char *name = wh_json_meta_str(pod, "name");
     if (!name)
         name = wh_json_meta_str(pod, "generateName");
@@ -252,7 +211,7 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
     bool ok = true;
     wh_admission_response_init(&resp);
     if (wh_admission_decode(review, &req, &eb)) {
-        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        wh_cli_error(err, "inject", "%s", eb.msg);
         ok = false;
         goto out;
     }
@@ -266,8 +225,11 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         print_explain(err, ctx->cluster, id, ns, &ex);
     }
     if (rc || !resp.allowed) {
-        fprintf(err, "kruise-webhook inject: pod %s/%s refused: %d %s\n", ns, name ? name : "",
-                rc ? 500 : resp.code, rc ? eb.msg : resp.message ? resp.message : "");
+        wh_cli_error(err, "inject", "pod %s/%s refused: %d %s", ns, name ? name : "",
+                     rc ? 500 : resp.code,
+                     rc             ? eb.msg
+                     : resp.message ? resp.message
+                                    : "");
         ok = false;
         goto out;
     }
@@ -285,6 +247,15 @@ static bool is_pod(const json_t *doc)
     const char *kind = wh_json_str(doc, "kind");
     const char *av = wh_json_str(doc, "apiVersion");
     return wh_str_eq(kind, "Pod") && (!av || wh_str_eq(av, "v1"));
+}
+
+/* An AdmissionReview (what the API server sends, and examples/requests/pod-create.json) stands
+ * for the object it carries, so that a captured request can be replayed as is. */
+static bool is_review(const json_t *doc)
+{
+    const char *av = wh_json_str(doc, "apiVersion");
+    return wh_str_eq(wh_json_str(doc, "kind"), "AdmissionReview") && av &&
+           wh_str_has_prefix(av, "admission.k8s.io/");
 }
 
 int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
@@ -306,26 +277,26 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
     snprintf(gates, sizeof(gates), "--feature-gates=%s", a.gates ? a.gates : "");
     char *cargv[] = {"kruise-webhook", gates, NULL};
     if (wh_config_load(&cfg, a.gates ? 2 : 1, cargv, &eb)) {
-        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        wh_cli_error(err, "inject", "%s", eb.msg);
         return EXIT_USAGE;
     }
     cfg_loaded = true;
     bool json_input = false;
     if (wh_cli_read_docs(a.file, &docs, &json_input, &eb)) {
-        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        wh_cli_error(err, "inject", "%s", eb.msg);
         goto out;
     }
-    bool yaml = a.output ? strcmp(a.output, "yaml") == 0 : !json_input;
+    bool yaml = wh_cli_output_yaml(a.output, json_input);
 
     /* the server's own route and setup, on a standalone cluster */
     const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");
     if (!route) {
-        fprintf(err, "kruise-webhook inject: /mutate-pod is off (feature gate PodWebhook)\n");
+        wh_cli_error(err, "inject", "/mutate-pod is off (feature gate PodWebhook)");
         goto out;
     }
     if (wh_cluster_new_standalone(a.state, &cl, &eb) ||
         (route->setup && route->setup(cl, &cfg, &eb)) || wh_cluster_start(cl, &eb)) {
-        fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+        wh_cli_error(err, "inject", "%s", eb.msg);
         goto out;
     }
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
@@ -335,17 +306,30 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
     json_array_foreach(docs, i, doc)
     {
         json_t *result = NULL;
-        if (!is_pod(doc)) {
-            fprintf(err, "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
-                         "unchanged\n",
-                    i + 1, wh_json_str(doc, "kind") ? wh_json_str(doc, "kind") : "(no kind)");
+        const json_t *pod = doc;
+        const char *review_ns = NULL;
+        if (is_review(doc)) {
+            pod = wh_json_path(doc, "request", "object", NULL);
+            review_ns = wh_json_path_str(doc, "request", "namespace", NULL);
+        }
+        if (!pod || !is_pod(pod)) {
+            const char *kind = pod ? wh_json_str(pod, "kind") : NULL;
+            if (pod == doc)
+                wh_cli_error(err, "inject",
+                             "document %zu (kind %s) is not a Pod: printed unchanged", i + 1,
+                             kind ? kind : "missing");
+            else
+                wh_cli_error(err, "inject",
+                             "document %zu is an AdmissionReview whose request.object is not a Pod "
+                             "(kind %s): printed unchanged",
+                             i + 1, kind ? kind : "missing");
             result = json_incref(doc);
-        } else if (!inject_pod(&ctx, &a, doc, &result, err)) {
+        } else if (!inject_pod(&ctx, &a, pod, review_ns, &result, err)) {
             status = EXIT_REFUSED;
             continue;
         }
         if (wh_cli_print_doc(out, result, yaml, printed++ == 0, &eb)) {
-            fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
+            wh_cli_error(err, "inject", "%s", eb.msg);
             status = EXIT_USAGE;
         }
         json_decref(result);

@@ -119,11 +119,61 @@ static char *gv_string(const struct gvk *g)
     return wh_str_printf("%.*s/%.*s", (int)g->glen, g->group, (int)g->vlen, g->version);
 }
 
+/* Every converted group has both versions. */
+static const char *const versions[] = {"v1alpha1", "v1beta1"};
+#define NVERSIONS (sizeof(versions) / sizeof(versions[0]))
+
+static bool converted_group(const char *group, size_t glen)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if (slice_eq(group, glen, kinds[i]->group))
+            return true;
+    return false;
+}
+
+static bool converted_version(const char *version, size_t vlen)
+{
+    for (size_t i = 0; i < NVERSIONS; i++)
+        if (slice_eq(version, vlen, versions[i]))
+            return true;
+    return false;
+}
+
 static bool is_kruise_version(const struct gvk *g)
 {
-    return (slice_eq(g->group, g->glen, "apps.kruise.io") ||
-            slice_eq(g->group, g->glen, "policy.kruise.io")) &&
-           (slice_eq(g->version, g->vlen, "v1alpha1") || slice_eq(g->version, g->vlen, "v1beta1"));
+    return converted_group(g->group, g->glen) && converted_version(g->version, g->vlen);
+}
+
+enum wh_err wh_convert_check_target(const char *api_version, struct wh_errbuf *eb)
+{
+    struct gvk g;
+    if (!parse_gv(api_version, &g) || !g.glen || !g.vlen)
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "%s: want GROUP/VERSION, such as apps.kruise.io/v1beta1", api_version);
+    char list[256] = "";
+    size_t used = 0;
+    if (!converted_group(g.group, g.glen)) {
+        for (size_t i = 0; i < NKINDS; i++) {
+            bool seen = false;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = strcmp(kinds[k]->group, kinds[i]->group) == 0;
+            if (!seen && used < sizeof(list))
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+                                         kinds[i]->group);
+        }
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "%s: group %.*s is not converted (converted groups: %s)", api_version,
+                             (int)g.glen, g.group, list);
+    }
+    if (!converted_version(g.version, g.vlen)) {
+        for (size_t i = 0; i < NVERSIONS && used < sizeof(list); i++)
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                                     versions[i]);
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "%s: group %.*s has no version %.*s (its versions: %s)", api_version,
+                             (int)g.glen, g.group, (int)g.vlen, g.version, list);
+    }
+    return WH_OK;
 }
 
 static bool has_word(const char *list, const char *word, size_t n)

@@ -30,4 +30,11 @@ WH_NODISCARD enum wh_err wh_convert_objects(const char *desired_api_version, con
 WH_NODISCARD enum wh_err wh_convert_object(const char *desired_api_version, const json_t *object,
                                            json_t **out, char **message);
 
+/* Whether desired_api_version is a GROUP/VERSION objects can be converted to (for `convert
+ * --to`; the webhook itself answers upstream's texts instead). WH_ERR_INVALID with eb saying
+ * what is wrong: no group, a group with nothing to convert (naming those there are), or a
+ * version the group does not have (naming its versions). */
+WH_NODISCARD enum wh_err wh_convert_check_target(const char *desired_api_version,
+                                                 struct wh_errbuf *eb);
+
 #endif

@@ -428,7 +428,7 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
     const struct wh_sidecarset_view *v = wh_sidecarset_view_of(o);
     WH_ASSERT(v);
     if (v->paused) {
-        explain(in, v->name, false, "not injected: spec.injectionStrategy.paused is true");
+        explain(in, v->name, false, "spec.injectionStrategy.paused is true");
         return WH_OK;
     }
     if (v->ns_selector) {
@@ -436,18 +436,17 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
         const json_t *labels = namespace_labels(in, memo, &exists);
         if (!exists) {
             explain(in, v->name, false,
-                    "not injected: it has a namespaceSelector and Namespace \"%s\" is not known",
-                    in->ns);
+                    "it has a namespaceSelector and Namespace \"%s\" is not known", in->ns);
             return WH_OK;
         }
         if (wh_selector_error(v->ns_selector)) {
-            explain(in, v->name, false, "not injected: spec.namespaceSelector is invalid (%s)",
+            explain(in, v->name, false, "spec.namespaceSelector is invalid (%s)",
                     wh_selector_error(v->ns_selector));
             return WH_OK;
         }
         if (!wh_selector_matches(v->ns_selector, labels)) {
             explain(in, v->name, false,
-                    "not injected: the labels of Namespace \"%s\" do not match "
+                    "the labels of Namespace \"%s\" do not match "
                     "spec.namespaceSelector",
                     in->ns);
             return WH_OK;
@@ -458,12 +457,12 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
         return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", wh_selector_error(v->selector));
     }
     if (wh_selector_state(v->selector) != WH_SELECTOR_REQUIREMENTS) {
-        explain(in, v->name, false, "not injected: spec.selector is %s, which selects no pod",
+        explain(in, v->name, false, "spec.selector is %s, which selects no pod",
                 wh_selector_state(v->selector) == WH_SELECTOR_EVERYTHING ? "empty" : "missing");
         return WH_OK;
     }
     if (!wh_selector_matches(v->selector, pod_labels)) {
-        explain(in, v->name, false, "not injected: the pod's labels do not match spec.selector");
+        explain(in, v->name, false, "the pod's labels do not match spec.selector");
         return WH_OK;
     }
     struct wh_sidecarset_pick pick = {wh_object_ref(o), wh_object_json(o), NULL, v->name};
@@ -478,7 +477,7 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
         if (pick.owned)
             pick.ss = pick.owned;
     }
-    explain(in, v->name, true, "matched: namespace and selector match%s%s%s", why,
+    explain(in, v->name, true, "namespace and selector match%s%s%s", why,
             v->canary_base ? "; canary of " : "", v->canary_base ? v->canary_base : "");
     picks_push(out, pick);
     return WH_OK;
@@ -516,8 +515,7 @@ enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
                 by = out->items[j].name;
         }
         if (by) {
-            explain(in, p->name, false, "not injected: displaced by its canary SidecarSet %s",
-                    by);
+            explain(in, p->name, false, "displaced by its canary SidecarSet %s", by);
             json_decref(out->items[i].owned);
             wh_object_unref(out->items[i].obj);
             continue;

@@ -62,8 +62,9 @@ WH_NODISCARD enum wh_err wh_sidecarset_caches_setup(struct wh_cluster *cl,
 const struct wh_sidecarset_view *wh_sidecarset_view_of(const struct wh_object *o);
 
 /* Why a SidecarSet was or was not chosen, for `inject --explain`: name, whether it is injected,
- * and a human sentence. Called for each candidate in candidate order (again with injected false
- * when a canary displaces it), and with name NULL for a note about the whole Pod. */
+ * and a human sentence giving the reason (not repeating the verdict). Called for each candidate in
+ * candidate order (again with injected false when a canary displaces it), and with name NULL for a
+ * note about the whole Pod. */
 typedef void (*wh_sidecarset_explain_fn)(void *arg, const char *name, bool injected,
                                          const char *reason);
 
