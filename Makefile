@@ -81,10 +81,12 @@ $(BIN): $(OBJS) $(BUILD)/obj/webhook/main.o
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The unit runner's test list is generated from the TEST(name) lines of test/unit/test_*.c,
-# so adding a test never means editing a shared list.
-$(BUILD)/gen/unit_tests.inc: $(UNIT_SRCS)
+# so adding a test never means editing a shared list; each test carries its file (its suite).
+$(BUILD)/gen/unit_tests.inc: $(UNIT_SRCS) Makefile
 	@mkdir -p $(@D)
-	@sed -n 's/^TEST(\([A-Za-z0-9_]*\)).*/X(\1)/p' $(UNIT_SRCS) > $@.tmp && mv $@.tmp $@
+	@for f in $(UNIT_SRCS); do \
+	    sed -n "s/^TEST(\([A-Za-z0-9_]*\)).*/X($$(basename $$f .c), \1)/p" $$f; done > $@.tmp
+	@mv $@.tmp $@
 
 $(BUILD)/obj/test/unit/runner.o: $(BUILD)/gen/unit_tests.inc
 

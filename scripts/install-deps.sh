@@ -4,18 +4,36 @@
 set -eu
 
 # Build: the libraries. Tests: python3 with PyYAML (the fake API server, integration tests),
-# openssl (signs a test certificate with an existing CA), curl (README examples).
+# openssl (signs a test certificate with an existing CA), curl (README examples). The README
+# lists the same packages.
 PACKAGES="pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libjansson-dev libyaml-dev
 libcurl4-openssl-dev python3 python3-yaml openssl curl ca-certificates"
 
+# Where apt keeps its package lists (a test points this elsewhere).
+APT_LISTS=${WH_APT_LISTS:-/var/lib/apt/lists}
+
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "kruise-webhook: missing build dependencies. Install them with:" >&2
-    echo "  sudo apt-get install -y $(echo $PACKAGES)" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y $(echo $PACKAGES)" >&2
     exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-# A fresh machine may never have run apt-get update: try the install first, refresh on failure.
+# A fresh machine has never run apt-get update: with no package lists every package is
+# "Unable to locate". Update first then, and when the lists lack one of the packages, so that
+# nothing printed looks like a failure; otherwise install straight away.
+have_lists=false
+for f in "$APT_LISTS"/*_Packages*; do
+    [ -e "$f" ] && have_lists=true
+    break
+done
+# shellcheck disable=SC2086
+if ! $have_lists || ! apt-cache show $PACKAGES >/dev/null 2>&1; then
+    echo "kruise-webhook: refreshing the package lists (apt-get update)"
+    apt-get update
+fi
+# Lists that know every package can still be too old for the mirror (a 404 on download): then
+# refresh and try once more.
 # shellcheck disable=SC2086
 if ! apt-get install -y --no-install-recommends $PACKAGES; then
     apt-get update

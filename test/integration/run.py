@@ -635,6 +635,106 @@ def check_config_loads_the_state(tmp):
           "examples/: %d %r %r" % (r.returncode, r.stdout, r.stderr))
 
 
+def fake_apt(tmp, root=True):
+    """A PATH with fake id, apt-get and apt-cache: apt-get update fills the lists directory,
+    apt-cache show and apt-get install fail (apt's own message) while it is empty. Every call
+    is logged."""
+    bindir = os.path.join(tmp, "bin")
+    lists = os.path.join(tmp, "lists")
+    log = os.path.join(tmp, "apt.log")
+    os.makedirs(bindir)
+    os.makedirs(lists)
+    scripts = {
+        "id": "echo %d" % (0 if root else 1000),
+        "apt-cache": 'echo "apt-cache $*" >> %s\n'
+                     'ls %s/*_Packages >/dev/null 2>&1 || { echo "E: No packages found" >&2; exit 100; }'
+                     % (log, lists),
+        "apt-get": 'echo "apt-get $*" >> %s\n'
+                   'if [ "$1" = update ]; then touch %s/deb_dists_bookworm_main_binary-amd64_Packages; exit 0; fi\n'
+                   'ls %s/*_Packages >/dev/null 2>&1 || { echo "E: Unable to locate package pkg-config" >&2; exit 100; }'
+                   % (log, lists, lists),
+    }
+    for name, body in scripts.items():
+        path = os.path.join(bindir, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, 0o755)
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"], WH_APT_LISTS=lists)
+    return env, log
+
+
+def install_deps_packages():
+    text = open(os.path.join(ROOT, "scripts", "install-deps.sh")).read()
+    return re.search(r'PACKAGES="([^"]*)"', text).group(1).split()
+
+
+@test
+def install_deps_updates_first_on_a_fresh_machine(tmp):
+    """Empty package lists (a fresh Debian): apt-get update runs before the install, so no
+    "Unable to locate package" is printed; lists that know every package: no update. Not root:
+    the exact command to run. The README names the same packages."""
+    script = os.path.join(ROOT, "scripts", "install-deps.sh")
+    packages = install_deps_packages()
+    install = "apt-get install -y --no-install-recommends " + " ".join(packages)
+    env, log = fake_apt(os.path.join(tmp, "fresh"))
+    r = subprocess.run(["sh", script], capture_output=True, text=True, env=env, timeout=30)
+    calls = open(log).read().splitlines()
+    check(r.returncode == 0 and "Unable to locate" not in r.stdout + r.stderr,
+          "fresh: %d %r %r" % (r.returncode, r.stdout, r.stderr))
+    check(calls == ["apt-get update", install], "fresh machine calls: %s" % calls)
+    # The same machine again: its lists know everything, so it installs at once.
+    os.remove(log)
+    r = subprocess.run(["sh", script], capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 0 and open(log).read().splitlines() == [
+        "apt-cache show " + " ".join(packages), install], "updated machine: %s" % open(log).read())
+    env, log = fake_apt(os.path.join(tmp, "user"), root=False)
+    r = subprocess.run(["sh", script], capture_output=True, text=True, env=env, timeout=30)
+    check(r.returncode == 1 and not os.path.exists(log) and r.stderr ==
+          "kruise-webhook: missing build dependencies. Install them with:\n"
+          "  sudo apt-get update && sudo apt-get install -y %s\n" % " ".join(packages),
+          "not root: %d %r" % (r.returncode, r.stderr))
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    m = re.search(r"installs `([^`]*)`", readme.replace("\n", " "))
+    check(m and m.group(1).split() == packages, "README lists %s, the script installs %s" % (
+        m.group(1).split() if m else None, packages))
+
+
+@test
+def readme_lists_every_flag_and_variable(tmp):
+    """The README's configuration table names every flag of --help with its variable, and
+    nothing else; its offline-commands table gives inject and convert exactly the flags of
+    their --help."""
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    config = readme.split("## Configuration", 1)[1].split("\n\n`kruise-webhook --help`", 1)[0]
+    rows = [l for l in config.splitlines() if l.startswith("| `--")]
+    help_text = subprocess.run([BIN, "--help"], capture_output=True, text=True, timeout=10).stdout
+    flags = set()
+    for line in help_text.splitlines():
+        m = re.match(r"  --([a-z-]+)", line)
+        if not m or m.group(1) in ("check-config", "help", "version"):
+            continue
+        flags.add(m.group(1))
+        env = re.search(r" \[([A-Z_]+)\]", line)
+        row = [r for r in rows if "`--%s`" % m.group(1) in r.split("|")[1]]
+        check(len(row) == 1, "--%s: README rows %s" % (m.group(1), row))
+        if env:
+            check("`%s`" % env.group(1) in row[0].split("|")[2],
+                  "--%s: README does not name %s: %s" % (m.group(1), env.group(1), row[0]))
+    listed = set(re.findall(r"`--([a-z-]+)`", "\n".join(r.split("|")[1] for r in rows)))
+    check(listed == flags, "README only: %s; --help only: %s" % (listed - flags, flags - listed))
+    offline = readme.split("## Offline commands", 1)[1].split("\n\n", 2)[1]
+    for cmd in ("inject", "convert"):
+        row = [l for l in offline.splitlines() if l.startswith("| `kruise-webhook %s " % cmd)]
+        check(len(row) == 1, "README rows for %s: %s" % (cmd, row))
+        cell = re.split(r"(?<!\\)\|", row[0])[1]  # "yaml\|json" is one cell
+        in_readme = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", cell))
+        usage = subprocess.run([BIN, cmd, "--help"], capture_output=True, text=True,
+                               timeout=10).stdout.split("\n\n", 1)[0]
+        in_help = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage))
+        check(in_readme == in_help, "%s: README only %s, --help only %s" % (
+            cmd, in_readme - in_help, in_help - in_readme))
+
+
 GUARD_SCRIPT = os.path.join(ROOT, "test", "guard", "loopback-only")
 
 

@@ -1,4 +1,5 @@
-/* Unit test runner: runs every TEST() or the ones named on the command line, prints
+/* Unit test runner: runs every TEST(), or those named on the command line (a test, or a suite:
+ * the file name without .c, such as test_config), announces each suite as it starts, prints
  * "N passed, N failed" and exits non-zero when anything failed. */
 #include "test/unit/test.h"
 
@@ -15,20 +16,32 @@
 
 int wh_test_failed_checks;
 
-#define X(name) void test_##name(void);
+#define X(suite, name) void test_##name(void);
 #include "unit_tests.inc"
 #undef X
 
 struct test_case {
+    const char *suite; /* its file, test_<module> */
     const char *name;
     void (*fn)(void);
 };
 
 static const struct test_case tests[] = {
-#define X(name) {#name, test_##name},
+#define X(suite, name) {#suite, #name, test_##name},
 #include "unit_tests.inc"
 #undef X
 };
+#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+
+static bool wanted(const struct test_case *t, int argc, char **argv)
+{
+    if (argc <= 1)
+        return true;
+    for (int a = 1; a < argc; a++)
+        if (strcmp(argv[a], t->name) == 0 || strcmp(argv[a], t->suite) == 0)
+            return true;
+    return false;
+}
 
 void wh_test_check_json(const char *file, int line, const char *ea, const char *eb,
                         const json_t *a, const json_t *b)
@@ -119,13 +132,18 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any test starts a thread, as main does */
     wh_log_setup(getenv("WH_TEST_VERBOSE") ? WH_LOG_DEBUG : WH_LOG_ERROR, WH_LOG_TEXT);
     int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (argc > 1) {
-            bool wanted = false;
-            for (int a = 1; a < argc; a++)
-                wanted |= strcmp(argv[a], tests[i].name) == 0;
-            if (!wanted)
-                continue;
+    const char *suite = NULL;
+    for (size_t i = 0; i < NTESTS; i++) {
+        if (!wanted(&tests[i], argc, argv))
+            continue;
+        /* A line as each suite starts, so that a slow one never looks like a hang. */
+        if (!suite || strcmp(suite, tests[i].suite) != 0) {
+            suite = tests[i].suite;
+            size_t n = 0;
+            for (size_t k = i; k < NTESTS && strcmp(tests[k].suite, suite) == 0; k++)
+                n += wanted(&tests[k], argc, argv);
+            printf("unit: %s.c (%zu test%s)\n", suite, n, n == 1 ? "" : "s");
+            fflush(stdout);
         }
         int before = wh_test_failed_checks;
         tests[i].fn();
