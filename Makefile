@@ -141,8 +141,8 @@ check: unit integration vectors
 unit: $(UNIT_BIN) $(GUARD_SO)
 	$(GUARD) $(UNIT_BIN)
 
-integration: $(BIN) $(HARNESS) $(GUARD_SO)
-	$(GUARD) $(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
+integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(GUARD_SO)
+	$(GUARD) $(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS) --unit $(UNIT_BIN)
 	$(GUARD) $(PYTHON) test/integration/certs.py --bin $(BIN)
 
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)

@@ -3,7 +3,8 @@
 drives it. Each test starts its own server (port 0, ports read from the log) in a scratch
 directory. Prints one line per failure and ends with "N passed, N failed".
 
-Usage: run.py --bin build/kruise-webhook [--harness build/test/vector-harness] [test-name ...]
+Usage: run.py --bin build/kruise-webhook [--harness build/test/vector-harness]
+              [--unit build/test/unit-tests] [test-name ...]
 """
 
 import argparse
@@ -28,6 +29,7 @@ from testlib import Failure, Suite, check, track  # the suites' shared runner, n
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
 HARNESS = None
+UNIT = None
 
 
 SUITE = Suite("wh-it-")
@@ -735,6 +737,23 @@ def readme_lists_every_flag_and_variable(tmp):
             cmd, in_readme - in_help, in_help - in_readme))
 
 
+@test
+def unit_runner_announces_each_file(tmp):
+    """The unit runner prints a line as each test file starts (a slow one never looks like a
+    hang), runs tests or whole files by name, and still ends with "N passed, N failed"."""
+    if not UNIT:
+        raise Failure("run with --unit")
+    r = subprocess.run([UNIT, "config_addr_parsing", "test_convert_cli"], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("unit: ") or "passed" in l]
+    n = len(re.findall(r"^TEST\(", open(os.path.join(ROOT, "test", "unit",
+                                                     "test_convert_cli.c")).read(), re.M))
+    check(r.returncode == 0 and lines == ["unit: test_config.c (1 test)",
+                                          "unit: test_convert_cli.c (%d tests)" % n,
+                                          "%d passed, 0 failed" % (n + 1)],
+          "%d %r" % (r.returncode, r.stdout))
+
+
 GUARD_SCRIPT = os.path.join(ROOT, "test", "guard", "loopback-only")
 
 
@@ -836,14 +855,16 @@ sys.exit(SUITE.run([]))
 
 
 def main():
-    global BIN, HARNESS
+    global BIN, HARNESS, UNIT
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--harness")
+    ap.add_argument("--unit")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     BIN = os.path.abspath(args.bin)
     HARNESS = os.path.abspath(args.harness) if args.harness else None
+    UNIT = os.path.abspath(args.unit) if args.unit else None
     return SUITE.run(args.names)
 
 
