@@ -1,6 +1,5 @@
 #include "test/unit/test.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include "util/yaml.h"
 #include "util/yaml_emit.h"
 
+#define convert(...) wh_test_cli_run(wh_convert_run, "convert", __VA_ARGS__)
+
 /* Runs `convert` on the given input text; returns the exit status, stdout and stderr. */
 static int run_convert(const char *input, const char *to, const char *format, char **out_text,
                        char **err_text)
@@ -20,20 +21,11 @@ static int run_convert(const char *input, const char *to, const char *format, ch
     CHECK(fd >= 0);
     CHECK(write(fd, input, strlen(input)) == (ssize_t)strlen(input));
     close(fd);
-    char *obuf = NULL, *ebuf = NULL;
-    size_t olen = 0, elen = 0;
-    FILE *out = open_memstream(&obuf, &olen);
-    FILE *err = open_memstream(&ebuf, &elen);
-    char *argv[] = {
-        "convert", "-f", path, "--to", (char *)(uintptr_t)to, "-o", (char *)(uintptr_t)format,
-        NULL};
-    int status = wh_convert_run(format ? 7 : 5, argv, out, err);
-    fclose(out);
-    fclose(err);
+    struct wh_test_cli c = convert("-f", path, "--to", to, format ? "-o" : NULL, format, NULL);
     unlink(path);
-    *out_text = obuf;
-    *err_text = ebuf;
-    return status;
+    *out_text = c.out;
+    *err_text = c.err;
+    return c.status;
 }
 
 TEST(convert_cli_converts_files_like_the_webhook)
@@ -102,8 +94,6 @@ TEST(convert_cli_failures_name_the_document)
     free(out);
     free(err);
 }
-
-#define convert(...) wh_test_cli_run(wh_convert_run, "convert", __VA_ARGS__)
 
 /* Issue 11: what is wrong with --to, -f or the input, word for word, exit status 2 and nothing
  * on stdout; the flag errors read as inject's do (test_inject_cli.c). */
