@@ -19,6 +19,7 @@ BIN       = $(BUILD)/kruise-webhook
 UNIT_BIN  = $(BUILD)/test/unit-tests
 HARNESS   = $(BUILD)/test/vector-harness
 BENCH_BIN = $(BUILD)/test/bench
+STORM_BIN = $(BUILD)/test/status-storm
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
 # install what is missing (a recursively expanded variable that memoises itself).
@@ -94,6 +95,11 @@ $(HARNESS): $(BUILD)/obj/test/harness/harness.o $(TSUP_OBJS) $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(STORM_BIN): $(BUILD)/obj/test/storm/status_storm.o $(OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BENCH_BIN): $(BUILD)/obj/test/bench/bench.o $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -119,9 +125,10 @@ check: unit integration vectors
 unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
-integration: $(BIN) $(HARNESS)
+integration: $(BIN) $(HARNESS) $(STORM_BIN)
 	$(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
 	$(PYTHON) test/integration/certs.py --bin $(BIN)
+	$(PYTHON) test/integration/writeback.py --storm $(STORM_BIN)
 
 vectors: $(BIN) $(HARNESS)
 	$(HARNESS) --bin $(BIN) --vectors test/vectors
