@@ -9,7 +9,7 @@
 #include "admission/review.h"
 #include "cli/docs.h"
 #include "config/config.h"
-#include "handlers/pod/mutate.h"
+#include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
 #include "handlers/sidecarset/match.h"
 #include "kube/cache.h"
@@ -39,7 +39,8 @@ static const char usage[] =
     "  --state PATH      the cluster: a file or a directory of .yaml/.yml/.json files with the\n"
     "                    SidecarSets, Namespaces (for namespaceSelector) and ControllerRevisions\n"
     "                    (for injectionStrategy.revision, in the kruise namespace)\n"
-    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why not\n"
+    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why "
+    "not\n"
     "  -o yaml|json      output format (default: the input's)\n"
     "  --namespace NS    namespace of Pods that name none (default: default)\n"
     "  --feature-gates   as the server's flag (e.g. EnableSortSidecarContainerByName=true)\n"
@@ -145,12 +146,16 @@ struct explain {
     size_t nnotes;
 };
 
-static void on_explain(void *arg, const char *name, bool injected, const char *reason)
+static void on_explain(void *arg, const char *step, const char *name, bool injected,
+                       const char *reason)
 {
     struct explain *e = arg;
-    if (!name) {
+    if (!name || strcmp(step, "sidecarset") != 0) {
         e->notes = wh_xrealloc(e->notes, (e->nnotes + 1) * sizeof(*e->notes));
-        e->notes[e->nnotes++] = wh_xstrdup(reason);
+        e->notes[e->nnotes++] =
+            strcmp(step, "sidecarset") == 0
+                ? wh_xstrdup(reason)
+                : wh_str_printf("%s%s%s: %s", step, name ? " " : "", name ? name : "", reason);
         return;
     }
     for (size_t i = 0; i < e->n; i++) {
@@ -241,10 +246,10 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         "s:{s:s}}}",
         "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid",
         "kruise-webhook-inject", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
-        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
-        "CREATE", "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun",
-        0, "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo",
-        "username", "kruise-webhook-inject");
+        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation", "CREATE",
+        "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun", 0,
+        "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo", "username",
+        "kruise-webhook-inject");
     struct wh_admission_request req;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
@@ -256,9 +261,8 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         ok = false;
         goto out;
     }
-    struct wh_pod_mutate_opts opts = {.now = a->now,
-                                      .explain = a->explain ? on_explain : NULL,
-                                      .explain_arg = &ex};
+    struct wh_pod_run_opts opts = {
+        .now = a->now, .explain = a->explain ? on_explain : NULL, .explain_arg = &ex};
     enum wh_err rc = wh_pod_mutate_run(ctx, &req, &resp, &opts, &eb);
     if (a->explain) {
         char id[512];
@@ -267,7 +271,10 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
     }
     if (rc || !resp.allowed) {
         fprintf(err, "kruise-webhook inject: pod %s/%s refused: %d %s\n", ns, name ? name : "",
-                rc ? 500 : resp.code, rc ? eb.msg : resp.message ? resp.message : "");
+                rc ? 500 : resp.code,
+                rc             ? eb.msg
+                : resp.message ? resp.message
+                               : "");
         ok = false;
         goto out;
     }
@@ -328,7 +335,7 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "kruise-webhook inject: %s\n", eb.msg);
         goto out;
     }
-    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
+    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl, .offline = true};
     status = EXIT_DONE;
     size_t i, printed = 0;
     json_t *doc;
@@ -336,8 +343,9 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
     {
         json_t *result = NULL;
         if (!is_pod(doc)) {
-            fprintf(err, "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
-                         "unchanged\n",
+            fprintf(err,
+                    "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
+                    "unchanged\n",
                     i + 1, wh_json_str(doc, "kind") ? wh_json_str(doc, "kind") : "(no kind)");
             result = json_incref(doc);
         } else if (!inject_pod(&ctx, &a, doc, &result, err)) {
