@@ -23,6 +23,7 @@ BENCH_BIN = $(BUILD)/test/bench
 # 127.0.0.1/::1 is refused and fails the suite (test/guard/loopback-only).
 GUARD_SO  = $(BUILD)/test/loopback-only.so
 GUARD     = test/guard/loopback-only $(abspath $(GUARD_SO))
+STORM_BIN = $(BUILD)/test/status-storm
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
 # install what is missing (a recursively expanded variable that memoises itself).
@@ -100,6 +101,11 @@ $(HARNESS): $(BUILD)/obj/test/harness/harness.o $(TSUP_OBJS) $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(STORM_BIN): $(BUILD)/obj/test/storm/status_storm.o $(OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BENCH_BIN): $(BUILD)/obj/test/bench/bench.o $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -141,9 +147,10 @@ check: unit integration vectors
 unit: $(UNIT_BIN) $(GUARD_SO)
 	$(GUARD) $(UNIT_BIN)
 
-integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(GUARD_SO)
+integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS) --unit $(UNIT_BIN)
 	$(GUARD) $(PYTHON) test/integration/certs.py --bin $(BIN)
+	$(GUARD) $(PYTHON) test/integration/writeback.py --storm $(STORM_BIN)
 
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors

@@ -25,6 +25,7 @@
 #include "certs/store.h"
 #include "kube/cache.h"
 #include "kube/informer.h"
+#include "kube/rmw.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
@@ -71,7 +72,7 @@ struct wh_certs_controller {
     struct wh_cache *secrets, *mutating, *validating, *crds;
     struct wh_informer *secret_informer; /* ours: only our Secret, not the whole namespace */
     char *secret_selector;
-    struct wh_leader *leader; /* NULL without --leader-elect */
+    struct wh_leader *leader;       /* NULL without --leader-elect */
     struct wh_certs_report *report; /* secret mode only */
 
     /* Controller thread only (or the caller of wh_certs_controller_sync). */
@@ -500,89 +501,139 @@ static void took_new_certs(struct wh_certs_controller *c, bool new_ca, const cha
            new_ca ? " and a new CA" : " (CA kept)", c->dns_name, where, reason);
 }
 
+/* One decision of the Secret writer (kube/rmw.h), made again on every conflict. */
+struct secret_decision {
+    struct wh_certs_controller *c;
+    char where[300];
+    int rounds;
+    /* valid: what is stored already serves */
+    bool valid;
+    struct wh_certs_stored stored;
+    /* else what this round would write */
+    struct wh_certs_bundle *fresh;
+    bool reused;
+    char *old;
+    time_t since;
+    char why[256];
+};
+
+static void decision_reset(struct secret_decision *d)
+{
+    wh_certs_stored_fini(&d->stored);
+    wh_certs_bundle_free(d->fresh);
+    d->fresh = NULL;
+    free(d->old);
+    d->old = NULL;
+    d->valid = d->reused = false;
+    d->since = 0;
+    d->why[0] = '\0';
+}
+
+/* CERT-40/41: keep a valid Secret; else generate (reusing the CA when it may serve on), publish
+ * old and new CA ahead of a CA change, and write. */
+static enum wh_err decide_secret(void *arg, const json_t *current, json_t **desired,
+                                 struct wh_errbuf *eb)
+{
+    struct secret_decision *d = arg;
+    struct wh_certs_controller *c = d->c;
+    if (d->rounds++)
+        wh_log(WH_LOG_INFO, "%s changed while we wrote it: reading it again", d->where);
+    decision_reset(d);
+    time_t now = time(NULL);
+    struct wh_errbuf why = {{0}};
+    wh_certs_store_decode(current, WH_CERTS_SECRET_GENERATED, &d->stored);
+    const struct wh_certs_stored *s = &d->stored;
+    if (!s->exists)
+        snprintf(why.msg, sizeof(why.msg), "the Secret does not exist");
+    else if (s->problem[0])
+        snprintf(why.msg, sizeof(why.msg), "%s", s->problem);
+    else if (wh_certs_bundle_validate(s->bundle, c->dns_name, now, c->env.renew_before_secs,
+                                      &why) == WH_CERTS_VALID) {
+        d->valid = true;
+        return WH_OK;
+    }
+    snprintf(d->why, sizeof(d->why), "%s", why.msg);
+    struct wh_certs_gen_opts gen = c->gen;
+    gen.now = now;
+    enum wh_err rc = wh_certs_bundle_generate(&gen, &c->target, s->exists ? s->bundle : NULL,
+                                              &d->fresh, &d->reused, eb);
+    if (rc)
+        return rc;
+    if (!d->reused) {
+        d->old = cas_still_trusted(c, s->bundle, s->previous_ca, d->fresh);
+        d->since = now;
+        if (d->old[0]) {
+            rc = publish_ahead(c, d->fresh, d->old, eb);
+            if (rc)
+                return rc;
+        }
+    } else {
+        d->old = s->previous_ca ? wh_xstrdup(s->previous_ca) : NULL;
+        d->since = s->previous_since;
+    }
+    *desired =
+        wh_certs_store_object(c->env.pod_namespace, c->env.secret_name, d->fresh, d->old, d->since);
+    return WH_OK;
+}
+
+/* Counts the writes of one loop for the metrics: each conflict failed, the last as rc. */
+static void count_writes(struct wh_certs_controller *c, enum kind k,
+                         const struct wh_rmw_result *res, enum wh_err rc)
+{
+    for (int i = 0; i < res->conflicts; i++)
+        count_write(c, k, WH_ERR_CONFLICT);
+    if (res->writes > res->conflicts)
+        count_write(c, k, rc);
+}
+
+static void keep_resource_version(struct wh_certs_controller *c, const json_t *obj)
+{
+    const char *rv = wh_json_meta_str(obj, "resourceVersion");
+    free(c->secret_rv);
+    c->secret_rv = rv ? wh_xstrdup(rv) : NULL;
+}
+
 /* The Secret writer (CERT-33/34/40/41) with the rotation protocol. */
 static enum wh_err secret_writer(struct wh_certs_controller *c, struct store_result *res,
                                  struct wh_errbuf *eb)
 {
-    enum wh_err rc = WH_ERR_CONFLICT;
-    char where[300];
-    snprintf(where, sizeof(where), "Secret %s/%s", c->env.pod_namespace, c->env.secret_name);
-    for (int round = 0; round < STORE_ROUNDS && rc == WH_ERR_CONFLICT; round++) {
-        struct wh_certs_stored s;
-        struct wh_errbuf why = {{0}};
-        struct wh_certs_bundle *fresh = NULL;
-        char *old = NULL, *rv = NULL;
-        bool reused = false, attempted = false;
-        time_t now = time(NULL), since = 0;
-        rc = wh_certs_store_read(c->client, c->env.pod_namespace, c->env.secret_name,
-                                 WH_CERTS_SECRET_GENERATED, &s, eb);
-        if (rc) {
-            wh_certs_stored_fini(&s);
-            break;
-        }
-        enum wh_certs_verdict v = WH_CERTS_MISSING;
-        if (!s.exists)
-            snprintf(why.msg, sizeof(why.msg), "the Secret does not exist");
-        else if (s.problem[0])
-            snprintf(why.msg, sizeof(why.msg), "%s", s.problem);
-        else
-            v = wh_certs_bundle_validate(s.bundle, c->dns_name, now, c->env.renew_before_secs,
-                                         &why);
-        if (v == WH_CERTS_VALID) {
-            res->bundle = s.bundle;
-            s.bundle = NULL;
-            res->previous = s.previous_ca;
-            s.previous_ca = NULL;
-            res->since = s.previous_since;
-            free(c->secret_rv);
-            c->secret_rv = s.resource_version;
-            s.resource_version = NULL;
-            wh_certs_stored_fini(&s);
-            return WH_OK;
-        }
-        struct wh_certs_gen_opts gen = c->gen;
-        gen.now = now;
-        rc = wh_certs_bundle_generate(&gen, &c->target, s.exists ? s.bundle : NULL, &fresh, &reused,
-                                      eb);
-        if (!rc && !reused) {
-            old = cas_still_trusted(c, s.bundle, s.previous_ca, fresh);
-            since = now;
-            if (old[0])
-                rc = publish_ahead(c, fresh, old, eb);
-        } else if (!rc) {
-            old = s.previous_ca ? wh_xstrdup(s.previous_ca) : NULL;
-            since = s.previous_since;
-        }
-        if (!rc) {
-            attempted = true;
-            rc = wh_certs_store_write(c->client, c->env.pod_namespace, c->env.secret_name,
-                                      s.exists ? s.resource_version : NULL, fresh, old, since, &rv,
-                                      eb);
-        }
-        if (attempted)
-            count_write(c, K_SECRET, rc);
-        if (rc == WH_ERR_CONFLICT) {
-            wh_log(WH_LOG_INFO, "%s changed while we wrote it (%s): reading it again", where,
-                   eb ? eb->msg : "conflict");
-        } else if (rc == WH_OK) {
-            took_new_certs(c, !reused, where, why.msg);
-            res->bundle = fresh;
-            fresh = NULL;
-            res->previous = old && old[0] ? old : NULL;
-            if (res->previous)
-                old = NULL;
-            res->since = since;
-            free(c->secret_rv);
-            c->secret_rv = rv;
-            rv = NULL;
-        }
-        wh_certs_bundle_free(fresh);
-        free(old);
-        free(rv);
-        wh_certs_stored_fini(&s);
+    char path[512], collection[512];
+    struct secret_decision d = {.c = c};
+    snprintf(d.where, sizeof(d.where), "Secret %s/%s", c->env.pod_namespace, c->env.secret_name);
+    enum wh_err rc = wh_certs_store_paths(c->env.pod_namespace, c->env.secret_name, path,
+                                          sizeof(path), collection, sizeof(collection));
+    if (rc)
+        return wh_errbuf_set(eb, rc, "%s: bad name", d.where);
+    struct wh_rmw_kube k = {.client = c->client, .path = path, .collection_path = collection};
+    struct wh_rmw_io io;
+    wh_rmw_kube_io(&k, &io);
+    struct wh_rmw_opts o = {.create = true, .max_attempts = STORE_ROUNDS};
+    struct wh_rmw_result out;
+    rc = wh_rmw_run(&io, &o, decide_secret, &d, &out, eb);
+    count_writes(c, K_SECRET, &out, rc);
+    if (rc == WH_OK && d.valid) {
+        res->bundle = d.stored.bundle;
+        d.stored.bundle = NULL;
+        res->previous = d.stored.previous_ca;
+        d.stored.previous_ca = NULL;
+        res->since = d.stored.previous_since;
+        free(c->secret_rv);
+        c->secret_rv = d.stored.resource_version;
+        d.stored.resource_version = NULL;
+    } else if (rc == WH_OK && out.stored) {
+        took_new_certs(c, !d.reused, d.where, d.why);
+        res->bundle = d.fresh;
+        d.fresh = NULL;
+        res->previous = d.old && d.old[0] ? d.old : NULL;
+        if (res->previous)
+            d.old = NULL;
+        res->since = d.since;
+        keep_resource_version(c, out.stored);
+    } else if (rc == WH_ERR_CONFLICT) {
+        wh_errbuf_set(eb, rc, "gave up writing %s after %d conflicts", d.where, STORE_ROUNDS);
     }
-    if (rc == WH_ERR_CONFLICT)
-        wh_errbuf_set(eb, rc, "gave up writing %s after %d conflicts", where, STORE_ROUNDS);
+    wh_rmw_result_fini(&out);
+    decision_reset(&d);
     return rc;
 }
 
@@ -687,6 +738,42 @@ static enum wh_err fs_writer(struct wh_certs_controller *c, struct store_result 
 
 /* --- rotation end ---------------------------------------------------------------------------- */
 
+static enum wh_err decide_plain(void *arg, const json_t *current, json_t **desired,
+                                struct wh_errbuf *eb)
+{
+    (void)current;
+    (void)eb;
+    struct wh_certs_controller *c = arg;
+    *desired = wh_certs_store_object(c->env.pod_namespace, c->env.secret_name, c->current, NULL, 0);
+    return WH_OK;
+}
+
+/* Ends a rotation in the Secret: the current certificates without the previous-CA
+ * annotations, written over exactly the version this writer stored (one attempt: a conflict
+ * means someone else wrote, and the next sync decides again). */
+static enum wh_err store_without_previous(struct wh_certs_controller *c, struct wh_errbuf *eb)
+{
+    char path[512], collection[512];
+    enum wh_err rc = wh_certs_store_paths(c->env.pod_namespace, c->env.secret_name, path,
+                                          sizeof(path), collection, sizeof(collection));
+    if (rc)
+        return wh_errbuf_set(eb, rc, "Secret %s/%s: bad name", c->env.pod_namespace,
+                             c->env.secret_name);
+    json_t *base = json_pack("{s:{s:s?}}", "metadata", "resourceVersion", c->secret_rv);
+    struct wh_rmw_kube k = {.client = c->client, .path = path};
+    struct wh_rmw_io io;
+    wh_rmw_kube_io(&k, &io);
+    struct wh_rmw_opts o = {.base = base, .max_attempts = 1};
+    struct wh_rmw_result out;
+    rc = wh_rmw_run(&io, &o, decide_plain, c, &out, eb);
+    count_writes(c, K_SECRET, &out, rc);
+    if (rc == WH_OK && out.stored)
+        keep_resource_version(c, out.stored);
+    wh_rmw_result_fini(&out);
+    json_decref(base);
+    return rc;
+}
+
 /* The old CAs may go once every live replica serves the current certificate (reports), this
  * one included, and at least --ca-publish-delay after the new CA was stored. Returns WH_OK
  * with *done telling whether they went. */
@@ -725,14 +812,9 @@ static enum wh_err finish_rotation(struct wh_certs_controller *c, bool *done, st
         }
     }
     if (c->mode == WH_CERTS_WRITER_SECRET) {
-        char *rv = NULL;
-        rc = wh_certs_store_write(c->client, c->env.pod_namespace, c->env.secret_name, c->secret_rv,
-                                  c->current, NULL, 0, &rv, eb);
-        count_write(c, K_SECRET, rc);
+        rc = store_without_previous(c, eb);
         if (rc)
             return rc == WH_ERR_CONFLICT ? WH_OK : rc; /* someone wrote it: next sync decides */
-        free(c->secret_rv);
-        c->secret_rv = rv;
     }
     free(c->previous);
     c->previous = NULL;

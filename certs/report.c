@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kube/lease.h"
+#include "kube/rmw.h"
 #include "log/log.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -86,60 +87,69 @@ static json_t *report_object(const struct wh_certs_report *r, const char *serial
     return o;
 }
 
+struct publish {
+    struct wh_certs_report *r;
+    const char *serial;
+};
+
+/* Our own Lease: whatever is there is replaced by the current report. */
+static enum wh_err decide_report(void *arg, const json_t *current, json_t **desired,
+                                 struct wh_errbuf *eb)
+{
+    (void)current;
+    (void)eb;
+    struct publish *p = arg;
+    *desired = report_object(p->r, p->serial);
+    return WH_OK;
+}
+
 enum wh_err wh_certs_report_publish(struct wh_certs_report *r, const char *serial, bool force,
                                     struct wh_errbuf *eb)
 {
-    char path[512];
+    char path[512], collection[512];
     char norm[80];
-    struct wh_kube_status st = {0};
-    json_t *obj = NULL, *stored = NULL;
     int64_t mono = wh_time_mono_ns();
-    enum wh_err rc = WH_OK;
 
     wh_certs_report_serial_norm(serial, norm, sizeof(norm));
     if (!force && r->written && strcmp(norm, r->serial) == 0 &&
         mono - r->written_mono_ns < (int64_t)WH_CERTS_REPORT_HEARTBEAT_SECS * 1000000000)
         return WH_OK;
-    /* Without a known resourceVersion: create, and on a conflict learn the stored one. Two
-     * rounds at most; our name is ours alone, so a conflict only means a stale version. */
-    for (int round = 0; round < 2; round++) {
-        if (!r->rv[0]) {
-            rc = wh_lease_path(path, sizeof(path), r->ns, r->name);
-            json_t *cur = NULL;
-            if (!rc)
-                rc = wh_kube_get(r->client, path, &cur, &st);
-            if (rc == WH_OK) {
-                const char *rv = wh_json_meta_str(cur, "resourceVersion");
-                snprintf(r->rv, sizeof(r->rv), "%s", rv ? rv : "");
-            }
-            json_decref(cur);
-            if (rc && rc != WH_ERR_NOT_FOUND)
-                break;
-        }
-        obj = report_object(r, norm);
-        bool create = r->rv[0] == '\0';
-        rc = wh_lease_path(path, sizeof(path), r->ns, create ? NULL : r->name);
-        if (!rc)
-            rc = create ? wh_kube_create(r->client, path, obj, &stored, &st)
-                        : wh_kube_update(r->client, path, obj, &stored, &st);
-        json_decref(obj);
-        obj = NULL;
-        if (rc == WH_OK) {
-            const char *rv = wh_json_meta_str(stored, "resourceVersion");
-            snprintf(r->rv, sizeof(r->rv), "%s", rv ? rv : "");
-            snprintf(r->serial, sizeof(r->serial), "%s", norm);
-            r->written = true;
-            r->written_mono_ns = mono;
-            break;
-        }
-        r->rv[0] = '\0';
-        if (rc != WH_ERR_CONFLICT && rc != WH_ERR_NOT_FOUND)
-            break;
-    }
-    json_decref(stored);
+    enum wh_err rc = wh_lease_path(path, sizeof(path), r->ns, r->name);
+    if (!rc)
+        rc = wh_lease_path(collection, sizeof(collection), r->ns, NULL);
     if (rc)
-        return wh_errbuf_set(eb, rc, "serving report Lease %s/%s: %d %s", r->ns, r->name, st.code,
-                             st.message[0] ? st.message : wh_strerror(rc));
+        return wh_errbuf_set(eb, rc, "bad Lease name %s/%s", r->ns, r->name);
+    /* The resourceVersion we last wrote saves a read; a stale one costs a conflict and a
+     * read. Our name is ours alone, so a conflict only ever means a stale version. */
+    json_t *base = r->rv[0] ? json_pack("{s:{s:s}}", "metadata", "resourceVersion", r->rv) : NULL;
+    struct wh_rmw_kube k = {.client = r->client, .path = path, .collection_path = collection};
+    struct wh_rmw_io io;
+    wh_rmw_kube_io(&k, &io);
+    struct wh_rmw_opts o = {.base = base, .create = true, .max_attempts = 3};
+    struct wh_rmw_result res;
+    struct publish p = {r, norm};
+    struct wh_errbuf why = {{0}};
+    rc = wh_rmw_run(&io, &o, decide_report, &p, &res, &why);
+    if (rc == WH_ERR_NOT_FOUND && base) {
+        /* deleted since we wrote it: create it again */
+        wh_rmw_result_fini(&res);
+        o.base = NULL;
+        rc = wh_rmw_run(&io, &o, decide_report, &p, &res, &why);
+    }
+    json_decref(base);
+    if (rc == WH_OK && res.stored) {
+        const char *rv = wh_json_meta_str(res.stored, "resourceVersion");
+        snprintf(r->rv, sizeof(r->rv), "%s", rv ? rv : "");
+        snprintf(r->serial, sizeof(r->serial), "%s", norm);
+        r->written = true;
+        r->written_mono_ns = mono;
+    } else {
+        r->rv[0] = '\0';
+    }
+    wh_rmw_result_fini(&res);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "serving report Lease %s/%s: %s", r->ns, r->name,
+                             why.msg[0] ? why.msg : wh_strerror(rc));
     return WH_OK;
 }
 

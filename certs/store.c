@@ -20,27 +20,15 @@ void wh_certs_stored_fini(struct wh_certs_stored *s)
     memset(s, 0, sizeof(*s));
 }
 
-enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns, const char *name,
-                                enum wh_certs_secret_keys keys, struct wh_certs_stored *out,
-                                struct wh_errbuf *eb)
+void wh_certs_store_decode(const json_t *obj, enum wh_certs_secret_keys keys,
+                           struct wh_certs_stored *out)
 {
-    char path[512];
-    json_t *obj = NULL;
-    struct wh_kube_status st = {0};
     struct wh_errbuf why = {{0}};
-
     memset(out, 0, sizeof(*out));
-    enum wh_err rc = secret_path(path, sizeof(path), ns, name);
-    if (rc)
-        return wh_errbuf_set(eb, rc, "Secret %s/%s: bad name", ns, name);
-    rc = wh_kube_get(c, path, &obj, &st);
-    if (rc == WH_ERR_NOT_FOUND) {
+    if (!obj) {
         out->bundle = wh_certs_bundle_new();
-        return WH_OK;
+        return;
     }
-    if (rc)
-        return wh_errbuf_set(eb, rc, "get Secret %s/%s: %d %s", ns, name, st.code,
-                             st.message[0] ? st.message : wh_strerror(rc));
     out->exists = true;
     const char *rv = wh_json_meta_str(obj, "resourceVersion");
     out->resource_version = rv ? wh_xstrdup(rv) : NULL;
@@ -54,23 +42,33 @@ enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns, const 
     const char *since = wh_json_annotation(obj, WH_CERTS_ANN_PREVIOUS_SINCE);
     if (since && wh_time_parse_rfc3339(since, &out->previous_since) != 0)
         out->previous_since = 0;
+}
+
+enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns, const char *name,
+                                enum wh_certs_secret_keys keys, struct wh_certs_stored *out,
+                                struct wh_errbuf *eb)
+{
+    char path[512];
+    json_t *obj = NULL;
+    struct wh_kube_status st = {0};
+
+    memset(out, 0, sizeof(*out));
+    enum wh_err rc = secret_path(path, sizeof(path), ns, name);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "Secret %s/%s: bad name", ns, name);
+    rc = wh_kube_get(c, path, &obj, &st);
+    if (rc && rc != WH_ERR_NOT_FOUND)
+        return wh_errbuf_set(eb, rc, "get Secret %s/%s: %d %s", ns, name, st.code,
+                             st.message[0] ? st.message : wh_strerror(rc));
+    wh_certs_store_decode(obj, keys, out);
     json_decref(obj);
     return WH_OK;
 }
 
-enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns, const char *name,
-                                 const char *resource_version, const struct wh_certs_bundle *b,
-                                 const char *previous_ca, time_t since, char **new_rv,
-                                 struct wh_errbuf *eb)
+json_t *wh_certs_store_object(const char *ns, const char *name, const struct wh_certs_bundle *b,
+                              const char *previous_ca, time_t since)
 {
-    char path[512];
-    json_t *obj = wh_certs_secret_object(ns, name, resource_version, b);
-    json_t *stored = NULL;
-    struct wh_kube_status st = {0};
-    enum wh_err rc;
-
-    if (new_rv)
-        *new_rv = NULL;
+    json_t *obj = wh_certs_secret_object(ns, name, NULL, b);
     if (previous_ca && *previous_ca) {
         char ts[32];
         wh_time_format_rfc3339(since, ts, sizeof(ts));
@@ -79,27 +77,15 @@ enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns, const
             json_object_set_new(ann, WH_CERTS_ANN_PREVIOUS_SINCE, json_string(ts)))
             WH_PANIC("cannot build the Secret annotations");
     }
-    if (resource_version) {
-        rc = secret_path(path, sizeof(path), ns, name);
-        if (!rc)
-            rc = wh_kube_update(c, path, obj, &stored, &st);
-    } else {
-        rc = secret_path(path, sizeof(path), ns, NULL);
-        if (!rc)
-            rc = wh_kube_create(c, path, obj, &stored, &st);
-    }
-    if (rc == WH_ERR_CONFLICT) {
-        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %s", resource_version ? "update" : "create", ns,
-                      name, st.reason[0] ? st.reason : "Conflict");
-    } else if (rc) {
-        wh_errbuf_set(eb, rc, "%s Secret %s/%s: %d %s", resource_version ? "update" : "create", ns,
-                      name, st.code, st.message[0] ? st.message : wh_strerror(rc));
-    } else if (new_rv) {
-        const char *rv = wh_json_meta_str(stored, "resourceVersion");
-        *new_rv = rv ? wh_xstrdup(rv) : NULL;
-    }
-    json_decref(stored);
-    json_decref(obj);
+    return obj;
+}
+
+enum wh_err wh_certs_store_paths(const char *ns, const char *name, char *path, size_t pathsz,
+                                 char *collection, size_t collsz)
+{
+    enum wh_err rc = secret_path(path, pathsz, ns, name);
+    if (!rc)
+        rc = secret_path(collection, collsz, ns, NULL);
     return rc;
 }
 

@@ -14,7 +14,9 @@
  * upstream's: namespace, name and the six data keys.
  * Thread rule: thread-safe (the client is); a struct wh_certs_stored belongs to its caller. */
 
+#include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 #include "certs/bundle.h"
@@ -35,25 +37,30 @@ struct wh_certs_stored {
     char problem[256];              /* why the data could not be read ("" when it could) */
 };
 
-/* GET namespace/name and decode it. A missing Secret is not an error (exists = false); data
- * that is not base64 gives an empty bundle and a problem text (the writer then overwrites it,
- * CERT-35). Errors: those of the client (WH_ERR_IO, WH_ERR_KUBE, ...), with eb.
- * Returns in *out: filled; release with wh_certs_stored_fini (also after errors). */
+/* Decodes a Secret object (borrowed; NULL = absent: exists false). Data that is not base64
+ * gives an empty bundle and a problem text (the writer then overwrites it, CERT-35).
+ * Fills *out; release with wh_certs_stored_fini. */
+void wh_certs_store_decode(const json_t *obj, enum wh_certs_secret_keys keys,
+                           struct wh_certs_stored *out);
+
+/* GET namespace/name and decode it. A missing Secret is not an error (exists = false).
+ * Errors: those of the client (WH_ERR_IO, WH_ERR_KUBE, ...), with eb. Returns in *out:
+ * filled; release with wh_certs_stored_fini (also after errors). */
 WH_NODISCARD enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns,
                                              const char *name, enum wh_certs_secret_keys keys,
                                              struct wh_certs_stored *out, struct wh_errbuf *eb);
 void wh_certs_stored_fini(struct wh_certs_stored *s);
 
-/* Writes the Secret with the six data keys of b (CERT-31): CREATE when resource_version is
- * NULL (CERT-33), else PUT with it (CERT-34). previous_ca (may be NULL or "") adds the two
- * rotation annotations with since. WH_ERR_CONFLICT when another writer got there first
- * (AlreadyExists on create, a stale resourceVersion on update): re-read and decide again.
- * *new_rv (may be NULL) receives the stored object's resourceVersion (caller frees). */
-WH_NODISCARD enum wh_err wh_certs_store_write(struct wh_kube_client *c, const char *ns,
-                                              const char *name, const char *resource_version,
-                                              const struct wh_certs_bundle *b,
-                                              const char *previous_ca, time_t since, char **new_rv,
-                                              struct wh_errbuf *eb);
+/* The Secret to write (CERT-31): the six data keys of b; previous_ca (may be NULL or "") adds
+ * the two rotation annotations with since. It is written through the read-modify-write loop
+ * (kube/rmw.h): created when absent (CERT-33), else PUT with the read resourceVersion
+ * (CERT-34). Returns: new ref. */
+json_t *wh_certs_store_object(const char *ns, const char *name, const struct wh_certs_bundle *b,
+                              const char *previous_ca, time_t since);
+
+/* The API paths of the Secret and of its collection (for the create). */
+WH_NODISCARD enum wh_err wh_certs_store_paths(const char *ns, const char *name, char *path,
+                                              size_t pathsz, char *collection, size_t collsz);
 
 /* For `certs inspect --secret`: reads namespace/name with the client made from $KUBECONFIG or
  * the in-cluster service account (CERT-32 keys). Matches wh_certs_secret_reader_fn. */

@@ -102,3 +102,89 @@ class Suite:
                 print("  %s %.2fs" % (fn.__name__, time.time() - t0))
         print("%d passed, %d failed" % (passed, failed))
         return 1 if failed else 0
+
+
+# --- a real kube-apiserver (../shared/k8s, envtest's role) -------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+K8S_DIR = os.environ.get("WH_K8S_DIR", os.path.join(ROOT, "..", "shared", "k8s"))
+
+
+def real_apiserver_missing():
+    """Why no real API server can be started here (None when one can)."""
+    start = os.path.join(K8S_DIR, "start.sh")
+    if not os.path.exists(start):
+        return "no %s (set WH_K8S_DIR, or KUBE_APISERVER and ETCD for start.sh)" % start
+    return None
+
+
+def _unpacked_apiserver():
+    """The kube-apiserver binary unpacked once into build/k8s (start.sh would unpack the .xz
+    again for every start, which takes longer than the start itself)."""
+    import lzma
+    import shutil
+    dest = os.path.join(ROOT, "build", "k8s", "kube-apiserver")
+    src = os.path.join(K8S_DIR, "kube-apiserver-v1.26.1-linux-amd64.xz")
+    if not os.path.exists(dest) or os.path.getmtime(dest) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        tmp = dest + ".%d.tmp" % os.getpid()
+        with lzma.open(src) as fin, open(tmp, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dest)
+    return dest
+
+
+class RealApiServer:
+    """A kube-apiserver v1.26 with etcd on loopback, started with ../shared/k8s/start.sh in a
+    private directory and stopped with stop.sh. call() speaks HTTPS with the admin client
+    certificate of its kubeconfig."""
+
+    def __init__(self, workdir):
+        import base64
+        import json
+        import ssl
+        import subprocess
+        self.dir = os.path.join(workdir, "k8s")
+        os.makedirs(self.dir, exist_ok=True)
+        env = dict(os.environ)
+        env.setdefault("KUBE_APISERVER", _unpacked_apiserver())
+        out = subprocess.run([os.path.join(K8S_DIR, "start.sh"), self.dir], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=180, env=env)
+        if out.returncode != 0:
+            raise Failure("start.sh failed: %s" % out.stderr.decode()[-2000:])
+        self.kubeconfig = out.stdout.decode().strip().splitlines()[-1]
+        text = open(self.kubeconfig).read()
+
+        def field(name):
+            for line in text.splitlines():
+                line = line.strip()
+                if line.startswith(name + ":"):
+                    return line.split(":", 1)[1].strip()
+            raise Failure("kubeconfig has no %s" % name)
+        self.url = field("server")
+        self.port = int(self.url.rsplit(":", 1)[1])
+        for key, fname in (("certificate-authority-data", "ca.crt"),
+                           ("client-certificate-data", "admin.crt"),
+                           ("client-key-data", "admin.key")):
+            with open(os.path.join(self.dir, "t-" + fname), "wb") as f:
+                f.write(base64.b64decode(field(key)))
+        self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "t-ca.crt"))
+        self.ctx.load_cert_chain(os.path.join(self.dir, "t-admin.crt"),
+                                 os.path.join(self.dir, "t-admin.key"))
+        self._json = json
+
+    def call(self, method, path, body=None, content_type="application/json"):
+        import http.client
+        c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=30)
+        c.request(method, path, body=self._json.dumps(body) if body is not None else None,
+                  headers={"Content-Type": content_type})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, (self._json.loads(data) if data else None)
+
+    def stop(self):
+        import subprocess
+        subprocess.run([os.path.join(K8S_DIR, "stop.sh"), self.dir], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60)

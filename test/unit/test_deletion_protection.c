@@ -19,6 +19,7 @@
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
+#include "util/time.h"
 
 #define KEY "policy.kruise.io/delete-protection"
 #define FORBIDDEN "forbidden by ResourcesProtectionDeletion for "
@@ -81,14 +82,16 @@ struct res {
     char msg[2048];
 };
 
-/* Sends request (stolen) to path with the given gates, through the whole pipeline. */
-static struct res run_on(const char *gates, struct wh_cluster *cl, const char *path,
-                         json_t *request)
+/* Sends request (stolen) to path with the given gates and request deadline (0: none), through
+ * the whole pipeline. */
+static struct res run_deadline(const char *gates, long long deadline_ms, struct wh_cluster *cl,
+                               const char *path, json_t *request)
 {
     struct res r;
     memset(&r, 0, sizeof(r));
     struct wh_config cfg;
     cfg_init(&cfg, gates);
+    cfg.request_deadline_ms = deadline_ms;
     const struct wh_route *route = wh_routes_find(&cfg, path);
     if (!route) {
         json_decref(request);
@@ -125,6 +128,12 @@ static struct res run_on(const char *gates, struct wh_cluster *cl, const char *p
     snprintf(r.msg, sizeof(r.msg), "%s", m ? m : "");
     json_decref(answer);
     return r;
+}
+
+static struct res run_on(const char *gates, struct wh_cluster *cl, const char *path,
+                         json_t *request)
+{
+    return run_deadline(gates, 0, cl, path, request);
 }
 
 static struct res run(struct wh_cluster *cl, const char *path, json_t *request)
@@ -1264,5 +1273,33 @@ TEST(dp_api_namespace_live_reads)
     gets = api_gets(&fx, "/api/v1/namespaces/live/pods");
     CHECK_EQ_INT(json_array_size(gets), 0);
     json_decref(gets);
+    api_stop(&fx);
+}
+
+/* A live list that would outlive the request's deadline is cut at the deadline, and the
+ * deletion is denied with a message that says what timed out. */
+TEST(dp_api_live_list_obeys_request_deadline)
+{
+    struct api_fx fx;
+    if (!api_start(&fx)) {
+        api_stop(&fx);
+        return;
+    }
+    api_load(&fx, json_pack("[o]", ns_obj("slow", NULL)));
+    /* The API server answers the pod list only after 6 s; the request may take 300 ms. */
+    wh_apiserver_post(fx.srv, "delay?ms=6000&count=1&path_prefix=/api/v1/namespaces/slow/pods");
+    int64_t start = wh_time_mono_ns();
+    struct res r = run_deadline(ALL_GATES, 300, fx.cl, "/validate-namespace",
+                                ns_del(ns_obj("slow", "\"Cascading\"")));
+    int64_t took_ms = (wh_time_mono_ns() - start) / 1000000;
+    CHECK_DENIED(r, 403, NULL);
+    CHECK(wh_str_has_prefix(r.msg, FORBIDDEN "list pods error: "));
+    if (!strstr(r.msg, "deadline"))
+        fprintf(stderr, "message: %s\n", r.msg);
+    CHECK(strstr(r.msg, "deadline") != NULL);
+    /* answered when the deadline passed, not when the API server did */
+    if (took_ms >= 5000)
+        fprintf(stderr, "answered after %lld ms\n", (long long)took_ms);
+    CHECK(took_ms < 5000);
     api_stop(&fx);
 }

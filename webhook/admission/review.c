@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/arena.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -192,12 +191,8 @@ void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
 json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
                                     const struct wh_admission_request *req)
 {
-    if (!resp->mutated) {
-        /* The copy dies with the request: inside the pipeline it goes into the arena. */
-        wh_arena_resume();
+    if (!resp->mutated)
         resp->mutated = req->object ? wh_json_copy(req->object) : json_object();
-        wh_arena_pause();
-    }
     return resp->mutated;
 }
 

@@ -10,7 +10,7 @@
 #include "cli/args.h"
 #include "cli/docs.h"
 #include "config/config.h"
-#include "handlers/pod/mutate.h"
+#include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
 #include "handlers/sidecarset/match.h"
 #include "kube/cache.h"
@@ -100,12 +100,16 @@ struct explain {
     size_t nnotes;
 };
 
-static void on_explain(void *arg, const char *name, bool injected, const char *reason)
+static void on_explain(void *arg, const char *step, const char *name, bool injected,
+                       const char *reason)
 {
     struct explain *e = arg;
-    if (!name) {
+    if (!name || strcmp(step, "sidecarset") != 0) {
         e->notes = wh_xrealloc(e->notes, (e->nnotes + 1) * sizeof(*e->notes));
-        e->notes[e->nnotes++] = wh_xstrdup(reason);
+        e->notes[e->nnotes++] =
+            strcmp(step, "sidecarset") == 0
+                ? wh_xstrdup(reason)
+                : wh_str_printf("%s%s%s: %s", step, name ? " " : "", name ? name : "", reason);
         return;
     }
     for (size_t i = 0; i < e->n; i++) {
@@ -200,10 +204,10 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         "s:{s:s}}}",
         "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid",
         "kruise-webhook-inject", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
-        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
-        "CREATE", "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun",
-        0, "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo",
-        "username", "kruise-webhook-inject");
+        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation", "CREATE",
+        "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun", 0,
+        "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo", "username",
+        "kruise-webhook-inject");
     struct wh_admission_request req;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
@@ -215,9 +219,8 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         ok = false;
         goto out;
     }
-    struct wh_pod_mutate_opts opts = {.now = a->now,
-                                      .explain = a->explain ? on_explain : NULL,
-                                      .explain_arg = &ex};
+    struct wh_pod_run_opts opts = {
+        .now = a->now, .explain = a->explain ? on_explain : NULL, .explain_arg = &ex};
     enum wh_err rc = wh_pod_mutate_run(ctx, &req, &resp, &opts, &eb);
     if (a->explain) {
         char id[512];
@@ -299,7 +302,7 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
         wh_cli_error(err, "inject", "%s", eb.msg);
         goto out;
     }
-    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
+    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl, .offline = true};
     status = EXIT_DONE;
     size_t i, printed = 0;
     json_t *doc;

@@ -102,6 +102,10 @@ static const struct opt opts[] = {
      "plain HTTP host:port for /healthz and /readyz (:port is all interfaces; 0 disables)"},
     {"metrics-addr", "WEBHOOK_METRICS_ADDR", T_ADDR, OFF(metrics_addr), ":8080", NOLIMIT,
      "plain HTTP host:port for /metrics (:port is all interfaces; 0 disables)"},
+    {"request-deadline", "WEBHOOK_REQUEST_DEADLINE", T_DURATION, OFF(request_deadline_ms), "8s",
+     100, 600000,
+     "an admission request's API calls (status writes, live lists) end by then; keep it below "
+     "the webhook configurations' timeoutSeconds"},
     {"shutdown-grace", "WEBHOOK_SHUTDOWN_GRACE", T_DURATION, OFF(shutdown_grace_ms), "10s", 0,
      3600000, "how long SIGTERM waits for in-flight requests"},
     {"connection-timeout", "WEBHOOK_CONNECTION_TIMEOUT", T_DURATION, OFF(connection_timeout_ms),
@@ -177,8 +181,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
     case T_INT:
         if (wh_str_to_ll(value, o->min, o->max, &v))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)",
-                                 source, value, o->min, o->max);
+                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)", source,
+                                 value, o->min, o->max);
         *(long long *)dst = v;
         return WH_OK;
     case T_BYTES:
@@ -202,8 +206,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         if (!wh_config_addr_disabled(value) &&
             wh_config_parse_addr(value, host, sizeof(host), &port))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)",
-                                 source, value);
+                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)", source,
+                                 value);
         char **s = dst;
         free(*s);
         *s = wh_xstrdup(value);
@@ -231,8 +235,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         return WH_OK;
     case T_LOG_FORMAT:
         if (wh_log_parse_format(value, dst))
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid value \"%s\" (want json or text)", source, value);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: invalid value \"%s\" (want json or text)",
+                                 source, value);
         return WH_OK;
     }
     WH_PANIC("unknown option type %d", (int)o->type);
@@ -294,8 +298,7 @@ static enum wh_err read_value(yaml_parser_t *parser, const char *file, const cha
         for (;;) {
             if (!yaml_parser_parse(parser, &ev))
                 return wh_errbuf_set(eb, WH_ERR_PARSE, "%s:%zu:%zu: %s", file,
-                                     parser->problem_mark.line + 1,
-                                     parser->problem_mark.column + 1,
+                                     parser->problem_mark.line + 1, parser->problem_mark.column + 1,
                                      parser->problem ? parser->problem : "invalid YAML");
             if (ev.type == YAML_MAPPING_END_EVENT)
                 break;
@@ -342,8 +345,7 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
     enum wh_err rc = WH_OK;
     FILE *f = fopen(file, "rb");
     if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file,
-                             strerror(errno));
+        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file, strerror(errno));
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
@@ -376,17 +378,17 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
             if (depth != 1) {
                 if (ev.data.scalar.length == 0)
                     break; /* an empty document */
-                rc = wh_errbuf_set(eb, WH_ERR_INVALID,
-                                   "%s:%zu:%zu: want a mapping of option: value", file,
-                                   ev.start_mark.line + 1, ev.start_mark.column + 1);
+                rc =
+                    wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: want a mapping of option: value",
+                                  file, ev.start_mark.line + 1, ev.start_mark.column + 1);
                 break;
             }
             size_t line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
             const struct opt *o =
                 find_opt((const char *)ev.data.scalar.value, ev.data.scalar.length);
             if (!o || cli_only(o)) {
-                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"",
-                                   file, line, col, (int)ev.data.scalar.length,
+                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"", file,
+                                   line, col, (int)ev.data.scalar.length,
                                    (const char *)ev.data.scalar.value);
                 break;
             }
@@ -447,8 +449,8 @@ static enum wh_err load_flags(struct wh_config *cfg, int argc, char **argv, stru
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
         const struct opt *o = find_opt(name, nlen);
         if (!o)
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)",
-                                 (int)nlen, name);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)", (int)nlen,
+                                 name);
         const char *value;
         if (eq) {
             value = eq + 1;

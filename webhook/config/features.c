@@ -53,6 +53,7 @@ static void apply_implications(struct wh_features *f)
     if (!f->on[WH_FEATURE_ResourcesDeletionProtection])
         f->on[WH_FEATURE_DeletionProtectionForCRDCascadingGate] = false;
     if (!f->on[WH_FEATURE_PodWebhook]) {
+        f->on[WH_FEATURE_WorkloadSpread] = false;
         f->on[WH_FEATURE_PodUnavailableBudgetDeleteGate] = false;
         f->on[WH_FEATURE_PodUnavailableBudgetUpdateGate] = false;
     }

@@ -4,7 +4,8 @@
 
 #include "conversion/convert.h"
 #include "handlers/deletion/protection.h"
-#include "handlers/pod/mutate.h"
+#include "handlers/pod/pipeline.h"
+#include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/mutate.h"
 #include "handlers/sidecarset/validate.h"
 
@@ -14,15 +15,15 @@ static const struct wh_route routes[] = {
     {"/mutate-apps-kruise-io-sidecarset", WH_ROUTE_MUTATE, wh_sidecarset_mutate_admit, NULL, NULL,
      NULL, NULL},
     /* Of the sub-handlers upstream runs here, only SidecarSet injection exists so far. */
-    {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_mutate_enabled,
-     wh_pod_mutate_setup, "sidecarset"},
+    /* The Pod pipeline (handlers/pod/pipeline.h) runs each feature's step in upstream's order. */
+    {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_routes_enabled,
+     wh_pod_routes_setup, "sidecarset"},
     {"/validate-apps-deployment", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
      wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
      wh_dp_setup, NULL},
-    /* Same setup function as /mutate-pod, so the shared SidecarSet caches are declared once. */
     {"/validate-apps-kruise-io-sidecarset", WH_ROUTE_VALIDATE, wh_sidecarset_validate_admit, NULL,
-     NULL, wh_pod_mutate_setup, NULL},
+     NULL, wh_sidecarset_caches_setup, NULL},
     {"/validate-apps-kruise-io-statefulset", WH_ROUTE_VALIDATE, wh_dp_admit_advanced_statefulset,
      NULL, NULL, wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
@@ -40,7 +41,10 @@ static const struct wh_route routes[] = {
      wh_dp_setup, NULL},
     {"/validate-ingress", WH_ROUTE_VALIDATE, wh_dp_admit_ingress, NULL,
      wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
-    {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup, NULL},
+    {"/validate-pod", WH_ROUTE_VALIDATE, wh_pod_validate_admit, NULL, wh_pod_routes_enabled,
+     wh_pod_routes_setup, ""},
+    {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup,
+     NULL},
     {"/validate-service", WH_ROUTE_VALIDATE, wh_dp_admit_service, NULL,
      wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
     {NULL, WH_ROUTE_VALIDATE, NULL, NULL, NULL, NULL, NULL},
@@ -82,13 +86,10 @@ bool wh_route_covers(const struct wh_route *route, const char *area)
 enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,
                             struct wh_errbuf *eb)
 {
+    /* Declaring a cache, view or index twice is harmless, so routes that share caches may
+     * each declare them. */
     for (const struct wh_route *r = routes; r->path; r++) {
         if (!r->setup || (r->enabled && !r->enabled(cfg)))
-            continue;
-        bool done = false;
-        for (const struct wh_route *p = routes; p < r; p++)
-            done |= p->setup == r->setup && (!p->enabled || p->enabled(cfg));
-        if (done)
             continue;
         enum wh_err rc = r->setup(cluster, cfg, eb);
         if (rc)

@@ -21,6 +21,11 @@ struct wh_cluster; /* kube/cluster.h: cached cluster state, live reads, writes *
 struct wh_handler_ctx {
     const struct wh_config *cfg;
     struct wh_cluster *cluster; /* NULL only in unit tests that need no cluster state */
+    /* This request's deadline (monotonic ns, util/deadline.h; 0 = none): API calls made for it
+     * end by then, and loops that retry stop. The dispatcher also makes it the thread's. */
+    int64_t deadline_ns;
+    /* The offline inject command: no API calls, no side effects; answers are still computed. */
+    bool offline;
 };
 
 /* An admission handler answers through resp (allow, deny, warn; mutating handlers edit
@@ -63,7 +68,7 @@ const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *p
 /* True when route implements spec area (a folder of test/vectors: "sidecarset", ...). */
 bool wh_route_covers(const struct wh_route *route, const char *area);
 
-/* Runs the setup of every route enabled by cfg (a setup shared by several routes runs once). */
+/* Runs the setup of every route enabled by cfg. */
 WH_NODISCARD enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *cluster,
                                          struct wh_errbuf *eb);
 

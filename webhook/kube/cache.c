@@ -123,14 +123,13 @@ const json_t *wh_object_json(const struct wh_object *o)
     if (v)
         return v;
     struct wh_jsonparse_error jerr;
-    wh_arena_pause(); /* the memo outlives any request that asks for it */
+    WH_ASSERT(!wh_arena_allocating()); /* the memo outlives any request that asks for it */
     json_t *fresh = wh_json_parse(o->text, o->text_len, &jerr);
-    wh_arena_resume();
     if (!fresh)
         WH_PANIC("cached object %s/%s does not parse: %s", o->ns, o->name, jerr.text);
     json_t *expected = NULL;
-    if (atomic_compare_exchange_strong_explicit(&m->parsed, &expected, fresh,
-                                                memory_order_acq_rel, memory_order_acquire))
+    if (atomic_compare_exchange_strong_explicit(&m->parsed, &expected, fresh, memory_order_acq_rel,
+                                                memory_order_acquire))
         return fresh;
     json_decref(fresh); /* another reader won the race; use its copy */
     return expected;
@@ -439,6 +438,12 @@ void wh_cache_set_view(struct wh_cache *c, wh_view_new_fn make, wh_view_free_fn 
 
 void wh_cache_add_index(struct wh_cache *c, const char *name, wh_index_fn fn)
 {
+    for (size_t i = 0; i < c->nindexes; i++) {
+        if (strcmp(c->index_names[i], name) == 0) {
+            WH_ASSERT(c->index_fns[i] == fn); /* two features, one name: a programming error */
+            return;                           /* declared again by another route's setup */
+        }
+    }
     WH_ASSERT(c->nindexes < MAX_INDEXES);
     WH_ASSERT(wh_map_size(&c->contents->objects) == 0);
     c->index_names[c->nindexes] = name;

@@ -70,8 +70,7 @@ typedef void (*wh_view_free_fn)(void *view);
 
 /* Emits the index keys of one object by calling emit(ctx, key) for each. */
 typedef void (*wh_index_emit_fn)(void *ctx, const char *key);
-typedef void (*wh_index_fn)(const json_t *obj, const void *view, wh_index_emit_fn emit,
-                            void *ctx);
+typedef void (*wh_index_fn)(const json_t *obj, const void *view, wh_index_emit_fn emit, void *ctx);
 
 /* Called on the writer thread after each change has been published (no lock held). o is the
  * new object (NULL for a deletion); old is the previous one (NULL for an addition); both are
@@ -83,7 +82,8 @@ struct wh_cache *wh_cache_new(enum wh_resource_id id);
 void wh_cache_free(struct wh_cache *c); /* accepts NULL */
 
 void wh_cache_set_view(struct wh_cache *c, wh_view_new_fn make, wh_view_free_fn release);
-/* Up to 4 indexes per cache; name is a static string. */
+/* Up to 4 indexes per cache; name is a static string. Adding the same name and function again
+ * does nothing (several features may declare what they share). */
 void wh_cache_add_index(struct wh_cache *c, const char *name, wh_index_fn fn);
 /* Up to 8 listeners per cache. */
 void wh_cache_on_change(struct wh_cache *c, wh_cache_change_fn fn, void *arg);

@@ -20,6 +20,8 @@
 #include "util/jsonparse.h"
 #include "util/mem.h"
 #include "util/str.h"
+#include "util/backoff.h"
+#include "util/deadline.h"
 #include "util/time.h"
 
 #define NS_PER_MS 1000000LL
@@ -47,7 +49,6 @@ struct wh_kube_client {
     pthread_mutex_t pool_mu;
     CURL *pool[POOL_MAX];
     int npool;
-    _Atomic uint64_t rng;
 };
 
 /* What a verb may repeat after a failure (see client.h, "Retries"). */
@@ -72,8 +73,8 @@ struct xfer {
     bool too_big;
     long retry_after_s; /* -1: no Retry-After */
     /* watch only */
-    bool watching;    /* a 200 arrived: body bytes are events */
-    bool streamed;    /* at least the headers of a 200 arrived */
+    bool watching; /* a 200 arrived: body bytes are events */
+    bool streamed; /* at least the headers of a 200 arrived */
     struct wh_watch_splitter split;
     wh_kube_event_fn fn;
     void *arg;
@@ -188,8 +189,7 @@ static void status_from_json(struct wh_kube_status *st, int http_code, const jso
     copy_str(st->message, sizeof(st->message), msg ? msg : "");
 }
 
-static void status_from_body(struct wh_kube_status *st, int http_code, const char *body,
-                             size_t len)
+static void status_from_body(struct wh_kube_status *st, int http_code, const char *body, size_t len)
 {
     if (!st)
         return;
@@ -210,25 +210,13 @@ static void status_from_body(struct wh_kube_status *st, int http_code, const cha
     json_decref(s);
 }
 
-static uint64_t next_rand(struct wh_kube_client *c)
-{
-    /* splitmix64 over an atomic counter: uncorrelated jitter across threads, no lock. */
-    uint64_t z = atomic_fetch_add_explicit(&c->rng, 0x9e3779b97f4a7c15ULL, memory_order_relaxed);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Exponential backoff with jitter: half the step fixed, half random, so that clients that
  * failed together do not come back together. */
-static int64_t backoff_ms(struct wh_kube_client *c, int retry)
+static int64_t backoff_ms(int retry)
 {
-    int64_t step = BACKOFF_BASE_MS;
-    for (int i = 0; i < retry && step < BACKOFF_MAX_MS; i++)
-        step *= 2;
-    if (step > BACKOFF_MAX_MS)
-        step = BACKOFF_MAX_MS;
-    return step / 2 + (int64_t)(next_rand(c) % (uint64_t)(step / 2 + 1));
+    struct wh_backoff b = {
+        .first_ms = BACKOFF_BASE_MS, .max_ms = BACKOFF_MAX_MS, .jitter_pct = 50, ._n = retry};
+    return wh_backoff_next(&b);
 }
 
 /* --- paths and queries -------------------------------------------------------------------- */
@@ -245,8 +233,7 @@ static bool segment_ok(const char *s)
 }
 
 enum wh_err wh_kube_path(char *buf, size_t bufsz, const char *group, const char *version,
-                         const char *resource, const char *ns, const char *name,
-                         const char *sub)
+                         const char *resource, const char *ns, const char *name, const char *sub)
 {
     const char *parts[] = {group, version, resource, ns, name, sub};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
@@ -352,7 +339,6 @@ enum wh_err wh_kube_client_new(const struct wh_kube_opts *opts, struct wh_kube_c
     wh_token_init(&c->tok, c->kc.token, c->kc.token_file,
                   opts->token_reread_ms > 0 ? opts->token_reread_ms * NS_PER_MS : 0);
     snprintf(c->user_agent, sizeof(c->user_agent), "kruise-webhook/%s (linux)", WH_VERSION);
-    atomic_init(&c->rng, (uint64_t)wh_time_wall_ns() ^ (uint64_t)(uintptr_t)c);
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) {
         if (pthread_mutex_init(&c->share_mu[i], NULL) != 0)
             WH_PANIC("pthread_mutex_init failed");
@@ -658,7 +644,9 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
     bool reread = false, force_token = false;
     long code = 0;
     int64_t start = wh_time_mono_ns();
-    int64_t deadline = start + (int64_t)c->timeout_ms * NS_PER_MS;
+    /* A call made for an admission request also ends with the request's deadline. */
+    int64_t deadline = wh_deadline_within_ms(c->timeout_ms);
+    bool request_deadline = deadline == wh_deadline_get();
 
     memset(&x, 0, sizeof(x));
     wh_buf_init(&x.body, WH_KUBE_MAX_BODY);
@@ -679,7 +667,10 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
         int64_t now = wh_time_mono_ns();
         if (now >= deadline) {
             rc = WH_ERR_TIMEOUT;
-            status_msg(st, "deadline of %ld ms passed", c->timeout_ms);
+            if (request_deadline)
+                status_msg(st, "the admission request's deadline passed");
+            else
+                status_msg(st, "deadline of %ld ms passed", c->timeout_ms);
             goto out;
         }
         free(token);
@@ -735,7 +726,10 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
             if (st) {
                 st->code = 0;
                 st->reason[0] = '\0';
-                status_msg(st, "%s", errbuf[0] ? errbuf : curl_easy_strerror(cr));
+                if (rc == WH_ERR_TIMEOUT && request_deadline)
+                    status_msg(st, "no answer before the admission request's deadline");
+                else
+                    status_msg(st, "%s", errbuf[0] ? errbuf : curl_easy_strerror(cr));
             }
             retry = rc != WH_ERR_TIMEOUT &&
                     (k == CK_NOT_SENT || (k == CK_MAYBE_SENT && rq->policy == RETRY_ALL));
@@ -761,13 +755,13 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
                     continue;
                 }
             }
-            retry = code == 429 || (code >= 500 && code != 501 && code != 505 &&
-                                    rq->policy == RETRY_ALL);
+            retry = code == 429 ||
+                    (code >= 500 && code != 501 && code != 505 && rq->policy == RETRY_ALL);
         }
         if (!retry || retries >= c->max_retries)
             goto out;
-        int64_t delay_ms = x.retry_after_s >= 0 ? (int64_t)x.retry_after_s * 1000
-                                                : backoff_ms(c, retries);
+        int64_t delay_ms =
+            x.retry_after_s >= 0 ? (int64_t)x.retry_after_s * 1000 : backoff_ms(retries);
         if (wh_time_mono_ns() + delay_ms * NS_PER_MS >= deadline)
             goto out; /* no time left for another try: report the last answer */
         wh_log(WH_LOG_DEBUG, "kube: %s %s: %s (%ld); retry %d in %lld ms", rq->method, rq->path,
@@ -786,8 +780,7 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
         *out = wh_json_parse(x.body.data ? x.body.data : "", x.body.len, &jerr);
         if (!*out) {
             rc = WH_ERR_PARSE;
-            status_msg(st, "undecodable answer: %s at %d:%d", jerr.text, jerr.line,
-                       jerr.column);
+            status_msg(st, "undecodable answer: %s at %d:%d", jerr.text, jerr.line, jerr.column);
         }
     }
 out:
@@ -795,8 +788,8 @@ out:
     if (st)
         st->attempts = attempts;
     if (wh_log_enabled(WH_LOG_DEBUG))
-        wh_log(WH_LOG_DEBUG, "kube: %s %s -> %ld %s (%d attempt%s, %lld ms)", rq->method,
-               rq->path, code, rc ? wh_strerror(rc) : "ok", attempts, attempts == 1 ? "" : "s",
+        wh_log(WH_LOG_DEBUG, "kube: %s %s -> %ld %s (%d attempt%s, %lld ms)", rq->method, rq->path,
+               code, rc ? wh_strerror(rc) : "ok", attempts, attempts == 1 ? "" : "s",
                (long long)((wh_time_mono_ns() - start) / NS_PER_MS));
     curl_slist_free_all(headers);
     free(token);
@@ -852,10 +845,9 @@ out:
     return rc;
 }
 
-enum wh_err wh_kube_list_all(struct wh_kube_client *c, const char *path,
-                             const char *label_selector, const char *field_selector,
-                             long page_size, wh_kube_item_fn fn, void *arg,
-                             char **resource_version, struct wh_kube_status *st)
+enum wh_err wh_kube_list_all(struct wh_kube_client *c, const char *path, const char *label_selector,
+                             const char *field_selector, long page_size, wh_kube_item_fn fn,
+                             void *arg, char **resource_version, struct wh_kube_status *st)
 {
     enum wh_err rc = WH_OK;
     json_t *page = NULL;
@@ -949,20 +941,19 @@ enum wh_err wh_kube_update(struct wh_kube_client *c, const char *path, const jso
     return send_object(c, "PUT", path, "application/json", RETRY_ALL, obj, out, st);
 }
 
-enum wh_err wh_kube_patch(struct wh_kube_client *c, const char *path,
-                          enum wh_kube_patch_type type, const json_t *patch, json_t **out,
-                          struct wh_kube_status *st)
+enum wh_err wh_kube_patch(struct wh_kube_client *c, const char *path, enum wh_kube_patch_type type,
+                          const json_t *patch, json_t **out, struct wh_kube_status *st)
 {
     switch (type) {
     case WH_PATCH_MERGE:
-        return send_object(c, "PATCH", path, "application/merge-patch+json", RETRY_ALL, patch,
-                           out, st);
+        return send_object(c, "PATCH", path, "application/merge-patch+json", RETRY_ALL, patch, out,
+                           st);
     case WH_PATCH_STRATEGIC:
-        return send_object(c, "PATCH", path, "application/strategic-merge-patch+json",
-                           RETRY_ALL, patch, out, st);
-    case WH_PATCH_JSON:
-        return send_object(c, "PATCH", path, "application/json-patch+json", RETRY_UNAPPLIED,
+        return send_object(c, "PATCH", path, "application/strategic-merge-patch+json", RETRY_ALL,
                            patch, out, st);
+    case WH_PATCH_JSON:
+        return send_object(c, "PATCH", path, "application/json-patch+json", RETRY_UNAPPLIED, patch,
+                           out, st);
     }
     WH_PANIC("bad patch type %d", (int)type);
 }
@@ -1088,8 +1079,8 @@ enum wh_err wh_kube_watch(struct wh_kube_client *c, const char *path,
         status_msg(st, "%s", errbuf);
         goto out;
     }
-    long idle_s = opts && opts->timeout_seconds > 0 ? opts->timeout_seconds + 30
-                                                    : WATCH_IDLE_DEFAULT_S;
+    long idle_s =
+        opts && opts->timeout_seconds > 0 ? opts->timeout_seconds + 30 : WATCH_IDLE_DEFAULT_S;
     SETOPT(x.h, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms);
     SETOPT(x.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     SETOPT(x.h, CURLOPT_LOW_SPEED_TIME, idle_s);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kube/cluster_int.h"
 #include "kube/informer.h"
 #include "log/log.h"
 #include "util/buf.h"
@@ -20,23 +21,6 @@
 
 #define MAX_STATE_FILE (64 << 20)
 
-struct declared {
-    struct wh_cache *cache;
-    char *ns;
-    struct wh_informer *informer;
-};
-
-struct wh_cluster {
-    struct wh_kube_client *client; /* NULL in standalone mode */
-    struct declared caches[WH_RES_COUNT];
-    const char *versions[WH_RES_COUNT];
-    bool started;
-    /* standalone: every loaded object, "group/resource" -> struct wh_cache * */
-    struct wh_map store;
-    pthread_mutex_t write_lock; /* standalone writes: read-check-write must not interleave */
-    unsigned long long next_rv;
-};
-
 static struct wh_cluster *cluster_alloc(void)
 {
     struct wh_cluster *cl = wh_xcalloc(1, sizeof(*cl));
@@ -45,6 +29,7 @@ static struct wh_cluster *cluster_alloc(void)
     for (int i = 0; i < WH_RES_COUNT; i++)
         cl->versions[i] = wh_resource_get((enum wh_resource_id)i)->versions[0];
     cl->next_rv = 1;
+    wh_writeback_init(&cl->writeback);
     return cl;
 }
 
@@ -75,6 +60,7 @@ void wh_cluster_free(struct wh_cluster *cl)
         wh_cache_free(v);
     wh_map_fini(&cl->store);
     pthread_mutex_destroy(&cl->write_lock);
+    wh_writeback_fini(&cl->writeback);
     wh_kube_client_free(cl->client);
     free(cl);
 }
@@ -89,8 +75,7 @@ struct wh_kube_client *wh_cluster_client(struct wh_cluster *cl)
     return cl->client;
 }
 
-struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id,
-                                    const char *ns)
+struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id, const char *ns)
 {
     WH_ASSERT(id < WH_RES_COUNT && !cl->started);
     struct declared *d = &cl->caches[id];
@@ -241,8 +226,8 @@ static int cmp_names(const void *a, const void *b)
 
 static bool is_state_file(const char *name)
 {
-    return name[0] != '.' && (wh_str_has_suffix(name, ".yaml") ||
-                              wh_str_has_suffix(name, ".yml") || wh_str_has_suffix(name, ".json"));
+    return name[0] != '.' && (wh_str_has_suffix(name, ".yaml") || wh_str_has_suffix(name, ".yml") ||
+                              wh_str_has_suffix(name, ".json"));
 }
 
 static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
@@ -417,14 +402,12 @@ enum wh_err wh_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb)
 /* --- live reads and writes ------------------------------------------------------------------ */
 
 enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group, const char *version,
-                                 const char *resource, const char *ns,
-                                 const char *label_selector, wh_kube_item_fn fn, void *arg,
-                                 struct wh_errbuf *eb)
+                                 const char *resource, const char *ns, const char *label_selector,
+                                 wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb)
 {
     if (cl->client) {
         char path[512];
-        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL,
-                                      NULL);
+        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL, NULL);
         if (rc)
             return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
         struct wh_kube_status st = {0};
@@ -457,8 +440,7 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
 {
     if (cl->client) {
         char path[512];
-        enum wh_err rc =
-            wh_kube_path(path, sizeof(path), group, version, resource, ns, name, NULL);
+        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, name, NULL);
         if (rc)
             return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
         struct wh_kube_status st = {0};
@@ -485,8 +467,7 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     const char *ns = wh_json_meta_str(obj, "namespace");
     const char *name = wh_json_meta_str(obj, "name");
     if (!name)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "update of %s without metadata.name",
-                             r->resource);
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "update of %s without metadata.name", r->resource);
     pthread_mutex_lock(&cl->write_lock);
     enum wh_err rc = WH_OK;
     struct wh_cache *c = store_cache(cl, r->group, r->resource, true);
@@ -522,8 +503,7 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     }
     char rv[32];
     snprintf(rv, sizeof(rv), "%llu", cl->next_rv++ + 1000000);
-    json_object_set_new(wh_json_obj_ensure(next, "metadata"), "resourceVersion",
-                        json_string(rv));
+    json_object_set_new(wh_json_obj_ensure(next, "metadata"), "resourceVersion", json_string(rv));
     wh_log(WH_LOG_INFO, "standalone: updated %s%s %s%s%s to resourceVersion %s", r->resource,
            status ? "/status" : "", ns ? ns : "", ns ? "/" : "", name, rv);
     if (out)
@@ -550,8 +530,8 @@ enum wh_err wh_cluster_update(struct wh_cluster *cl, enum wh_resource_id id, con
     const struct wh_resource *r = wh_resource_get(id);
     char path[512];
     enum wh_err rc = wh_kube_path(path, sizeof(path), r->group, cl->versions[id], r->resource,
-                                  wh_json_meta_str(obj, "namespace"),
-                                  wh_json_meta_str(obj, "name"), status ? "status" : NULL);
+                                  wh_json_meta_str(obj, "namespace"), wh_json_meta_str(obj, "name"),
+                                  status ? "status" : NULL);
     if (rc)
         return wh_errbuf_set(eb, rc, "bad object for %s", r->resource);
     struct wh_kube_status st = {0};

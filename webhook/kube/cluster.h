@@ -16,18 +16,18 @@
 #include "kube/cache.h"
 #include "kube/client.h"
 #include "kube/resource.h"
+#include "kube/rmw.h"
 #include "util/err.h"
 
 struct wh_cluster;
 
 /* Steals: client. */
-WH_NODISCARD enum wh_err wh_cluster_new_api(struct wh_kube_client *client,
-                                            struct wh_cluster **out, struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err wh_cluster_new_api(struct wh_kube_client *client, struct wh_cluster **out,
+                                            struct wh_errbuf *eb);
 /* Loads every object of state_path: a file or a directory of .yaml/.yml/.json files (sorted by
  * name; not recursive), multi-document YAML allowed. NULL or "" = empty cluster. Errors name
  * file:line:col. */
-WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path,
-                                                   struct wh_cluster **out,
+WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path, struct wh_cluster **out,
                                                    struct wh_errbuf *eb);
 /* The same from objects in memory (borrowed; List kinds are unwrapped). */
 WH_NODISCARD enum wh_err wh_cluster_new_standalone_objects(const json_t *objects,
@@ -43,8 +43,7 @@ struct wh_kube_client *wh_cluster_client(struct wh_cluster *cl);
 /* Declares a cache of resource id, limited to namespace ns (NULL = every namespace), and returns
  * it so the caller can add views and indexes before start. Declaring the same resource twice
  * returns the same cache; the scopes must agree (programming error otherwise). */
-struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id,
-                                    const char *ns);
+struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id, const char *ns);
 /* Returns: borrowed; the declared cache, or NULL when nobody declared it. */
 struct wh_cache *wh_cluster_cache(struct wh_cluster *cl, enum wh_resource_id id);
 
@@ -65,8 +64,7 @@ const char *wh_cluster_version(const struct wh_cluster *cl, enum wh_resource_id 
 WH_NODISCARD enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group,
                                               const char *version, const char *resource,
                                               const char *ns, const char *label_selector,
-                                              wh_kube_item_fn fn, void *arg,
-                                              struct wh_errbuf *eb);
+                                              wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb);
 
 /* Live get of one object. Returns in *out: new ref. WH_ERR_NOT_FOUND when absent. */
 WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group,
@@ -80,5 +78,38 @@ WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *
 WH_NODISCARD enum wh_err wh_cluster_update(struct wh_cluster *cl, enum wh_resource_id id,
                                            const json_t *obj, bool status, json_t **out,
                                            struct wh_errbuf *eb);
+
+/* --- status write-back (kube/writeback.c) ----------------------------------------------------- */
+
+struct wh_writeback_opts {
+    bool dry_run;       /* decide, never write */
+    int max_attempts;   /* writes tried at most; 0 = until the thread's deadline */
+    int64_t backoff_ms; /* first pause after a conflict; 0 = 10 ms */
+};
+
+/* Read, modify, write the status of object id ns/name (ns NULL or "" when cluster-scoped), for
+ * admission handlers that keep books in a status (WorkloadSpread, PodUnavailableBudget):
+ *  - writes of the same object are serialised inside this process (a per-object lock held
+ *    across the write), so conflicts come only from other replicas and controllers;
+ *  - the first base is the newer, by resourceVersion, of the cached copy and this process's
+ *    last write of the object, so the hot path makes no GET;
+ *  - decide (kube/rmw.h) gets that object (read-only; never modify it) and returns the whole
+ *    object with its new status, or nothing to write;
+ *  - PUT .../status with the base's resourceVersion; on 409 a live GET and a retry with
+ *    jittered backoff, bounded by max_attempts and the thread's deadline (util/deadline.h);
+ *  - the stored object is kept and is the next request's base until the cache catches up;
+ *  - standalone: the same against the in-memory state.
+ * WH_ERR_NOT_FOUND when the object does not exist; other errors as wh_rmw_run. res (may be
+ * NULL) is released with wh_rmw_result_fini. */
+WH_NODISCARD enum wh_err wh_cluster_write_status(struct wh_cluster *cl, enum wh_resource_id id,
+                                                 const char *ns, const char *name,
+                                                 wh_rmw_decide_fn decide, void *arg,
+                                                 const struct wh_writeback_opts *opts,
+                                                 struct wh_rmw_result *res, struct wh_errbuf *eb);
+
+/* Returns: new ref, the freshest copy of id ns/name this process knows without a network call
+ * (the newer of the cache and its own last status write), or NULL when it knows none. */
+json_t *wh_cluster_freshest(struct wh_cluster *cl, enum wh_resource_id id, const char *ns,
+                            const char *name);
 
 #endif

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/rand.h>
-
 #include "kube/lease.h"
+#include "kube/rmw.h"
 #include "log/log.h"
+#include "util/backoff.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -37,7 +37,7 @@ struct wh_leader {
 };
 
 enum wh_err wh_leader_new(struct wh_kube_client *client, const struct wh_leader_opts *o,
-                                struct wh_leader **out, struct wh_errbuf *eb)
+                          struct wh_leader **out, struct wh_errbuf *eb)
 {
     if (!o->ns || !*o->ns || !o->name || !*o->name || !o->identity || !*o->identity)
         return wh_errbuf_set(eb, WH_ERR_INVALID,
@@ -84,8 +84,7 @@ static long long lease_secs(const struct wh_leader *l)
     return (l->lease_ms + 999) / 1000;
 }
 
-static bool same_record(const struct wh_lease_record *a,
-                        const struct wh_lease_record *b)
+static bool same_record(const struct wh_lease_record *a, const struct wh_lease_record *b)
 {
     return strcmp(a->holder, b->holder) == 0 && strcmp(a->renew_time, b->renew_time) == 0 &&
            strcmp(a->acquire_time, b->acquire_time) == 0 && a->transitions == b->transitions &&
@@ -102,89 +101,74 @@ static void set_leading(struct wh_leader *l, bool leading)
         l->on_change(l->arg, leading);
 }
 
-/* Sends rec (create when it has no resourceVersion). *won is false on a lost race. */
-static enum wh_err write_record(struct wh_leader *l, struct wh_lease_record *rec,
-                                bool *won, struct wh_errbuf *eb)
+/* The election's decision on the Lease as it is now (kube/rmw.h): take it when it is absent,
+ * ours, or has not changed for its duration as measured on our clock; else leave it. */
+static enum wh_err decide_step(void *arg, const json_t *current, json_t **desired,
+                               struct wh_errbuf *eb)
 {
-    char path[512];
-    struct wh_kube_status st = {0};
-    json_t *obj = wh_lease_object(l->ns, l->name, rec, NULL, NULL), *stored = NULL;
-    bool create = rec->resource_version[0] == '\0';
-    enum wh_err rc = wh_lease_path(path, sizeof(path), l->ns, create ? NULL : l->name);
-    if (!rc)
-        rc = create ? wh_kube_create(l->client, path, obj, &stored, &st)
-                    : wh_kube_update(l->client, path, obj, &stored, &st);
-    json_decref(obj);
-    *won = false;
-    if (rc == WH_ERR_CONFLICT) {
-        rc = WH_OK;
-    } else if (rc) {
-        wh_errbuf_set(eb, rc, "%s Lease %s/%s: %d %s", create ? "create" : "update", l->ns, l->name,
-                      st.code, st.message[0] ? st.message : wh_strerror(rc));
-    } else {
-        wh_lease_parse(stored, &l->observed);
-        l->have_observed = true;
-        l->observed_mono_ns = wh_time_mono_ns();
-        *won = true;
-    }
-    if (*won) {
-        atomic_store(&l->last_renew_mono_ns, l->observed_mono_ns);
-        set_leading(l, true);
-    }
-    json_decref(stored);
-    return rc;
-}
-
-enum wh_err wh_leader_step(struct wh_leader *l, bool *leading, struct wh_errbuf *eb)
-{
-    char path[512];
-    json_t *obj = NULL;
-    struct wh_kube_status st = {0};
-    struct wh_lease_record rec;
+    (void)eb;
+    struct wh_leader *l = arg;
     int64_t mono = wh_time_mono_ns();
     char now[40];
     wh_lease_microtime(wh_time_wall_ns(), now, sizeof(now));
-
-    *leading = false;
-    enum wh_err rc = wh_lease_path(path, sizeof(path), l->ns, l->name);
-    if (!rc)
-        rc = wh_kube_get(l->client, path, &obj, &st);
-    if (rc == WH_ERR_NOT_FOUND) {
-        memset(&rec, 0, sizeof(rec));
-        snprintf(rec.holder, sizeof(rec.holder), "%s", l->identity);
-        rec.duration_s = lease_secs(l);
-        snprintf(rec.acquire_time, sizeof(rec.acquire_time), "%s", now);
-        snprintf(rec.renew_time, sizeof(rec.renew_time), "%s", now);
-        return write_record(l, &rec, leading, eb);
-    }
-    if (rc)
-        return wh_errbuf_set(eb, rc, "get Lease %s/%s: %d %s", l->ns, l->name, st.code,
-                             st.message[0] ? st.message : wh_strerror(rc));
-    wh_lease_parse(obj, &rec);
-    json_decref(obj);
-
-    if (!l->have_observed || !same_record(&rec, &l->observed)) {
-        l->observed = rec;
-        l->have_observed = true;
-        l->observed_mono_ns = mono;
-    } else {
-        /* Same record: keep the time we first saw it, but follow the resourceVersion. */
-        memcpy(l->observed.resource_version, rec.resource_version, sizeof(rec.resource_version));
+    struct wh_lease_record rec, next;
+    memset(&rec, 0, sizeof(rec));
+    if (current) {
+        wh_lease_parse(current, &rec);
+        if (!l->have_observed || !same_record(&rec, &l->observed)) {
+            l->observed = rec;
+            l->have_observed = true;
+            l->observed_mono_ns = mono;
+        } else {
+            /* Same record: keep the time we first saw it, but follow the resourceVersion. */
+            memcpy(l->observed.resource_version, rec.resource_version,
+                   sizeof(rec.resource_version));
+        }
     }
     bool mine = strcmp(rec.holder, l->identity) == 0;
     int64_t dur_ms = rec.duration_s > 0 ? rec.duration_s * 1000 : l->lease_ms;
-    if (rec.holder[0] && !mine && l->observed_mono_ns + dur_ms * 1000000 > mono)
+    if (current && rec.holder[0] && !mine && l->observed_mono_ns + dur_ms * 1000000 > mono)
         return WH_OK; /* held by someone else, and alive as far as we can tell */
-
-    struct wh_lease_record next = rec;
+    next = rec;
     snprintf(next.holder, sizeof(next.holder), "%s", l->identity);
     next.duration_s = lease_secs(l);
     snprintf(next.renew_time, sizeof(next.renew_time), "%s", now);
     if (!mine) {
         snprintf(next.acquire_time, sizeof(next.acquire_time), "%s", now);
-        next.transitions = rec.transitions + 1;
+        next.transitions = current ? rec.transitions + 1 : 0;
     }
-    return write_record(l, &next, leading, eb);
+    *desired = wh_lease_object(l->ns, l->name, &next, NULL, NULL);
+    return WH_OK;
+}
+
+enum wh_err wh_leader_step(struct wh_leader *l, bool *leading, struct wh_errbuf *eb)
+{
+    char path[512], collection[512];
+    *leading = false;
+    enum wh_err rc = wh_lease_path(path, sizeof(path), l->ns, l->name);
+    if (!rc)
+        rc = wh_lease_path(collection, sizeof(collection), l->ns, NULL);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "bad Lease name %s/%s", l->ns, l->name);
+    struct wh_rmw_kube k = {.client = l->client, .path = path, .collection_path = collection};
+    struct wh_rmw_io io;
+    wh_rmw_kube_io(&k, &io);
+    /* One write per round: a conflict means another candidate won this round. */
+    struct wh_rmw_opts o = {.create = true, .max_attempts = 1};
+    struct wh_rmw_result res;
+    rc = wh_rmw_run(&io, &o, decide_step, l, &res, eb);
+    if (rc == WH_ERR_CONFLICT)
+        rc = WH_OK;
+    if (rc == WH_OK && res.stored) {
+        wh_lease_parse(res.stored, &l->observed);
+        l->have_observed = true;
+        l->observed_mono_ns = wh_time_mono_ns();
+        atomic_store(&l->last_renew_mono_ns, l->observed_mono_ns);
+        set_leading(l, true);
+        *leading = true;
+    }
+    wh_rmw_result_fini(&res);
+    return rc;
 }
 
 /* Waits ms, or less when stopped. Returns true when stopped. */
@@ -221,11 +205,8 @@ static void *election_main(void *arg)
         }
         /* Candidates retry with client-go's jitter (up to +20%) so they do not move in step. */
         int64_t pause = l->retry_ms;
-        if (!atomic_load(&l->leading)) {
-            unsigned char r = 0;
-            if (RAND_bytes(&r, 1) == 1)
-                pause += pause * r / 255 / 5;
-        }
+        if (!atomic_load(&l->leading))
+            pause += pause * (int64_t)(wh_rand64() % 21) / 100;
         if (wait_ms(l, pause))
             break;
     } while (true);
@@ -241,30 +222,40 @@ enum wh_err wh_leader_start(struct wh_leader *l)
     return WH_OK;
 }
 
-/* Hands the Lease over at once instead of letting it expire. */
-static void release(struct wh_leader *l)
+/* Empties the holder of a Lease we hold, so a successor need not wait for it to expire. */
+static enum wh_err decide_release(void *arg, const json_t *current, json_t **desired,
+                                  struct wh_errbuf *eb)
 {
-    char path[512];
-    json_t *obj = NULL;
-    struct wh_kube_status st = {0};
+    (void)eb;
+    struct wh_leader *l = arg;
     struct wh_lease_record rec;
-    if (wh_lease_path(path, sizeof(path), l->ns, l->name) ||
-        wh_kube_get(l->client, path, &obj, &st))
-        return;
-    wh_lease_parse(obj, &rec);
-    json_decref(obj);
+    wh_lease_parse(current, &rec);
     if (strcmp(rec.holder, l->identity) != 0)
-        return;
+        return WH_OK;
     char now[40];
     wh_lease_microtime(wh_time_wall_ns(), now, sizeof(now));
     rec.holder[0] = '\0';
     rec.duration_s = 1;
     snprintf(rec.acquire_time, sizeof(rec.acquire_time), "%s", now);
     snprintf(rec.renew_time, sizeof(rec.renew_time), "%s", now);
-    obj = wh_lease_object(l->ns, l->name, &rec, NULL, NULL);
-    if (wh_kube_update(l->client, path, obj, NULL, &st) == WH_OK)
+    *desired = wh_lease_object(l->ns, l->name, &rec, NULL, NULL);
+    return WH_OK;
+}
+
+/* Hands the Lease over at once instead of letting it expire. */
+static void release(struct wh_leader *l)
+{
+    char path[512];
+    if (wh_lease_path(path, sizeof(path), l->ns, l->name))
+        return;
+    struct wh_rmw_kube k = {.client = l->client, .path = path};
+    struct wh_rmw_io io;
+    wh_rmw_kube_io(&k, &io);
+    struct wh_rmw_opts o = {.max_attempts = 1};
+    struct wh_rmw_result res;
+    if (wh_rmw_run(&io, &o, decide_release, l, &res, NULL) == WH_OK && res.stored)
         wh_log(WH_LOG_INFO, "released Lease %s/%s", l->ns, l->name);
-    json_decref(obj);
+    wh_rmw_result_fini(&res);
 }
 
 void wh_leader_free(struct wh_leader *l)

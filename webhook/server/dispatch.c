@@ -9,9 +9,11 @@
 #include "jsonpatch/diff.h"
 #include "log/log.h"
 #include "util/arena.h"
+#include "util/deadline.h"
 #include "util/jsonparse.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 static const char *reason_for(int code)
 {
@@ -76,7 +78,12 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
 
     struct wh_admission_response resp;
     wh_admission_response_init(&resp);
-    enum wh_err rc = route->admit(ctx, &req, &resp, &eb);
+    struct wh_handler_ctx rctx = ctx ? *ctx : (struct wh_handler_ctx){0};
+    if (rctx.cfg && rctx.cfg->request_deadline_ms > 0)
+        rctx.deadline_ns = wh_time_mono_ns() + rctx.cfg->request_deadline_ms * 1000000;
+    int64_t outer = wh_deadline_set(rctx.deadline_ns);
+    enum wh_err rc = route->admit(&rctx, &req, &resp, &eb);
+    wh_deadline_set(outer);
     if (rc) {
         /* upstream answers a failing sub-step with admission.Errored(500, err) */
         json_decref(resp.mutated);

@@ -3,17 +3,17 @@
 
 /* Request-scoped memory for jansson values. Between wh_arena_begin and wh_arena_end, while not
  * paused, every jansson allocation on this thread is a pointer bump in a per-thread arena and
- * freeing it costs nothing; wh_arena_end releases it all at once. The request pipeline parses the
- * review and makes the handler's mutable copy inside the arena and never walks the review to
- * free it (a 4.3 KB Pod is ~750 values: ~1500 mallocs and frees saved).
+ * freeing it costs nothing; wh_arena_end releases it all at once. The dispatcher
+ * (server/dispatch.c) is the only user: it parses the review inside the arena and never walks it
+ * to free it (a 4.3 KB Pod is ~750 values: ~1500 mallocs and frees saved).
  *
- * Rules for code running while an arena is open (the pipeline enforces the first two):
- *  - only values that die with the request may be made in it: handlers run with the arena
- *    paused, so what they create is ordinary memory;
+ * Rules:
+ *  - only values that die with the request may be made in it: the dispatcher pauses the arena
+ *    before handlers run, so what they create is ordinary memory;
  *  - memory from json_dumps or jansson that someone frees with free() must not come from the
- *    arena (pause it first);
- *  - a value made in the arena must not be kept past wh_arena_end (the cache pauses the arena
- *    whenever it builds anything it keeps).
+ *    arena;
+ *  - a value made in the arena must not be kept past wh_arena_end: code that builds what it
+ *    keeps (the cache, the status write-back) asserts wh_arena_allocating() is false.
  * Thread rule: everything is per thread. wh_arena_install runs once from wh_json_init. */
 
 #include <stdbool.h>

@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "handlers/pod/mutate.h"
+#include "handlers/pod/pipeline.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
@@ -92,19 +92,17 @@ static void strset_fini(struct strset *s)
 
 /* --- patchPodMetadata (4.7) ---------------------------------------------------------------- */
 
-static enum wh_err set_pod_annotation(struct wh_pod_mutation *pm, const char *key,
-                                      const char *value)
+static enum wh_err set_pod_annotation(struct wh_pod_review *pm, const char *key, const char *value)
 {
-    const char *cur = wh_json_annotation(wh_pod_mutation_pod(pm), key);
+    const char *cur = wh_json_annotation(wh_pod_review_pod(pm), key);
     if (wh_str_eq(cur, value))
         return WH_OK;
-    json_t *ann = wh_pod_mutation_own(pm, "metadata", "annotations", NULL);
+    json_t *ann = wh_pod_review_own(pm, "metadata", "annotations", NULL);
     json_object_set_new(ann, key, json_string(value));
     return WH_OK;
 }
 
-static enum wh_err patch_metadata(struct wh_pod_mutation *pm, const json_t *ss,
-                                  struct wh_errbuf *eb)
+static enum wh_err patch_metadata(struct wh_pod_review *pm, const json_t *ss, struct wh_errbuf *eb)
 {
     const json_t *patches = wh_json_path(ss, "spec", "patchPodMetadata", NULL);
     size_t i;
@@ -120,10 +118,10 @@ static enum wh_err patch_metadata(struct wh_pod_mutation *pm, const json_t *ss,
             if (!json_is_string(v))
                 continue;
             const char *value = json_string_value(v);
-            const char *cur = wh_json_annotation(wh_pod_mutation_pod(pm), key);
+            const char *cur = wh_json_annotation(wh_pod_review_pod(pm), key);
             enum wh_err rc = WH_OK;
             if (strcmp(policy, "Retain") == 0 || policy[0] == '\0') {
-                if (!json_object_get(pod_annotations(wh_pod_mutation_pod(pm)), key))
+                if (!json_object_get(pod_annotations(wh_pod_review_pod(pm)), key))
                     rc = set_pod_annotation(pm, key, value);
             } else if (strcmp(policy, "Overwrite") == 0) {
                 rc = set_pod_annotation(pm, key, value);
@@ -275,8 +273,9 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
         return WH_OK;
     }
     if (!json_is_object(doc)) {
-        snprintf(why, sizeof(why), "json: cannot unmarshal %s into Go value of type "
-                                   "map[string]string",
+        snprintf(why, sizeof(why),
+                 "json: cannot unmarshal %s into Go value of type "
+                 "map[string]string",
                  wh_json_go_type_name(doc));
         goto fail;
     }
@@ -304,7 +303,8 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
                      wh_json_go_type_name(v));
             goto fail;
         }
-        json_object_set_new(*out, k, legacy_entry(k, json_is_string(v) ? json_string_value(v) : ""));
+        json_object_set_new(*out, k,
+                            legacy_entry(k, json_is_string(v) ? json_string_value(v) : ""));
     }
     json_decref(doc);
     return WH_OK;
@@ -404,7 +404,7 @@ static const char *built_name(const struct built *b)
 }
 
 struct build {
-    struct wh_pod_mutation *pm;
+    struct wh_pod_review *pm;
     const json_t *pod; /* as step 4.5.2 left it */
     const struct wh_sidecarset_picks *picks;
     char now[32];
@@ -683,8 +683,8 @@ static void set_list_new(json_t *c, const char *key, json_t *list)
 }
 
 static const char *const sidecar_only_fields[] = {
-    "podInjectPolicy",  "upgradeStrategy", "shareVolumePolicy", "shareVolumeDevicePolicy",
-    "transferEnv",      "resourcesPolicy",
+    "podInjectPolicy",         "upgradeStrategy", "shareVolumePolicy",
+    "shareVolumeDevicePolicy", "transferEnv",     "resourcesPolicy",
 };
 
 /* The core/v1 Container part of a SidecarContainer: a new object whose members are shared with
@@ -743,13 +743,13 @@ static void hot_upgrade_pair(struct build *b, struct blist *out, json_t *c, cons
                 json_object_del(copy, "image");
         }
         const json_t *old_env = json_object_get(copy, "env");
-        json_t *env = json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env)
-                                             : json_array();
+        json_t *env =
+            json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env) : json_array();
         json_object_set_new(copy, "env", env);
-        json_array_append_new(env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/",
-                                               cname));
-        json_array_append_new(env, version_env("SIDECARSET_VERSION_ALT",
-                                               "versionalt.sidecarset.kruise.io/", cname));
+        json_array_append_new(
+            env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/", cname));
+        json_array_append_new(
+            env, version_env("SIDECARSET_VERSION_ALT", "versionalt.sidecarset.kruise.io/", cname));
         blist_push(out, copy, policy);
         put_annotation(b, "version.sidecarset.kruise.io/", cname, k == 0 ? "1" : "0");
         put_annotation(b, "versionalt.sidecarset.kruise.io/", cname, k == 0 ? "0" : "1");
@@ -771,8 +771,7 @@ static void ensure_exclude(struct build *b)
         for (int pass = 0; pass < 2; pass++) {
             size_t j;
             json_t *c;
-            json_array_foreach(json_object_get(spec, pass ? "containers" : "initContainers"), j,
-                               c)
+            json_array_foreach(json_object_get(spec, pass ? "containers" : "initContainers"), j, c)
             {
                 strset_add(&b->exclude, str_member(c, "name"));
             }
@@ -826,8 +825,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
 
     const json_t *own_env = json_object_get(c, "env");
     json_t *env = json_is_array(own_env) ? json_copy((json_t *)(uintptr_t)own_env) : json_array();
-    json_array_append_new(env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value",
-                                         "true"));
+    json_array_append_new(
+        env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value", "true"));
     merge_env(env, transfer);
     json_object_set_new(c, "env", env);
 
@@ -838,8 +837,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
                                          json_object_get(c, "volumeMounts"), "mountPath", devices);
     set_list_new(c, "volumeDevices", merged_devices);
 
-    bool hot = wh_str_eq(wh_json_path_str(sidecar, "upgradeStrategy", "upgradeType", NULL),
-                         "HotUpgrade");
+    bool hot =
+        wh_str_eq(wh_json_path_str(sidecar, "upgradeStrategy", "upgradeType", NULL), "HotUpgrade");
     if (init)
         hot = hot && wh_str_eq(wh_json_str(sidecar, "restartPolicy"), "Always");
     if (hot)
@@ -914,8 +913,8 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
         json_object_set_new(
             b->hash_wo, p->name,
             hash_entry(b, p->name,
-                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION), names,
-                       NULL));
+                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION),
+                       names, NULL));
         json_decref(names);
     }
 out:
@@ -1052,7 +1051,7 @@ static char *join_names(struct strset *names)
 
 static void write_pod(struct build *b)
 {
-    json_t *spec = wh_pod_mutation_own(b->pm, "spec", NULL);
+    json_t *spec = wh_pod_review_own(b->pm, "spec", NULL);
     sort_built(&b->inits);
     place(spec, "initContainers", &b->inits);
     const struct wh_config *cfg = b->pm->ctx ? b->pm->ctx->cfg : NULL;
@@ -1061,7 +1060,7 @@ static void write_pod(struct build *b)
     place(spec, "containers", &b->containers);
     merge_volumes(spec, b->volumes);
     merge_secrets(spec, b->secrets);
-    json_t *ann = wh_pod_mutation_own(b->pm, "metadata", "annotations", NULL);
+    json_t *ann = wh_pod_review_own(b->pm, "metadata", "annotations", NULL);
     json_object_update(ann, b->annotations);
 }
 
@@ -1075,13 +1074,12 @@ static bool pod_active(const json_t *pod)
            (!del || json_is_null(del));
 }
 
-static void note(struct wh_pod_mutation *pm, const char *msg)
+static void note(struct wh_pod_review *pm, const char *msg)
 {
-    if (pm->explain)
-        pm->explain(pm->explain_arg, NULL, false, msg);
+    wh_pod_review_explain(pm, NULL, false, "%s", msg);
 }
 
-static enum wh_err inject(struct wh_pod_mutation *pm, const struct wh_sidecarset_picks *picks,
+static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_picks *picks,
                           const char *ns, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
@@ -1100,7 +1098,7 @@ static enum wh_err inject(struct wh_pod_mutation *pm, const struct wh_sidecarset
         if (rc)
             goto out;
     }
-    b.pod = wh_pod_mutation_pod(pm);
+    b.pod = wh_pod_review_pod(pm);
     rc = parse_hash_annotation(b.pod, ns, WH_SIDECARSET_HASH_ANNOTATION, &b.hash, eb);
     if (!rc)
         rc = parse_hash_annotation(b.pod, ns, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
@@ -1149,7 +1147,7 @@ out:
     return rc;
 }
 
-enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errbuf *eb)
+static enum wh_err step_mutate(struct wh_pod_review *pm, struct wh_errbuf *eb)
 {
     const struct wh_admission_request *req = pm->req;
     bool create = strcmp(req->operation, "CREATE") == 0;
@@ -1159,7 +1157,7 @@ enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errb
         note(pm, "the SidecarSet step only handles pods CREATE and UPDATE without subresource");
         return WH_OK;
     }
-    const json_t *pod = wh_pod_mutation_pod(pm);
+    const json_t *pod = wh_pod_review_pod(pm);
     if (!pod_active(pod)) {
         note(pm, "the pod is not active (Succeeded, Failed or being deleted): nothing is "
                  "injected");
@@ -1179,8 +1177,7 @@ enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errb
         .pod = pod,
         .ns = ns,
         .create = create,
-        .explain = pm->explain,
-        .explain_arg = pm->explain_arg,
+        .review = pm,
     };
     struct wh_sidecarset_picks picks;
     wh_sidecarset_picks_init(&picks);
@@ -1192,3 +1189,10 @@ enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm, struct wh_errb
     wh_sidecarset_picks_fini(&picks);
     return rc;
 }
+
+const struct wh_pod_step wh_sidecarset_pod_step = {
+    .name = "sidecarset",
+    .mutate_ops = WH_POD_CREATE | WH_POD_UPDATE,
+    .setup = wh_sidecarset_caches_setup,
+    .mutate = step_mutate,
+};

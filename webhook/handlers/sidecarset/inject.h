@@ -11,20 +11,16 @@
  * request) and nothing changes. The Pod is copied only when something is written.
  * Thread rule: thread-safe; reads the caches, writes only the request's Pod copy. */
 
-#include <jansson.h>
-
-#include "util/err.h"
-
-struct wh_pod_mutation;
+#include "handlers/pod/pipeline.h"
 
 #define WH_SIDECARSET_INJECTED_LIST_ANNOTATION "kruise.io/sidecarset-injected-list"
-#define WH_SIDECARSET_WORKING_HOTUPGRADE_ANNOTATION "kruise.io/sidecarset-working-hotupgrade-container"
+#define WH_SIDECARSET_WORKING_HOTUPGRADE_ANNOTATION                                                \
+    "kruise.io/sidecarset-working-hotupgrade-container"
 #define WH_SIDECARSET_INJECTED_ENV "IS_INJECTED"
 
-/* Runs the step on pm (a /mutate-pod request). Errors (answered 500 by the handler): those of
- * wh_sidecarset_match, a failing MergePatchJson, an unparsable kruise.io/sidecarset-hash
- * annotation, a failing resourcesPolicy, an UPDATE without a decodable oldObject. */
-WH_NODISCARD enum wh_err wh_sidecarset_inject_step(struct wh_pod_mutation *pm,
-                                                   struct wh_errbuf *eb);
+/* The step (handlers/pod/pipeline.h). Errors (answered 500): those of wh_sidecarset_match, a
+ * failing MergePatchJson, an unparsable kruise.io/sidecarset-hash annotation, a failing
+ * resourcesPolicy, an UPDATE without a decodable oldObject. */
+extern const struct wh_pod_step wh_sidecarset_pod_step;
 
 #endif

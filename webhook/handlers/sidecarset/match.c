@@ -59,7 +59,8 @@ static void *view_new(const json_t *obj)
     const char *const *vals = NULL;
     size_t nvals = 0;
     static const char *const cluster_scope[] = {WH_SIDECARSET_CLUSTER_SCOPE};
-    if (!ns_selector || !wh_selector_key_values(ns_selector, WH_NAMESPACE_NAME_LABEL, &vals, &nvals)) {
+    if (!ns_selector ||
+        !wh_selector_key_values(ns_selector, WH_NAMESPACE_NAME_LABEL, &vals, &nvals)) {
         vals = cluster_scope;
         nvals = 1;
     }
@@ -75,8 +76,9 @@ static void *view_new(const json_t *obj)
     b->v.ns_keys = b->keys;
     b->v.n_ns_keys = nvals;
     b->v.paused = wh_json_bool(inj, "paused");
-    b->v.has_revision = json_is_object(rev) && (json_is_string(json_object_get(rev, "revisionName")) ||
-                                               json_is_string(json_object_get(rev, "customVersion")));
+    b->v.has_revision =
+        json_is_object(rev) && (json_is_string(json_object_get(rev, "revisionName")) ||
+                                json_is_string(json_object_get(rev, "customVersion")));
     b->v.selector = wh_selector_new(json_object_get(spec, "selector"));
     b->v.ns_selector = ns_selector;
     return b;
@@ -313,16 +315,17 @@ static enum wh_err parse_percentage(const char *s, double *out, struct wh_errbuf
         return wh_errbuf_set(eb, WH_ERR_INVALID, "invalid type: string is not a percentage");
     char buf[64];
     if (n - 1 >= sizeof(buf))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "strconv.ParseFloat: parsing \"%.*s\": invalid syntax",
-                             (int)(n - 1), s);
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "strconv.ParseFloat: parsing \"%.*s\": invalid syntax", (int)(n - 1),
+                             s);
     memcpy(buf, s, n - 1);
     buf[n - 1] = '\0';
     char *end = NULL;
     errno = 0;
     double v = buf[0] ? strtod(buf, &end) : 0;
     if (!buf[0] || *end || isnan(v) || buf[0] == ' ' || buf[0] == '\t')
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "strconv.ParseFloat: parsing \"%s\": invalid syntax",
-                             buf);
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "strconv.ParseFloat: parsing \"%s\": invalid syntax", buf);
     if (errno == ERANGE && isinf(v))
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "strconv.ParseFloat: parsing \"%s\": value out of range", buf);
@@ -332,8 +335,7 @@ static enum wh_err parse_percentage(const char *s, double *out, struct wh_errbuf
 
 /* getSuitableRevisionSidecarSet for CREATE: NULL in *hist means "the current SidecarSet". */
 static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, const json_t *ss,
-                                     json_t **hist, char *why, size_t whysz,
-                                     struct wh_errbuf *eb)
+                                     json_t **hist, char *why, size_t whysz, struct wh_errbuf *eb)
 {
     const json_t *spec = json_object_get(ss, "spec");
     const json_t *rev = wh_json_path(spec, "injectionStrategy", "revision", NULL);
@@ -393,8 +395,8 @@ struct ns_memo {
     struct wh_object *obj;
 };
 
-static const json_t *namespace_labels(const struct wh_sidecarset_match_in *in,
-                                      struct ns_memo *memo, bool *exists)
+static const json_t *namespace_labels(const struct wh_sidecarset_match_in *in, struct ns_memo *memo,
+                                      bool *exists)
 {
     if (!memo->looked) {
         struct wh_cache *c = wh_cluster_cache(in->cluster, WH_RES_NAMESPACE);
@@ -405,21 +407,6 @@ static const json_t *namespace_labels(const struct wh_sidecarset_match_in *in,
     return memo->obj ? wh_json_path(wh_object_json(memo->obj), "metadata", "labels", NULL) : NULL;
 }
 
-static void explain(const struct wh_sidecarset_match_in *in, const char *name, bool injected,
-                    const char *fmt, ...) WH_PRINTF(4, 5);
-static void explain(const struct wh_sidecarset_match_in *in, const char *name, bool injected,
-                    const char *fmt, ...)
-{
-    if (!in->explain)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    in->explain(in->explain_arg, name, injected, msg);
-}
-
 /* Decides one candidate; pushes it onto out when it matches. */
 static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_object *o,
                             const json_t *pod_labels, struct ns_memo *memo,
@@ -428,24 +415,24 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
     const struct wh_sidecarset_view *v = wh_sidecarset_view_of(o);
     WH_ASSERT(v);
     if (v->paused) {
-        explain(in, v->name, false, "spec.injectionStrategy.paused is true");
+        wh_pod_review_explain(in->review, v->name, false, "spec.injectionStrategy.paused is true");
         return WH_OK;
     }
     if (v->ns_selector) {
         bool exists;
         const json_t *labels = namespace_labels(in, memo, &exists);
         if (!exists) {
-            explain(in, v->name, false,
+            wh_pod_review_explain(in->review, v->name, false,
                     "it has a namespaceSelector and Namespace \"%s\" is not known", in->ns);
             return WH_OK;
         }
         if (wh_selector_error(v->ns_selector)) {
-            explain(in, v->name, false, "spec.namespaceSelector is invalid (%s)",
+            wh_pod_review_explain(in->review, v->name, false, "spec.namespaceSelector is invalid (%s)",
                     wh_selector_error(v->ns_selector));
             return WH_OK;
         }
         if (!wh_selector_matches(v->ns_selector, labels)) {
-            explain(in, v->name, false,
+            wh_pod_review_explain(in->review, v->name, false,
                     "the labels of Namespace \"%s\" do not match "
                     "spec.namespaceSelector",
                     in->ns);
@@ -453,16 +440,17 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
         }
     }
     if (wh_selector_error(v->selector)) {
-        explain(in, v->name, false, "error: spec.selector: %s", wh_selector_error(v->selector));
+        wh_pod_review_explain(in->review, v->name, false, "error: spec.selector: %s",
+                              wh_selector_error(v->selector));
         return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", wh_selector_error(v->selector));
     }
     if (wh_selector_state(v->selector) != WH_SELECTOR_REQUIREMENTS) {
-        explain(in, v->name, false, "spec.selector is %s, which selects no pod",
+        wh_pod_review_explain(in->review, v->name, false, "spec.selector is %s, which selects no pod",
                 wh_selector_state(v->selector) == WH_SELECTOR_EVERYTHING ? "empty" : "missing");
         return WH_OK;
     }
     if (!wh_selector_matches(v->selector, pod_labels)) {
-        explain(in, v->name, false, "the pod's labels do not match spec.selector");
+        wh_pod_review_explain(in->review, v->name, false, "the pod's labels do not match spec.selector");
         return WH_OK;
     }
     struct wh_sidecarset_pick pick = {wh_object_ref(o), wh_object_json(o), NULL, v->name};
@@ -470,14 +458,14 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
     if (in->create && v->has_revision) {
         enum wh_err rc = suitable_revision(in, pick.ss, &pick.owned, why, sizeof(why), eb);
         if (rc) {
-            explain(in, v->name, false, "error: revision: %s", eb->msg);
+            wh_pod_review_explain(in->review, v->name, false, "error: revision: %s", eb->msg);
             wh_object_unref(pick.obj);
             return rc;
         }
         if (pick.owned)
             pick.ss = pick.owned;
     }
-    explain(in, v->name, true, "namespace and selector match%s%s%s", why,
+    wh_pod_review_explain(in->review, v->name, true, "namespace and selector match%s%s%s", why,
             v->canary_base ? "; canary of " : "", v->canary_base ? v->canary_base : "");
     picks_push(out, pick);
     return WH_OK;
@@ -515,7 +503,7 @@ enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
                 by = out->items[j].name;
         }
         if (by) {
-            explain(in, p->name, false, "displaced by its canary SidecarSet %s", by);
+            wh_pod_review_explain(in->review, p->name, false, "displaced by its canary SidecarSet %s", by);
             json_decref(out->items[i].owned);
             wh_object_unref(out->items[i].obj);
             continue;

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "handlers/pod/review.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "util/err.h"
@@ -61,13 +62,6 @@ WH_NODISCARD enum wh_err wh_sidecarset_caches_setup(struct wh_cluster *cl,
 /* The view of a cached SidecarSet object (borrowed), or NULL when the cache has no view. */
 const struct wh_sidecarset_view *wh_sidecarset_view_of(const struct wh_object *o);
 
-/* Why a SidecarSet was or was not chosen, for `inject --explain`: name, whether it is injected,
- * and a human sentence giving the reason (not repeating the verdict). Called for each candidate in
- * candidate order (again with injected false when a canary displaces it), and with name NULL for a
- * note about the whole Pod. */
-typedef void (*wh_sidecarset_explain_fn)(void *arg, const char *name, bool injected,
-                                         const char *reason);
-
 /* One SidecarSet chosen for a Pod: the object as cached and the SidecarSet to inject (the same
  * JSON, or a history revision restored from a ControllerRevision). */
 struct wh_sidecarset_pick {
@@ -94,8 +88,10 @@ struct wh_sidecarset_match_in {
     const json_t *pod;     /* borrowed */
     const char *ns;        /* the pod's namespace, "default" when empty */
     bool create;           /* CREATE chooses history revisions; UPDATE only matches */
-    wh_sidecarset_explain_fn explain;
-    void *explain_arg;
+    /* told why each candidate was or was not chosen (handlers/pod/review.h explain: the reason,
+     * not repeating the verdict), in candidate order, again when a canary displaces one;
+     * NULL: nobody asks */
+    const struct wh_pod_review *review;
 };
 
 /* Chooses the SidecarSets for a Pod (4.2, 4.3, 4.4 and the canary rule), in candidate order:
@@ -103,8 +99,7 @@ struct wh_sidecarset_match_in {
  * Errors (answered 500): an unknown operator in a matching candidate's selector, a missing
  * ControllerRevision, a bad Partial partition. */
 WH_NODISCARD enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
-                                             struct wh_sidecarset_picks *out,
-                                             struct wh_errbuf *eb);
+                                             struct wh_sidecarset_picks *out, struct wh_errbuf *eb);
 
 /* Loads the history SidecarSet of 4.4 for sidecarset (borrowed): the ControllerRevision named
  * revision_name, else the latest one labelled with the SidecarSet's name and custom_version,
@@ -113,8 +108,7 @@ WH_NODISCARD enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in
  * status.latestRevision. Returns in *out: new ref. Errors: WH_ERR_NOT_FOUND with
  * "ControllerRevision.apps \"<name>\" not found". */
 WH_NODISCARD enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
-                                               const json_t *sidecarset,
-                                               const char *revision_name,
+                                               const json_t *sidecarset, const char *revision_name,
                                                const char *custom_version, json_t **out,
                                                struct wh_errbuf *eb);
 

@@ -1,0 +1,236 @@
+#include "handlers/pod/pipeline.h"
+
+#include <string.h>
+
+#include "handlers/pod/steps.h"
+#include "handlers/sidecarset/inject.h"
+#include "handlers/workloadspread/pod.h"
+#include "log/log.h"
+#include "util/json.h"
+#include "util/str.h"
+
+/* Upstream's order (pod_create_update_handler.go, mutating and validating). Steps upstream has
+ * that are not built here: PersistentPodState (after PodUnavailableBudget), the enhanced
+ * liveness probe and the probe marker on serverless (both behind gates that are off). */
+static const struct wh_pod_step *const mutate_steps[] = {
+    &wh_pod_readiness_gate_step,
+    &wh_workloadspread_pod_step,
+    &wh_sidecarset_pod_step,
+    &wh_pod_launch_priority_step,
+};
+
+static const struct wh_pod_step *const validate_steps[] = {
+    &wh_workloadspread_pod_step,
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct wh_pod_step *const *wh_pod_steps(bool validate, size_t *count)
+{
+    *count = validate ? N(validate_steps) : N(mutate_steps);
+    return validate ? validate_steps : mutate_steps;
+}
+
+static bool step_on(const struct wh_pod_step *s, const struct wh_handler_ctx *ctx)
+{
+    return !s->enabled || (ctx && ctx->cfg && s->enabled(ctx->cfg));
+}
+
+static enum wh_pod_op op_of(const struct wh_admission_request *req)
+{
+    if (strcmp(req->resource.resource, "pods") != 0)
+        return 0;
+    const char *sub = req->sub_resource;
+    if (!sub[0]) {
+        if (strcmp(req->operation, "CREATE") == 0)
+            return WH_POD_CREATE;
+        if (strcmp(req->operation, "UPDATE") == 0)
+            return WH_POD_UPDATE;
+        if (strcmp(req->operation, "DELETE") == 0)
+            return WH_POD_DELETE;
+        return 0;
+    }
+    if (strcmp(sub, "eviction") == 0 && strcmp(req->operation, "CREATE") == 0)
+        return WH_POD_EVICT;
+    return 0;
+}
+
+/* A non-empty dryRun list in CreateOptions, UpdateOptions or DeleteOptions. */
+static bool options_dry_run(const json_t *options)
+{
+    const json_t *d = json_object_get(options, "dryRun");
+    return json_is_array(d) && json_array_size(d) > 0;
+}
+
+static void review_init(struct wh_pod_review *pr, const struct wh_handler_ctx *ctx,
+                        const struct wh_admission_request *req, struct wh_admission_response *resp,
+                        const struct wh_pod_run_opts *opts)
+{
+    memset(pr, 0, sizeof(*pr));
+    pr->ctx = ctx;
+    pr->req = req;
+    pr->resp = resp;
+    pr->op = op_of(req);
+    const json_t *pod = pr->op == WH_POD_DELETE ? req->old_object : req->object;
+    const char *ns = pr->op == WH_POD_EVICT ? NULL : wh_json_meta_str(pod, "namespace");
+    pr->namespace_ = ns && ns[0] ? ns : req->namespace_;
+    if (pr->op == WH_POD_EVICT)
+        pr->eviction = req->object;
+    pr->dry_run =
+        req->dry_run || options_dry_run(req->options) ||
+        (pr->eviction && options_dry_run(json_object_get(pr->eviction, "deleteOptions"))) ||
+        (ctx && ctx->offline);
+    if (opts) {
+        pr->now = opts->now;
+        pr->explain = opts->explain;
+        pr->explain_arg = opts->explain_arg;
+    }
+}
+
+static void review_fini(struct wh_pod_review *pr)
+{
+    json_decref(pr->_evicted);
+    pr->_evicted = NULL;
+}
+
+/* A Pod that cannot be decoded is a 400, as upstream's Decoder answers. */
+static bool decodable(const struct wh_admission_request *req, struct wh_admission_response *resp)
+{
+    const json_t *o = req->object;
+    if (!o) {
+        wh_admission_deny(resp, 400, "there is no content to decode");
+        return false;
+    }
+    if (!json_is_object(o)) {
+        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type v1.Pod",
+                          wh_json_go_type_name(o));
+        return false;
+    }
+    static const char *const objects[] = {"metadata", "spec", "status"};
+    for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
+        const json_t *m = json_object_get(o, objects[i]);
+        if (m && !json_is_object(m) && !json_is_null(m)) {
+            wh_admission_deny(resp, 400,
+                              "json: cannot unmarshal %s into Go struct field Pod.%s of type "
+                              "v1.%s",
+                              wh_json_go_type_name(m), objects[i],
+                              i == 0   ? "ObjectMeta"
+                              : i == 1 ? "PodSpec"
+                                       : "PodStatus");
+            return false;
+        }
+    }
+    return true;
+}
+
+enum wh_err wh_pod_run_mutate(const struct wh_pod_step *const *steps, size_t nsteps,
+                              const struct wh_handler_ctx *ctx,
+                              const struct wh_admission_request *req,
+                              struct wh_admission_response *resp,
+                              const struct wh_pod_run_opts *opts, struct wh_errbuf *eb)
+{
+    if (!decodable(req, resp))
+        return WH_OK;
+    struct wh_pod_review pr;
+    review_init(&pr, ctx, req, resp, opts);
+    enum wh_err rc = WH_OK;
+    for (size_t i = 0; i < nsteps && !rc && resp->code == 0; i++) {
+        const struct wh_pod_step *s = steps[i];
+        if (!(s->mutate_ops & pr.op) || !step_on(s, ctx))
+            continue;
+        pr._step = s->name;
+        rc = s->mutate(&pr, eb);
+    }
+    review_fini(&pr);
+    if (rc || resp->code)
+        return rc; /* the dispatcher answers 500 and drops every edit */
+    wh_admission_allow(resp, NULL);
+    return WH_OK;
+}
+
+enum wh_err wh_pod_mutate_run(const struct wh_handler_ctx *ctx,
+                              const struct wh_admission_request *req,
+                              struct wh_admission_response *resp,
+                              const struct wh_pod_run_opts *opts, struct wh_errbuf *eb)
+{
+    return wh_pod_run_mutate(mutate_steps, N(mutate_steps), ctx, req, resp, opts, eb);
+}
+
+enum wh_err wh_pod_mutate_admit(const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    return wh_pod_run_mutate(mutate_steps, N(mutate_steps), ctx, req, resp, NULL, eb);
+}
+
+enum wh_err wh_pod_validate_admit(const struct wh_handler_ctx *ctx,
+                                  const struct wh_admission_request *req,
+                                  struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    return wh_pod_run_validate(validate_steps, N(validate_steps), ctx, req, resp, eb);
+}
+
+enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
+                                const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)eb;
+    /* Without the deleted Pod there is nothing to judge (API servers before 1.16). */
+    if (strcmp(req->operation, "DELETE") == 0 && !req->old_object) {
+        wh_admission_allow(resp, NULL);
+        return WH_OK;
+    }
+    struct wh_pod_review pr;
+    review_init(&pr, ctx, req, resp, NULL);
+    for (size_t i = 0; i < nsteps && pr.op; i++) {
+        const struct wh_pod_step *s = steps[i];
+        if (!(s->validate_ops & pr.op) || !step_on(s, ctx))
+            continue;
+        pr._step = s->name;
+        struct wh_errbuf serr = {{0}};
+        enum wh_err rc = s->validate(&pr, &serr);
+        if (rc) {
+            /* upstream: admission.Errored(400, err) for every validating step's error */
+            wh_admission_deny(resp, 400, "%s", serr.msg[0] ? serr.msg : wh_strerror(rc));
+            wh_log_req(WH_LOG_WARN, req->uid, "/validate-pod", "%s step failed: %s", s->name,
+                       resp->message);
+            break;
+        }
+        if (resp->code && !resp->allowed)
+            break; /* the first denial is the answer */
+    }
+    review_fini(&pr);
+    if (!resp->code)
+        wh_admission_allow(resp, NULL);
+    return WH_OK;
+}
+
+bool wh_pod_routes_enabled(const struct wh_config *cfg)
+{
+    return wh_feature_on(&cfg->features, WH_FEATURE_PodWebhook);
+}
+
+enum wh_err wh_pod_routes_setup(struct wh_cluster *cl, const struct wh_config *cfg,
+                                struct wh_errbuf *eb)
+{
+    const struct wh_pod_step *done[N(mutate_steps) + N(validate_steps)];
+    size_t ndone = 0;
+    for (int list = 0; list < 2; list++) {
+        size_t n;
+        const struct wh_pod_step *const *steps = wh_pod_steps(list == 1, &n);
+        for (size_t i = 0; i < n; i++) {
+            const struct wh_pod_step *s = steps[i];
+            bool seen = false;
+            for (size_t k = 0; k < ndone; k++)
+                seen |= done[k] == s;
+            if (seen || !s->setup || (s->enabled && !s->enabled(cfg)))
+                continue;
+            done[ndone++] = s;
+            enum wh_err rc = s->setup(cl, cfg, eb);
+            if (rc)
+                return rc;
+        }
+    }
+    return WH_OK;
+}

@@ -1,0 +1,56 @@
+#include "handlers/pod/steps.h"
+
+#include <string.h>
+
+#include "config/features.h"
+#include "util/cow.h"
+#include "util/json.h"
+#include "util/str.h"
+
+#define KRUISE_POD_READY "KruisePodReady"
+
+/* The controller owner's apiVersion names group apps.kruise.io. */
+static bool owned_by_kruise(const json_t *pod)
+{
+    const json_t *refs = wh_json_path(pod, "metadata", "ownerReferences", NULL);
+    size_t i;
+    const json_t *ref;
+    json_array_foreach(refs, i, ref)
+    {
+        if (!json_is_true(json_object_get(ref, "controller")))
+            continue;
+        const char *av = wh_json_str(ref, "apiVersion");
+        const char *slash = av ? strchr(av, '/') : NULL;
+        return slash && (size_t)(slash - av) == strlen("apps.kruise.io") &&
+               strncmp(av, "apps.kruise.io", (size_t)(slash - av)) == 0;
+    }
+    return false;
+}
+
+static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
+{
+    (void)eb;
+    const json_t *pod = wh_pod_review_pod(pr);
+    bool gate = pr->ctx && pr->ctx->cfg &&
+                wh_feature_on(&pr->ctx->cfg->features, WH_FEATURE_KruisePodReadinessGate);
+    if (!gate && !owned_by_kruise(pod))
+        return WH_OK;
+    const json_t *gates = wh_json_path(pod, "spec", "readinessGates", NULL);
+    size_t i;
+    const json_t *g;
+    json_array_foreach(gates, i, g)
+    {
+        if (wh_str_eq(wh_json_str(g, "conditionType"), KRUISE_POD_READY))
+            return WH_OK;
+    }
+    json_t *list = wh_cow_array(wh_pod_review_own(pr, "spec", NULL), "readinessGates", true);
+    json_array_append_new(list, json_pack("{s:s}", "conditionType", KRUISE_POD_READY));
+    wh_pod_review_explain(pr, NULL, true, "added readiness gate %s", KRUISE_POD_READY);
+    return WH_OK;
+}
+
+const struct wh_pod_step wh_pod_readiness_gate_step = {
+    .name = "readiness-gate",
+    .mutate_ops = WH_POD_CREATE,
+    .mutate = mutate,
+};
