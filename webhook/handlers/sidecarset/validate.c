@@ -27,6 +27,9 @@
  * this stands in for them. */
 #define GO_POINTER "0xc000010000"
 
+#define ALPHA "apps.kruise.io/v1alpha1"
+#define BETA "apps.kruise.io/v1beta1"
+
 struct vctx {
     const struct wh_handler_ctx *hctx;
     const json_t *obj; /* the v1beta1 form, normalised */
@@ -63,20 +66,15 @@ static void alpha_to_beta(json_t *obj)
 static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
                           struct wh_errbuf *eb)
 {
-    const struct wh_gojson_type *t = NULL;
     bool alpha = strcmp(version, "v1alpha1") == 0;
     *out = NULL;
-    if (strcmp(version, "v1beta1") == 0 || alpha)
-        t = alpha ? &wh_gojson_sidecarset_v1alpha1 : &wh_gojson_sidecarset_v1beta1;
-    if (!t) /* upstream decodes nothing for other versions and validates an empty object */
-        return wh_gojson_normalize(NULL, &wh_gojson_sidecarset_v1beta1, false, out, eb);
+    if (strcmp(version, "v1beta1") != 0 && !alpha) /* upstream decodes nothing for other
+                                                      versions and validates an empty object */
+        return wh_gotype_normalize(NULL, wh_gotype_lookup(BETA, "SidecarSet"), out, eb);
     if (!raw)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    if (!json_is_object(raw))
-        return wh_errbuf_set(
-            eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
-            wh_json_go_type_name(raw), alpha ? "v1alpha1.SidecarSet" : "v1beta1.SidecarSet");
-    enum wh_err rc = wh_gojson_normalize(raw, t, false, out, eb);
+    enum wh_err rc =
+        wh_gotype_normalize(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
     if (rc)
         return rc;
     if (alpha)
@@ -916,7 +914,7 @@ static json_t *normalized_volume(const json_t *vol)
 {
     json_t *out = NULL;
     struct wh_errbuf eb;
-    if (wh_gojson_normalize(vol, &wh_gojson_volume, false, &out, &eb))
+    if (wh_gotype_normalize(vol, wh_gotype_lookup("v1", "Volume"), &out, &eb))
         return wh_json_copy(vol);
     return out;
 }
