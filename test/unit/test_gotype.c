@@ -324,3 +324,159 @@ TEST(gotime_parse_and_format)
     wh_gotime_format(wh_gotime_from_ns(-1), WH_GOTIME_RFC3339_MICRO, buf, sizeof(buf));
     CHECK_EQ_STR(buf, "1969-12-31T23:59:59.999999Z");
 }
+
+/* ---- every field of every type reachable from the kinds the server decodes ---------------- */
+
+struct walk {
+    const struct wh_gotype *seen[2048];
+    size_t nseen;
+    size_t checked;
+    const struct wh_gotype *root;
+    /* the path from the root: a field name, or NULL for a step into a list or map */
+    const char *steps[64];
+    bool into_map[64];
+    size_t nsteps;
+};
+
+static bool seen_before(struct walk *w, const struct wh_gotype *t)
+{
+    for (size_t i = 0; i < w->nseen; i++)
+        if (w->seen[i] == t)
+            return true;
+    CHECK(w->nseen < sizeof(w->seen) / sizeof(w->seen[0]));
+    w->seen[w->nseen++] = t;
+    return false;
+}
+
+/* The object that holds leaf at the walk's path. Returns: new ref (steals leaf). */
+static json_t *wrap(const struct walk *w, json_t *leaf)
+{
+    json_t *v = leaf;
+    for (size_t i = w->nsteps; i-- > 0;) {
+        if (w->steps[i])
+            v = json_pack("{s:o}", w->steps[i], v);
+        else if (w->into_map[i])
+            v = json_pack("{s:o}", "k", v);
+        else
+            v = json_pack("[o]", v);
+    }
+    return v;
+}
+
+/* A wrong JSON value for a field of type t and what Go calls it; NULL when every JSON value
+ * decodes (raw JSON). */
+static json_t *wrong_value(const struct wh_gotype *t, const char **what, const char **type)
+{
+    *type = wh_gotype_name(t);
+    switch (wh_gotype_kind(t)) {
+    case WH_GK_STRING:
+        *what = "number";
+        return json_integer(5);
+    case WH_GK_BOOL:
+        *what = "string";
+        return json_string("yes");
+    case WH_GK_STRUCT:
+    case WH_GK_SLICE:
+    case WH_GK_MAP:
+        *what = "bool";
+        return json_true();
+    case WH_GK_INT32:
+        *what = "number 2147483648";
+        return json_integer(2147483648LL);
+    case WH_GK_INT64:
+        *what = "number 0.5";
+        return json_real(0.5);
+    case WH_GK_BYTES:
+        *what = "object";
+        return json_object();
+    case WH_GK_INTSTR:
+        *what = "number 1.25";
+        *type = "int32";
+        return json_real(1.25);
+    case WH_GK_TIME:
+    case WH_GK_MICROTIME:
+        *what = "array";
+        *type = "string";
+        return json_array();
+    default:
+        return NULL;
+    }
+}
+
+static void walk_fields(struct walk *w, const struct wh_gotype *t)
+{
+    if (seen_before(w, t))
+        return;
+    const char *dot = strchr(wh_gotype_name(t), '.');
+    for (size_t i = 0; i < wh_gotype_nfields(t); i++) {
+        const struct wh_gofield *f = wh_gotype_field(t, i);
+        w->steps[w->nsteps] = f->name;
+        w->nsteps++;
+        const char *what, *type;
+        json_t *bad = wrong_value(f->type, &what, &type);
+        if (bad) {
+            char path[512] = "";
+            for (size_t s = 0; s < w->nsteps; s++)
+                if (w->steps[s])
+                    snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s%s",
+                             *path ? "." : "", w->steps[s]);
+            char want[1024];
+            snprintf(want, sizeof(want),
+                     "json: cannot unmarshal %s into Go struct field %s.%s of type %s", what,
+                     dot + 1, path, type);
+            json_t *obj = wrap(w, bad);
+            char *msg = NULL;
+            CHECK(wh_gotype_check_full(obj, w->root, &msg) == WH_ERR_INVALID);
+            CHECK_EQ_STR(msg, want);
+            free(msg);
+            json_decref(obj);
+            w->checked++;
+        }
+        /* into structs below, through lists and maps */
+        const struct wh_gotype *in = f->type;
+        while (wh_gotype_kind(in) == WH_GK_SLICE || wh_gotype_kind(in) == WH_GK_MAP) {
+            w->into_map[w->nsteps] = wh_gotype_kind(in) == WH_GK_MAP;
+            w->steps[w->nsteps++] = NULL;
+            in = wh_gotype_elem(in);
+        }
+        CHECK(w->nsteps < 60);
+        if (wh_gotype_kind(in) == WH_GK_STRUCT)
+            walk_fields(w, in);
+        while (w->nsteps && !w->steps[w->nsteps - 1])
+            w->nsteps--;
+        w->nsteps--;
+    }
+}
+
+TEST(gotype_every_field_mismatch)
+{
+    static const char *const roots[][2] = {
+        {"v1", "Pod"},
+        {"v1", "PersistentVolumeClaim"},
+        {"v1", "Namespace"},
+        {"v1", "Service"},
+        {"apps/v1", "Deployment"},
+        {"apps/v1", "ReplicaSet"},
+        {"apps/v1", "StatefulSet"},
+        {"batch/v1", "Job"},
+        {"policy/v1", "Eviction"},
+        {"meta.k8s.io/v1", "DeleteOptions"},
+        {"networking.k8s.io/v1", "Ingress"},
+        {"networking.k8s.io/v1beta1", "Ingress"},
+        {"apiextensions.k8s.io/v1", "CustomResourceDefinition"},
+        {"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"},
+        {"apps.kruise.io/v1alpha1", "UnitedDeployment"},
+        {"apps.kruise.io/v1beta1", "UnitedDeployment"},
+        {"policy.kruise.io/v1beta1", "PodUnavailableBudget"},
+    };
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+        static struct walk w;
+        memset(&w, 0, sizeof(w));
+        w.root = type_of(roots[i][0], roots[i][1]);
+        walk_fields(&w, w.root);
+        total += w.checked;
+    }
+    fprintf(stderr, "model fields checked: %zu\n", total);
+    CHECK(total > 2000);
+}

@@ -349,6 +349,44 @@ out:
     return rc;
 }
 
+enum wh_err wh_convert_up(const char *kind, const json_t *object, json_t **out, char **message)
+{
+    *out = NULL;
+    *message = NULL;
+    if (pthread_once(&plans_once, compile_all) != 0)
+        WH_PANIC("pthread_once failed");
+    const struct wh_conv_plan *plan = NULL;
+    for (size_t i = 0; i < NKINDS && !plan; i++)
+        if (strcmp(kinds[i]->kind, kind) == 0)
+            plan = plans[i];
+    if (!plan) {
+        *message = wh_str_printf("%s does not convert", kind);
+        return WH_ERR_INVALID;
+    }
+    if (!json_is_object(object)) {
+        *message = wh_str_printf("json: cannot unmarshal %s into Go value of type v1alpha1.%s",
+                                 wh_json_go_type_name(object), kind);
+        return WH_ERR_INVALID;
+    }
+    if (wh_conv_check(plan, WH_CONV_ALPHA, object, message))
+        return WH_ERR_INVALID;
+    json_t *res = json_copy((json_t *)(uintptr_t)object);
+    if (!res)
+        WH_PANIC("json_copy failed");
+    enum wh_err rc = wh_conv_apply(plan, WH_CONV_UP, object, res, message);
+    if (rc) {
+        json_decref(res);
+        return rc;
+    }
+    char *api = wh_str_printf("%s/v1beta1", wh_conv_plan_kind(plan)->group);
+    if (json_object_set_new(res, "apiVersion", json_string(api)) ||
+        json_object_set_new(res, "kind", json_string(kind)))
+        WH_PANIC("json_object_set_new failed");
+    free(api);
+    *out = res;
+    return WH_OK;
+}
+
 enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *objects, json_t **out,
                                char **message)
 {

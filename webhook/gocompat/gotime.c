@@ -326,12 +326,9 @@ enum wh_err wh_gotime_parse(const char *s, size_t len, enum wh_gotime_layout lay
     return WH_OK;
 }
 
-/* 0001-01-01T00:00:00Z */
-#define ZERO_SEC (-62135596800LL)
-
 bool wh_gotime_is_zero(struct wh_gotime t)
 {
-    return t.sec == ZERO_SEC && t.nsec == 0;
+    return t.sec == WH_GOTIME_ZERO_SEC && t.nsec == 0;
 }
 
 size_t wh_gotime_format(struct wh_gotime t, enum wh_gotime_layout layout, char *out, size_t outsz)

@@ -32,6 +32,9 @@ struct wh_gotime {
     int32_t nsec;
 };
 
+/* Go's zero time, 0001-01-01T00:00:00Z, in seconds since the epoch. */
+#define WH_GOTIME_ZERO_SEC (-62135596800LL)
+
 /* Longest text wh_gotime_format writes, with its NUL (a negative five-digit year, micro). */
 #define WH_GOTIME_MAX 40
 

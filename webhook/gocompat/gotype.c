@@ -11,6 +11,7 @@
 #include "gocompat/gotime.h"
 #include "k8s/quantity.h"
 #include "util/base64.h"
+#include "util/buf.h"
 #include "util/json.h"
 #include "util/map.h"
 #include "util/mem.h"
@@ -603,8 +604,7 @@ const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char 
 #define MAX_DEPTH 64
 
 struct chk {
-    struct wh_errbuf *eb;
-    bool kept;                     /* a plain mismatch was recorded: the first one stays */
+    char *msg;                     /* the error so far (new string), NULL while there is none */
     bool stop;                     /* an error of a type's own JSON method: decoding has ended */
     const struct wh_gotype *owner; /* the struct whose field is being decoded, or NULL */
     const char *stack[MAX_DEPTH];  /* JSON names of the fields from the root */
@@ -627,42 +627,43 @@ static void number_text(const json_t *v, char *out, size_t outsz)
     }
 }
 
+/* Go keeps the first error unless a later one ends the decoding. */
+static bool keeps(struct chk *k, bool stop)
+{
+    if (k->msg && !stop)
+        return false;
+    free(k->msg);
+    k->msg = NULL;
+    k->stop = stop;
+    return true;
+}
+
 /* encoding/json's UnmarshalTypeError with the decoder's context: "Go struct field
  * <Struct>.<path>" inside a struct, "Go value" at the top. */
 static void mismatch(struct chk *k, const char *what, const char *type, bool stop)
 {
-    if (k->kept && !stop)
-        return;
-    k->kept = true;
-    k->stop = stop;
-    if (!k->eb)
+    if (!keeps(k, stop))
         return;
     if (!k->owner) {
-        wh_errbuf_set(k->eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
-                      what, type);
+        k->msg = wh_str_printf("json: cannot unmarshal %s into Go value of type %s", what, type);
         return;
     }
-    char path[256];
-    size_t n = 0;
-    path[0] = '\0';
-    for (size_t i = 0; i < k->depth && n < sizeof(path); i++) {
-        int w = snprintf(path + n, sizeof(path) - n, "%s%s", i ? "." : "", k->stack[i]);
-        n += w > 0 ? (size_t)w : 0;
-    }
-    wh_errbuf_set(k->eb, WH_ERR_INVALID,
-                  "json: cannot unmarshal %s into Go struct field %s.%s of type %s", what,
-                  k->owner->short_name, path, type);
+    struct wh_buf path;
+    wh_buf_init(&path, (size_t)1 << 20);
+    for (size_t i = 0; i < k->depth; i++)
+        if ((i && wh_buf_addc(&path, '.')) || wh_buf_adds(&path, k->stack[i]))
+            WH_PANIC("field path too long");
+    char *p = wh_buf_take(&path, NULL);
+    k->msg = wh_str_printf("json: cannot unmarshal %s into Go struct field %s.%s of type %s", what,
+                           k->owner->short_name, p, type);
+    free(p);
 }
 
 /* An error that is not a type mismatch (a time or quantity text, base64): its own message. */
 static void failure(struct chk *k, const char *msg, bool stop)
 {
-    if (k->kept && !stop)
-        return;
-    k->kept = true;
-    k->stop = stop;
-    if (k->eb)
-        wh_errbuf_set(k->eb, WH_ERR_INVALID, "%s", msg);
+    if (keeps(k, stop))
+        k->msg = wh_xstrdup(msg);
 }
 
 static void check_int(struct chk *k, const json_t *v, const char *type, json_int_t min,
@@ -881,11 +882,22 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
     }
 }
 
+enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, char **msg)
+{
+    struct chk k = {0};
+    check_value(&k, v, t);
+    *msg = k.msg;
+    return k.msg ? WH_ERR_INVALID : WH_OK;
+}
+
 enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct wh_errbuf *eb)
 {
-    struct chk k = {.eb = eb};
-    check_value(&k, v, t);
-    return k.kept ? WH_ERR_INVALID : WH_OK;
+    char *msg = NULL;
+    enum wh_err rc = wh_gotype_check_full(v, t, &msg);
+    if (rc)
+        wh_errbuf_set(eb, rc, "%s", msg);
+    free(msg);
+    return rc;
 }
 
 /* ---- normalising ---------------------------------------------------------------------------- */

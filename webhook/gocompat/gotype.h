@@ -94,9 +94,12 @@ const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char 
  * precedence: the first plain type mismatch in document order is kept while decoding goes on;
  * an error of a type with its own JSON method (Time, MicroTime, IntOrString, Quantity) ends the
  * decoding and wins. JSON null is never an error. Allocates nothing unless it fails; messages
- * longer than the errbuf are cut. */
+ * longer than the errbuf (deep paths, long time texts) are cut. */
 WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t,
                                          struct wh_errbuf *eb);
+/* The same with the whole message: *msg is a new string (caller frees) on failure, else NULL. */
+WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
+                                              char **msg);
 
 /* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
  * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conversion/convert.h"
 #include "handlers/sidecarset/hash.h"
 #include "k8s/selector.h"
 #include "util/json.h"
@@ -43,23 +44,19 @@ static void *view_new(const json_t *obj)
     if (!wh_str_eq(canary, "true") || !base || !base[0])
         base = NULL;
 
-    /* v1alpha1 names its one namespace in spec.namespace; conversion turns it into a
-     * namespaceSelector on kubernetes.io/metadata.name that wins over any other */
-    json_t *alpha_sel = NULL;
-    const json_t *nssel = json_object_get(spec, "namespaceSelector");
-    const char *alpha_ns = wh_json_str(spec, "namespace");
-    if (wh_str_eq(wh_json_str(obj, "apiVersion"), "apps.kruise.io/v1alpha1") && alpha_ns &&
-        alpha_ns[0]) {
-        alpha_sel = json_pack("{s:{s:s}}", "matchLabels", WH_NAMESPACE_NAME_LABEL, alpha_ns);
-        nssel = alpha_sel;
-    }
+    /* a v1alpha1 SidecarSet's spec.namespace stands for a namespaceSelector */
+    json_t *alpha_sel = wh_str_eq(wh_json_str(obj, "apiVersion"), "apps.kruise.io/v1alpha1")
+                            ? wh_convert_sidecarset_namespace(spec)
+                            : NULL;
+    const json_t *nssel = alpha_sel ? alpha_sel : json_object_get(spec, "namespaceSelector");
     struct wh_selector *ns_selector = json_is_object(nssel) ? wh_selector_new(nssel) : NULL;
     json_decref(alpha_sel);
 
     const char *const *vals = NULL;
     size_t nvals = 0;
     static const char *const cluster_scope[] = {WH_SIDECARSET_CLUSTER_SCOPE};
-    if (!ns_selector || !wh_selector_key_values(ns_selector, WH_NAMESPACE_NAME_LABEL, &vals, &nvals)) {
+    if (!ns_selector ||
+        !wh_selector_key_values(ns_selector, WH_NAMESPACE_NAME_LABEL, &vals, &nvals)) {
         vals = cluster_scope;
         nvals = 1;
     }
@@ -75,8 +72,9 @@ static void *view_new(const json_t *obj)
     b->v.ns_keys = b->keys;
     b->v.n_ns_keys = nvals;
     b->v.paused = wh_json_bool(inj, "paused");
-    b->v.has_revision = json_is_object(rev) && (json_is_string(json_object_get(rev, "revisionName")) ||
-                                               json_is_string(json_object_get(rev, "customVersion")));
+    b->v.has_revision =
+        json_is_object(rev) && (json_is_string(json_object_get(rev, "revisionName")) ||
+                                json_is_string(json_object_get(rev, "customVersion")));
     b->v.selector = wh_selector_new(json_object_get(spec, "selector"));
     b->v.ns_selector = ns_selector;
     return b;
@@ -313,16 +311,17 @@ static enum wh_err parse_percentage(const char *s, double *out, struct wh_errbuf
         return wh_errbuf_set(eb, WH_ERR_INVALID, "invalid type: string is not a percentage");
     char buf[64];
     if (n - 1 >= sizeof(buf))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "strconv.ParseFloat: parsing \"%.*s\": invalid syntax",
-                             (int)(n - 1), s);
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "strconv.ParseFloat: parsing \"%.*s\": invalid syntax", (int)(n - 1),
+                             s);
     memcpy(buf, s, n - 1);
     buf[n - 1] = '\0';
     char *end = NULL;
     errno = 0;
     double v = buf[0] ? strtod(buf, &end) : 0;
     if (!buf[0] || *end || isnan(v) || buf[0] == ' ' || buf[0] == '\t')
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "strconv.ParseFloat: parsing \"%s\": invalid syntax",
-                             buf);
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "strconv.ParseFloat: parsing \"%s\": invalid syntax", buf);
     if (errno == ERANGE && isinf(v))
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "strconv.ParseFloat: parsing \"%s\": value out of range", buf);
@@ -332,8 +331,7 @@ static enum wh_err parse_percentage(const char *s, double *out, struct wh_errbuf
 
 /* getSuitableRevisionSidecarSet for CREATE: NULL in *hist means "the current SidecarSet". */
 static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, const json_t *ss,
-                                     json_t **hist, char *why, size_t whysz,
-                                     struct wh_errbuf *eb)
+                                     json_t **hist, char *why, size_t whysz, struct wh_errbuf *eb)
 {
     const json_t *spec = json_object_get(ss, "spec");
     const json_t *rev = wh_json_path(spec, "injectionStrategy", "revision", NULL);
@@ -393,8 +391,8 @@ struct ns_memo {
     struct wh_object *obj;
 };
 
-static const json_t *namespace_labels(const struct wh_sidecarset_match_in *in,
-                                      struct ns_memo *memo, bool *exists)
+static const json_t *namespace_labels(const struct wh_sidecarset_match_in *in, struct ns_memo *memo,
+                                      bool *exists)
 {
     if (!memo->looked) {
         struct wh_cache *c = wh_cluster_cache(in->cluster, WH_RES_NAMESPACE);
@@ -516,8 +514,7 @@ enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
                 by = out->items[j].name;
         }
         if (by) {
-            explain(in, p->name, false, "not injected: displaced by its canary SidecarSet %s",
-                    by);
+            explain(in, p->name, false, "not injected: displaced by its canary SidecarSet %s", by);
             json_decref(out->items[i].owned);
             wh_object_unref(out->items[i].obj);
             continue;

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "k8s/selector.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "util/err.h"
@@ -33,7 +34,6 @@
 #define WH_SIDECARSET_CUSTOM_VERSION_LABEL "apps.kruise.io/sidecarset-custom-version"
 #define WH_SIDECARSET_CANARY_ANNOTATION "apps.kruise.io/sidecarset-canary"
 #define WH_SIDECARSET_BASE_ANNOTATION "apps.kruise.io/sidecarset-base"
-#define WH_NAMESPACE_NAME_LABEL "kubernetes.io/metadata.name"
 
 struct wh_selector;
 
@@ -102,8 +102,7 @@ struct wh_sidecarset_match_in {
  * Errors (answered 500): an unknown operator in a matching candidate's selector, a missing
  * ControllerRevision, a bad Partial partition. */
 WH_NODISCARD enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
-                                             struct wh_sidecarset_picks *out,
-                                             struct wh_errbuf *eb);
+                                             struct wh_sidecarset_picks *out, struct wh_errbuf *eb);
 
 /* Loads the history SidecarSet of 4.4 for sidecarset (borrowed): the ControllerRevision named
  * revision_name, else the latest one labelled with the SidecarSet's name and custom_version,
@@ -112,8 +111,7 @@ WH_NODISCARD enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in
  * status.latestRevision. Returns in *out: new ref. Errors: WH_ERR_NOT_FOUND with
  * "ControllerRevision.apps \"<name>\" not found". */
 WH_NODISCARD enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
-                                               const json_t *sidecarset,
-                                               const char *revision_name,
+                                               const json_t *sidecarset, const char *revision_name,
                                                const char *custom_version, json_t **out,
                                                struct wh_errbuf *eb);
 

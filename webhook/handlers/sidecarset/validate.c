@@ -9,6 +9,7 @@
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "k8s/fielderr.h"
+#include "conversion/convert.h"
 #include "gocompat/gotype.h"
 #include "k8s/podvalidation.h"
 #include "k8s/selector.h"
@@ -39,28 +40,6 @@ struct vctx {
 
 /* --- decoding ------------------------------------------------------------------------------- */
 
-/* apis/apps/v1alpha1 ConvertTo: spec.namespace becomes a namespaceSelector on
- * kubernetes.io/metadata.name, the custom-version label becomes spec.customVersion. */
-static void alpha_to_beta(json_t *obj)
-{
-    json_t *spec = wh_json_obj(obj, "spec");
-    json_t *meta = wh_json_obj(obj, "metadata");
-    if (spec) {
-        const char *ns = wh_json_str(spec, "namespace");
-        if (ns && *ns) {
-            json_t *sel = json_pack("{s:{s:s}}", "matchLabels", WH_NAMESPACE_NAME_LABEL, ns);
-            json_object_set_new(spec, "namespaceSelector", sel);
-        }
-        json_object_del(spec, "namespace");
-    }
-    json_t *labels = wh_json_obj(meta, "labels");
-    const char *cv = wh_json_str(labels, WH_SIDECARSET_CUSTOM_VERSION_LABEL);
-    if (cv && spec) {
-        json_object_set_new(spec, "customVersion", json_string(cv));
-        json_object_del(labels, WH_SIDECARSET_CUSTOM_VERSION_LABEL);
-    }
-}
-
 /* Decodes raw as the handler's decodeObject does. Returns WH_OK, or WH_ERR_INVALID with the
  * decoder's message for a 400. */
 static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
@@ -75,11 +54,18 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
     enum wh_err rc =
         wh_gotype_normalize(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
-    if (rc)
+    if (rc || !alpha)
         return rc;
-    if (alpha)
-        alpha_to_beta(*out);
-    return WH_OK;
+    /* the v1alpha1 object is seen as its v1beta1 conversion (apis/apps/v1alpha1 ConvertTo) */
+    json_t *beta = NULL;
+    char *msg = NULL;
+    rc = wh_convert_up("SidecarSet", *out, &beta, &msg);
+    json_decref(*out);
+    *out = beta;
+    if (rc)
+        wh_errbuf_set(eb, rc, "%s", msg);
+    free(msg);
+    return rc;
 }
 
 /* --- Go syntax of the values upstream prints ---------------------------------------------------
@@ -903,11 +889,13 @@ static bool selectors_overlap(const json_t *a, const json_t *b)
  * new ref. */
 static json_t *cached_beta(const json_t *o)
 {
-    json_t *copy = wh_json_copy(o);
     const char *av = wh_json_str(o, "apiVersion");
-    if (av && wh_str_has_suffix(av, "/v1alpha1"))
-        alpha_to_beta(copy);
-    return copy;
+    json_t *beta = NULL;
+    char *msg = NULL;
+    if (!av || !wh_str_has_suffix(av, "/v1alpha1") || wh_convert_up("SidecarSet", o, &beta, &msg))
+        beta = json_incref((json_t *)(uintptr_t)o);
+    free(msg);
+    return beta;
 }
 
 static json_t *normalized_volume(const json_t *vol)
