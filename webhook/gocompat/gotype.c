@@ -32,7 +32,7 @@ struct wh_gotype {
     bool elem_pointer; /* []*T: a null element stays nil */
     const char *enum_values;
     struct wh_gofield *fields; /* flattened */
-    uint32_t *hashes;          /* of each field's name */
+    uint16_t *lens;            /* of each field's name */
     uint16_t *slots;           /* member lookup: field index + 1, 0 for a free slot */
     uint32_t mask;
     size_t nfields;
@@ -438,12 +438,14 @@ static void resolve_all(struct compiler *c)
     }
 }
 
+/* The member lookup runs for every member of every object checked, so its hash is cheap: the
+ * length and three of the characters tell a struct's few field names apart well enough. */
 static uint32_t hash_name(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    if (!n)
+        return 0;
+    return (uint32_t)n * 131u + (unsigned char)s[0] * 31u + (unsigned char)s[n / 2] * 7u +
+           (unsigned char)s[n - 1];
 }
 
 static void add_field(struct wh_gotype *t, size_t *cap, const struct wh_gofield *f,
@@ -504,10 +506,13 @@ static void flatten(struct wh_gotype *t)
         size *= 2;
     t->mask = size - 1;
     t->slots = wh_xcalloc(size, sizeof(*t->slots));
-    t->hashes = wh_xcalloc(t->nfields ? t->nfields : 1, sizeof(*t->hashes));
+    t->lens = wh_xcalloc(t->nfields ? t->nfields : 1, sizeof(*t->lens));
     for (size_t i = 0; i < t->nfields; i++) {
-        uint32_t h = hash_name(t->fields[i].name, strlen(t->fields[i].name));
-        t->hashes[i] = h;
+        size_t len = strlen(t->fields[i].name);
+        if (len > 0xffff)
+            model_error(t->name, "a field name too long", t->fields[i].name);
+        t->lens[i] = (uint16_t)len;
+        uint32_t h = hash_name(t->fields[i].name, len);
         uint32_t s = h & t->mask;
         while (t->slots[s])
             s = (s + 1) & t->mask;
@@ -583,11 +588,9 @@ static const struct wh_gofield *member_n(const struct wh_gotype *t, const char *
 {
     if (!t->nfields)
         return NULL;
-    uint32_t h = hash_name(name, len);
-    for (uint32_t s = h & t->mask; t->slots[s]; s = (s + 1) & t->mask) {
+    for (uint32_t s = hash_name(name, len) & t->mask; t->slots[s]; s = (s + 1) & t->mask) {
         size_t i = t->slots[s] - 1u;
-        if (t->hashes[i] == h && strncmp(t->fields[i].name, name, len) == 0 &&
-            t->fields[i].name[len] == '\0')
+        if (t->lens[i] == len && memcmp(t->fields[i].name, name, len) == 0)
             return &t->fields[i];
     }
     return NULL;
@@ -636,6 +639,42 @@ static bool keeps(struct chk *k, bool stop)
     k->msg = NULL;
     k->stop = stop;
     return true;
+}
+
+static bool space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The text Quantity.UnmarshalJSON parses: a string's contents, a number's digits, any other
+ * JSON as it is (which no quantity matches), trimmed of white space. A text too long for out
+ * is cut one byte past the longest quantity, so that parsing refuses it. */
+static void quantity_text(const json_t *v, char *out, size_t outsz)
+{
+    char num[48];
+    const char *s;
+    size_t len;
+    if (json_is_string(v)) {
+        s = json_string_value(v);
+        len = json_string_length(v);
+    } else {
+        if (json_is_number(v))
+            number_text(v, num, sizeof(num));
+        else
+            snprintf(num, sizeof(num), "%s", json_is_true(v) ? "true" : "{");
+        s = num;
+        len = strlen(num);
+    }
+    while (len && space(*s)) {
+        s++;
+        len--;
+    }
+    while (len && space(s[len - 1]))
+        len--;
+    if (len >= outsz)
+        len = outsz - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
 }
 
 /* encoding/json's UnmarshalTypeError with the decoder's context: "Go struct field
@@ -722,19 +761,36 @@ static long base64_error(const char *s, size_t n)
 
 static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *t);
 
+/* Most members are scalars of the right type: settled here without the walk's bookkeeping. */
+static bool plainly_right(const json_t *v, const struct wh_gotype *t)
+{
+    switch (t->kind) {
+    case WH_GK_STRING:
+        return json_is_string(v);
+    case WH_GK_BOOL:
+        return json_is_boolean(v);
+    case WH_GK_INT32:
+        return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
+               json_integer_value(v) <= INT32_MAX;
+    case WH_GK_INT64:
+        return json_is_integer(v);
+    case WH_GK_RAW:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype *t)
 {
     const struct wh_gotype *outer = k->owner;
     size_t depth = k->depth;
-    const char *key;
-    size_t klen;
-    json_t *m;
-    json_object_keylen_foreach((json_t *)(uintptr_t)v, key, klen, m)
-    {
-        const struct wh_gofield *f = member_n(t, key, klen);
-        if (!f)
-            continue;
-        if (json_is_null(m))
+    json_t *obj = (json_t *)(uintptr_t)v;
+    for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+        const struct wh_gofield *f =
+            member_n(t, json_object_iter_key(it), json_object_iter_key_len(it));
+        json_t *m = json_object_iter_value(it);
+        if (!f || json_is_null(m) || plainly_right(m, f->type))
             continue;
         WH_ASSERT(depth < MAX_DEPTH);
         k->owner = t;
@@ -791,33 +847,10 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         return;
     }
     case WH_GK_QUANTITY: {
-        /* Quantity.UnmarshalJSON parses the JSON text itself: a string's contents, a number's
-         * digits, anything else as it is (and fails) */
         char text[WH_QUANTITY_MAX_INPUT + 2];
-        const char *s = text;
-        if (json_is_string(v)) {
-            if (json_string_length(v) >= sizeof(text))
-                s = "x"; /* longer than any quantity: refused as such below */
-            else
-                s = json_string_value(v);
-        } else if (json_is_number(v)) {
-            number_text(v, text, sizeof(text));
-        } else {
-            s = json_is_boolean(v) ? (json_is_true(v) ? "true" : "false") : "{";
-        }
-        char trimmed[sizeof(text)];
-        size_t len = strlen(s);
-        while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
-            s++;
-            len--;
-        }
-        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
-                       s[len - 1] == '\r'))
-            len--;
-        snprintf(trimmed, sizeof(trimmed), "%.*s", (int)len, s);
-        struct wh_quantity q;
         struct wh_errbuf qe;
-        if (wh_quantity_parse(trimmed, &q, &qe))
+        quantity_text(v, text, sizeof(text));
+        if (wh_quantity_check(text, &qe))
             failure(k, qe.msg, true);
         return;
     }
@@ -999,19 +1032,10 @@ static int cmp_keys(const void *a, const void *b)
 static json_t *norm_quantity(const json_t *v)
 {
     char text[WH_QUANTITY_MAX_INPUT + 2], printed[WH_QUANTITY_MAX_DIGITS + 8];
-    if (json_is_string(v))
-        snprintf(text, sizeof(text), "%s", json_string_value(v));
-    else
-        number_text(v, text, sizeof(text));
-    char *s = text;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
     struct wh_quantity q;
     struct wh_errbuf qe;
-    if (wh_quantity_parse(s, &q, &qe))
+    quantity_text(v, text, sizeof(text));
+    if (wh_quantity_parse(text, &q, &qe))
         WH_PANIC("a checked quantity does not parse: %s", qe.msg);
     wh_quantity_format(&q, printed, sizeof(printed));
     return json_string(printed);
