@@ -584,7 +584,8 @@ const struct wh_gofield *wh_gotype_field(const struct wh_gotype *t, size_t i)
     return i < t->nfields ? &t->fields[i] : NULL;
 }
 
-static const struct wh_gofield *member_n(const struct wh_gotype *t, const char *name, size_t len)
+static inline const struct wh_gofield *member_n(const struct wh_gotype *t, const char *name,
+                                                size_t len)
 {
     if (!t->nfields)
         return NULL;
@@ -891,6 +892,8 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         json_t *e;
         json_array_foreach(v, i, e)
         {
+            if (plainly_right(e, t->elem))
+                continue;
             check_value(k, e, t->elem);
             if (k->stop)
                 return;
@@ -902,10 +905,11 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
             mismatch(k, wh_json_go_type_name(v), t->name, false);
             return;
         }
-        const char *key;
-        json_t *e;
-        json_object_foreach((json_t *)(uintptr_t)v, key, e)
-        {
+        json_t *obj = (json_t *)(uintptr_t)v;
+        for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+            json_t *e = json_object_iter_value(it);
+            if (plainly_right(e, t->elem))
+                continue;
             check_value(k, e, t->elem);
             if (k->stop)
                 return;

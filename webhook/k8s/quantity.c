@@ -446,8 +446,26 @@ enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_
     return parse(str, q, true, eb);
 }
 
+/* Digits and a known suffix (or none) always parse: "500m", "2Gi", "1". */
+static bool plainly_valid(const char *str)
+{
+    size_t n = 0;
+    while (is_digit(str[n]))
+        n++;
+    if (n == 0 || n > 18)
+        return false;
+    const char *sfx = str + n;
+    if (!*sfx)
+        return true;
+    if (sfx[1] == '\0')
+        return strchr("numkMGTPE", sfx[0]) != NULL;
+    return sfx[1] == 'i' && sfx[2] == '\0' && strchr("KMGTPE", sfx[0]) != NULL;
+}
+
 enum wh_err wh_quantity_check(const char *str, struct wh_errbuf *eb)
 {
+    if (plainly_valid(str))
+        return WH_OK;
     struct wh_quantity q;
     return parse(str, &q, false, eb);
 }

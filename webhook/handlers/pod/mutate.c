@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gocompat/gotype.h"
 #include "handlers/sidecarset/inject.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -12,7 +13,6 @@ const json_t *wh_pod_mutation_pod(const struct wh_pod_mutation *pm)
 {
     return pm->resp->mutated ? pm->resp->mutated : pm->req->object;
 }
-
 
 json_t *wh_pod_mutation_edit(struct wh_pod_mutation *pm)
 {
@@ -63,8 +63,8 @@ json_t *wh_pod_mutation_own(struct wh_pod_mutation *pm, ...)
 {
     struct wh_admission_response *resp = pm->resp;
     if (!resp->mutated) {
-        resp->mutated = json_is_object(pm->req->object) ? shallow_copy(pm->req->object)
-                                                        : json_object();
+        resp->mutated =
+            json_is_object(pm->req->object) ? shallow_copy(pm->req->object) : json_object();
         pm->_cow = true;
         pm->_nowned = 0;
         own(pm, resp->mutated);
@@ -105,8 +105,8 @@ static enum wh_err step_workloadspread(struct wh_pod_mutation *pm, struct wh_err
     if (!json_is_object(req->options))
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "json: cannot unmarshal %s into Go value of type v1.CreateOptions",
-                             json_is_array(req->options) ? "array"
-                             : json_is_string(req->options) ? "string"
+                             json_is_array(req->options)     ? "array"
+                             : json_is_string(req->options)  ? "string"
                              : json_is_boolean(req->options) ? "bool"
                                                              : "number");
     return WH_OK;
@@ -137,29 +137,17 @@ static const struct step steps[] = {
 };
 
 /* A Pod that cannot be decoded is a 400, as upstream's Decoder answers. */
+/* The Pod decodes as upstream's typed decoder would decode it (Go's exact 400 message). */
 static bool decodable(const struct wh_admission_request *req, struct wh_admission_response *resp)
 {
-    const json_t *o = req->object;
-    if (!o) {
+    struct wh_errbuf eb;
+    if (!req->object) {
         wh_admission_deny(resp, 400, "there is no content to decode");
         return false;
     }
-    if (!json_is_object(o)) {
-        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type v1.Pod",
-                          wh_json_go_type_name(o));
+    if (wh_gotype_check(req->object, wh_gotype_lookup("v1", "Pod"), &eb)) {
+        wh_admission_deny(resp, 400, "%s", eb.msg);
         return false;
-    }
-    static const char *const objects[] = {"metadata", "spec", "status"};
-    for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
-        const json_t *m = json_object_get(o, objects[i]);
-        if (m && !json_is_object(m) && !json_is_null(m)) {
-            wh_admission_deny(resp, 400,
-                              "json: cannot unmarshal %s into Go struct field Pod.%s of type "
-                              "v1.%s",
-                              wh_json_go_type_name(m), objects[i],
-                              i == 0 ? "ObjectMeta" : i == 1 ? "PodSpec" : "PodStatus");
-            return false;
-        }
     }
     return true;
 }
