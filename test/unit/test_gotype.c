@@ -250,6 +250,9 @@ TEST(gotype_normalize)
     /* a []byte comes out as canonical base64 */
     CHECK_NORM("apiextensions.k8s.io/v1", "WebhookClientConfig", "{\"caBundle\":\"Zm9v\\nYg==\"}",
                "{\"caBundle\":\"Zm9vYg==\"}");
+    /* Go's decoder ignores non-zero padding bits */
+    CHECK_NORM("apiextensions.k8s.io/v1", "WebhookClientConfig", "{\"caBundle\":\"Zh==\"}",
+               "{\"caBundle\":\"Zh==\"}");
     /* a wrong type is the check's error */
     CHECK_NORM("v1", "Container", "{\"name\":5}",
                "json: cannot unmarshal number into Go struct field Container.name of type string");
@@ -281,6 +284,10 @@ TEST(gotime_parse_and_format)
     check_time("2025-03-01T1:02:03Z", "2025-03-01T01:02:03Z"); /* Go reads "15" loosely */
     check_time("0000-01-01T00:00:00+01:00", "-0001-12-31T23:00:00Z");
     check_time("1970-01-01T00:00:00+24:60", "1969-12-30T23:00:00Z");
+    CHECK_EQ_STR(time_msg("1970-01-01T00:00:00Z", WH_GOTIME_RFC3339, &t), "(ok)");
+    CHECK(t.sec == 0 && t.nsec == 0);
+    CHECK_EQ_STR(time_msg("2024-02-30T00:00:00", WH_GOTIME_RFC3339, &t),
+                 "parsing time \"2024-02-30T00:00:00" L3339 "cannot parse \"\" as \"Z07:00\"");
     CHECK_EQ_STR(time_msg("not a time", WH_GOTIME_RFC3339, &t),
                  "parsing time \"not a time" L3339 "cannot parse \"not a time\" as \"2006\"");
     CHECK_EQ_STR(time_msg("2025-13-01T00:00:00Z", WH_GOTIME_RFC3339, &t),

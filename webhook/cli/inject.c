@@ -9,6 +9,7 @@
 #include "admission/review.h"
 #include "cli/docs.h"
 #include "config/config.h"
+#include "gocompat/gotime.h"
 #include "handlers/pod/mutate.h"
 #include "handlers/registry.h"
 #include "handlers/sidecarset/match.h"
@@ -39,7 +40,8 @@ static const char usage[] =
     "  --state PATH      the cluster: a file or a directory of .yaml/.yml/.json files with the\n"
     "                    SidecarSets, Namespaces (for namespaceSelector) and ControllerRevisions\n"
     "                    (for injectionStrategy.revision, in the kruise namespace)\n"
-    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why not\n"
+    "  --explain         tell on stderr, for every SidecarSet, whether it was injected and why "
+    "not\n"
     "  -o yaml|json      output format (default: the input's)\n"
     "  --namespace NS    namespace of Pods that name none (default: default)\n"
     "  --feature-gates   as the server's flag (e.g. EnableSortSidecarContainerByName=true)\n"
@@ -118,10 +120,14 @@ static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
         fprintf(err, "kruise-webhook inject: -f and --state are required\n%s", usage);
         return false;
     }
-    if (a->timestamp && wh_time_parse_rfc3339(a->timestamp, &a->now) != 0) {
-        fprintf(err, "kruise-webhook inject: --timestamp %s is not an RFC 3339 time\n",
-                a->timestamp);
-        return false;
+    if (a->timestamp) {
+        struct wh_gotime t;
+        struct wh_errbuf eb;
+        if (wh_gotime_parse(a->timestamp, strlen(a->timestamp), WH_GOTIME_RFC3339, &t, &eb)) {
+            fprintf(err, "kruise-webhook inject: --timestamp: %s\n", eb.msg);
+            return false;
+        }
+        a->now = (time_t)t.sec;
     }
     if (a->output && strcmp(a->output, "yaml") != 0 && strcmp(a->output, "json") != 0) {
         fprintf(err, "kruise-webhook inject: -o must be yaml or json, not %s\n", a->output);
@@ -241,10 +247,10 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         "s:{s:s}}}",
         "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid",
         "kruise-webhook-inject", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
-        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
-        "CREATE", "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun",
-        0, "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo",
-        "username", "kruise-webhook-inject");
+        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation", "CREATE",
+        "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun", 0,
+        "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo", "username",
+        "kruise-webhook-inject");
     struct wh_admission_request req;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
@@ -256,9 +262,8 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         ok = false;
         goto out;
     }
-    struct wh_pod_mutate_opts opts = {.now = a->now,
-                                      .explain = a->explain ? on_explain : NULL,
-                                      .explain_arg = &ex};
+    struct wh_pod_mutate_opts opts = {
+        .now = a->now, .explain = a->explain ? on_explain : NULL, .explain_arg = &ex};
     enum wh_err rc = wh_pod_mutate_run(ctx, &req, &resp, &opts, &eb);
     if (a->explain) {
         char id[512];
@@ -267,7 +272,10 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
     }
     if (rc || !resp.allowed) {
         fprintf(err, "kruise-webhook inject: pod %s/%s refused: %d %s\n", ns, name ? name : "",
-                rc ? 500 : resp.code, rc ? eb.msg : resp.message ? resp.message : "");
+                rc ? 500 : resp.code,
+                rc             ? eb.msg
+                : resp.message ? resp.message
+                               : "");
         ok = false;
         goto out;
     }
@@ -336,8 +344,9 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
     {
         json_t *result = NULL;
         if (!is_pod(doc)) {
-            fprintf(err, "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
-                         "unchanged\n",
+            fprintf(err,
+                    "kruise-webhook inject: document %zu is a %s, not a Pod: printed "
+                    "unchanged\n",
                     i + 1, wh_json_str(doc, "kind") ? wh_json_str(doc, "kind") : "(no kind)");
             result = json_incref(doc);
         } else if (!inject_pod(&ctx, &a, doc, &result, err)) {

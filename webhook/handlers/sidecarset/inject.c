@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "gocompat/gotime.h"
 #include "handlers/pod/mutate.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
@@ -166,15 +167,16 @@ static json_t *decode_upgrade_spec(const json_t *v)
         if (strcasecmp(k, "updateTimestamp") == 0) {
             if (json_is_null(m))
                 continue;
-            time_t t;
-            if (!json_is_string(m) || wh_time_parse_rfc3339(json_string_value(m), &t) != 0) {
+            struct wh_gotime t;
+            if (!json_is_string(m) || wh_gotime_parse(json_string_value(m), json_string_length(m),
+                                                      WH_GOTIME_RFC3339, &t, NULL)) {
                 ok = false;
                 break;
             }
-            char buf[32];
-            wh_time_format_rfc3339(t, buf, sizeof(buf));
+            char buf[WH_GOTIME_MAX];
+            wh_gotime_format(t, WH_GOTIME_RFC3339, buf, sizeof(buf));
             json_decref(ts);
-            ts = json_string(buf);
+            ts = wh_gotime_is_zero(t) ? json_null() : json_string(buf); /* metav1.Time */
         } else if (strcasecmp(k, "hash") == 0 || strcasecmp(k, "sidecarSetName") == 0 ||
                    strcasecmp(k, "controllerRevision") == 0) {
             json_t **dst = strcasecmp(k, "hash") == 0             ? &hash
@@ -275,8 +277,9 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
         return WH_OK;
     }
     if (!json_is_object(doc)) {
-        snprintf(why, sizeof(why), "json: cannot unmarshal %s into Go value of type "
-                                   "map[string]string",
+        snprintf(why, sizeof(why),
+                 "json: cannot unmarshal %s into Go value of type "
+                 "map[string]string",
                  wh_json_go_type_name(doc));
         goto fail;
     }
@@ -304,7 +307,8 @@ static enum wh_err parse_hash_annotation(const json_t *pod, const char *ns, cons
                      wh_json_go_type_name(v));
             goto fail;
         }
-        json_object_set_new(*out, k, legacy_entry(k, json_is_string(v) ? json_string_value(v) : ""));
+        json_object_set_new(*out, k,
+                            legacy_entry(k, json_is_string(v) ? json_string_value(v) : ""));
     }
     json_decref(doc);
     return WH_OK;
@@ -683,8 +687,8 @@ static void set_list_new(json_t *c, const char *key, json_t *list)
 }
 
 static const char *const sidecar_only_fields[] = {
-    "podInjectPolicy",  "upgradeStrategy", "shareVolumePolicy", "shareVolumeDevicePolicy",
-    "transferEnv",      "resourcesPolicy",
+    "podInjectPolicy",         "upgradeStrategy", "shareVolumePolicy",
+    "shareVolumeDevicePolicy", "transferEnv",     "resourcesPolicy",
 };
 
 /* The core/v1 Container part of a SidecarContainer: a new object whose members are shared with
@@ -743,13 +747,13 @@ static void hot_upgrade_pair(struct build *b, struct blist *out, json_t *c, cons
                 json_object_del(copy, "image");
         }
         const json_t *old_env = json_object_get(copy, "env");
-        json_t *env = json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env)
-                                             : json_array();
+        json_t *env =
+            json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env) : json_array();
         json_object_set_new(copy, "env", env);
-        json_array_append_new(env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/",
-                                               cname));
-        json_array_append_new(env, version_env("SIDECARSET_VERSION_ALT",
-                                               "versionalt.sidecarset.kruise.io/", cname));
+        json_array_append_new(
+            env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/", cname));
+        json_array_append_new(
+            env, version_env("SIDECARSET_VERSION_ALT", "versionalt.sidecarset.kruise.io/", cname));
         blist_push(out, copy, policy);
         put_annotation(b, "version.sidecarset.kruise.io/", cname, k == 0 ? "1" : "0");
         put_annotation(b, "versionalt.sidecarset.kruise.io/", cname, k == 0 ? "0" : "1");
@@ -771,8 +775,7 @@ static void ensure_exclude(struct build *b)
         for (int pass = 0; pass < 2; pass++) {
             size_t j;
             json_t *c;
-            json_array_foreach(json_object_get(spec, pass ? "containers" : "initContainers"), j,
-                               c)
+            json_array_foreach(json_object_get(spec, pass ? "containers" : "initContainers"), j, c)
             {
                 strset_add(&b->exclude, str_member(c, "name"));
             }
@@ -826,8 +829,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
 
     const json_t *own_env = json_object_get(c, "env");
     json_t *env = json_is_array(own_env) ? json_copy((json_t *)(uintptr_t)own_env) : json_array();
-    json_array_append_new(env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value",
-                                         "true"));
+    json_array_append_new(
+        env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value", "true"));
     merge_env(env, transfer);
     json_object_set_new(c, "env", env);
 
@@ -838,8 +841,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
                                          json_object_get(c, "volumeMounts"), "mountPath", devices);
     set_list_new(c, "volumeDevices", merged_devices);
 
-    bool hot = wh_str_eq(wh_json_path_str(sidecar, "upgradeStrategy", "upgradeType", NULL),
-                         "HotUpgrade");
+    bool hot =
+        wh_str_eq(wh_json_path_str(sidecar, "upgradeStrategy", "upgradeType", NULL), "HotUpgrade");
     if (init)
         hot = hot && wh_str_eq(wh_json_str(sidecar, "restartPolicy"), "Always");
     if (hot)
@@ -914,8 +917,8 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
         json_object_set_new(
             b->hash_wo, p->name,
             hash_entry(b, p->name,
-                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION), names,
-                       NULL));
+                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION),
+                       names, NULL));
         json_decref(names);
     }
 out:
@@ -1093,7 +1096,8 @@ static enum wh_err inject(struct wh_pod_mutation *pm, const struct wh_sidecarset
     b.volumes = json_array();
     b.secrets = json_array();
     b.annotations = json_object();
-    wh_time_format_rfc3339(pm->now ? pm->now : time(NULL), b.now, sizeof(b.now));
+    wh_gotime_format((struct wh_gotime){(int64_t)(pm->now ? pm->now : time(NULL)), 0},
+                     WH_GOTIME_RFC3339, b.now, sizeof(b.now));
 
     for (size_t i = 0; i < picks->n; i++) {
         rc = patch_metadata(pm, picks->items[i].ss, eb);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conversion/convert.h"
+#include "gocompat/gotime.h"
 #include "handlers/sidecarset/hash.h"
 #include "k8s/selector.h"
 #include "util/json.h"
@@ -176,8 +177,9 @@ static struct rev_key rev_key_of(const json_t *cr)
     if (json_is_integer(r))
         k.revision = json_integer_value(r);
     const char *ts = wh_json_meta_str(cr, "creationTimestamp");
-    if (ts && wh_time_parse_rfc3339(ts, &k.created) != 0)
-        k.created = 0;
+    struct wh_gotime created;
+    if (ts && wh_gotime_parse(ts, strlen(ts), WH_GOTIME_RFC3339, &created, NULL) == WH_OK)
+        k.created = (time_t)created.sec;
     if (!k.name)
         k.name = "";
     return k;
