@@ -28,8 +28,6 @@ static const char *check_msg(const char *api, const char *name, const char *text
     return rc ? eb.msg : "(ok)";
 }
 
-#define CHECK_DECODE(api, name, text, want) CHECK_EQ_STR(check_msg(api, name, text), want)
-
 TEST(gotype_model_compiles_and_names)
 {
     const struct wh_gotype *pod = type_of("v1", "Pod");
@@ -102,85 +100,89 @@ TEST(gotype_model_compiles_and_names)
     type_of("v1", "PodTemplateSpec");
 }
 
+/* Messages written from encoding/json's rules for the model's types. */
+static const struct {
+    const char *api, *name, *text, *want;
+} decode_cases[] = {
+    {"v1", "Pod", "{\"spec\":{\"containers\":{}}}",
+     "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of "
+     "type []v1.Container"},
+    {"v1", "Pod", "{\"spec\":{\"containers\":[\"app\"]}}",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.containers of "
+     "type v1.Container"},
+    {"v1", "Pod", "{\"spec\":{\"containers\":null}}", "(ok)"},
+    {"v1", "Pod", "\"x\"", "json: cannot unmarshal string into Go value of type v1.Pod"},
+    {"v1", "Pod", "{\"spec\":{\"containers\":[{\"ports\":[{\"containerPort\":1.5}]}]}}",
+     "json: cannot unmarshal number 1.5 into Go struct field "
+     "ContainerPort.spec.containers.ports.containerPort of type int32"},
+    /* a promoted field is reported with the struct that embeds it */
+    {"v1", "Pod", "{\"spec\":{\"ephemeralContainers\":[{\"image\":7}]}}",
+     "json: cannot unmarshal number into Go struct field "
+     "EphemeralContainer.spec.ephemeralContainers.image of type string"},
+    {"v1", "Pod", "{\"kind\":1}",
+     "json: cannot unmarshal number into Go struct field Pod.kind of type string"},
+    /* named types print with their package; map values with the map's field */
+    {"v1", "Pod", "{\"spec\":{\"restartPolicy\":true}}",
+     "json: cannot unmarshal bool into Go struct field PodSpec.spec.restartPolicy of "
+     "type v1.RestartPolicy"},
+    {"v1", "Pod", "{\"metadata\":{\"labels\":{\"a\":[]}}}",
+     "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of "
+     "type string"},
+    /* the first mismatch in document order stays; decoding goes on */
+    {"v1", "Pod", "{\"spec\":{\"hostname\":1,\"priority\":\"x\"},\"metadata\":{\"name\":2}}",
+     "json: cannot unmarshal number into Go struct field PodSpec.spec.hostname of "
+     "type string"},
+    /* an error of a type's own JSON method ends decoding and wins */
+    {"v1", "Pod",
+     "{\"spec\":{\"hostname\":1,\"containers\":[{\"livenessProbe\":{\"httpGet\":"
+     "{\"port\":true}}}]}}",
+     "json: cannot unmarshal bool into Go struct field "
+     "HTTPGetAction.spec.containers.livenessProbe.httpGet.port of type int32"},
+    {"v1", "Pod", "{\"spec\":{\"hostname\":1},\"metadata\":{\"creationTimestamp\":\"2025\"}}",
+     "parsing time \"2025\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as "
+     "\"-\""},
+    {"v1", "Pod", "{\"metadata\":{\"creationTimestamp\":5}}",
+     "json: cannot unmarshal number into Go struct field "
+     "ObjectMeta.metadata.creationTimestamp of type string"},
+    {"v1", "Pod", "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1ki\"}}}]}}",
+     "unable to parse quantity's suffix"},
+    {"v1", "Pod", "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":true}}}]}}",
+     "quantities must match the regular expression "
+     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+    {"v1", "Pod",
+     "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":0.5,"
+     "\"memory\":\" 1Gi \"}}}]}}",
+     "(ok)"},
+    /* unknown and differently cased members are ignored; null is never an error */
+    {"v1", "Pod",
+     "{\"Spec\":5,\"spec\":{\"nodeName\":null,\"affinity\":null,\"x\":[1]},"
+     "\"metadata\":{\"creationTimestamp\":null}}",
+     "(ok)"},
+    {"apiextensions.k8s.io/v1", "CustomResourceDefinition",
+     "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":"
+     "\"Zm9v=\"}}}}}",
+     "illegal base64 data at input byte 4"},
+    {"apiextensions.k8s.io/v1", "CustomResourceDefinition",
+     "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":"
+     "\"Zm9vYg==\\n\"}}}}}",
+     "(ok)"},
+    {"apiextensions.k8s.io/v1", "CustomResourceDefinition",
+     "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":5}}}}}",
+     "json: cannot unmarshal number into Go struct field "
+     "WebhookClientConfig.spec.conversion.webhook.clientConfig.caBundle of type "
+     "[]uint8"},
+    /* a MicroTime has six fraction digits */
+    {"meta.k8s.io/v1", "MicroTime", "\"2025-01-01T00:00:00Z\"",
+     "parsing time \"2025-01-01T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": "
+     "cannot parse \"Z\" as \".000000\""},
+    {"meta.k8s.io/v1", "MicroTime", "\"2025-01-01T00:00:00.123456+01:00\"", "(ok)"},
+};
+
 TEST(gotype_check_messages)
 {
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"containers\":{}}}",
-                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of "
-                 "type []v1.Container");
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"containers\":[\"app\"]}}",
-                 "json: cannot unmarshal string into Go struct field PodSpec.spec.containers of "
-                 "type v1.Container");
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"containers\":null}}", "(ok)");
-    CHECK_DECODE("v1", "Pod", "\"x\"",
-                 "json: cannot unmarshal string into Go value of type v1.Pod");
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"containers\":[{\"ports\":[{\"containerPort\":1.5}]}]}}",
-                 "json: cannot unmarshal number 1.5 into Go struct field "
-                 "ContainerPort.spec.containers.ports.containerPort of type int32");
-    /* a promoted field is reported with the struct that embeds it */
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"ephemeralContainers\":[{\"image\":7}]}}",
-                 "json: cannot unmarshal number into Go struct field "
-                 "EphemeralContainer.spec.ephemeralContainers.image of type string");
-    CHECK_DECODE("v1", "Pod", "{\"kind\":1}",
-                 "json: cannot unmarshal number into Go struct field Pod.kind of type string");
-    /* named types print with their package; map values with the map's field */
-    CHECK_DECODE("v1", "Pod", "{\"spec\":{\"restartPolicy\":true}}",
-                 "json: cannot unmarshal bool into Go struct field PodSpec.spec.restartPolicy of "
-                 "type v1.RestartPolicy");
-    CHECK_DECODE("v1", "Pod", "{\"metadata\":{\"labels\":{\"a\":[]}}}",
-                 "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of "
-                 "type string");
-    /* the first mismatch in document order stays; decoding goes on */
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"hostname\":1,\"priority\":\"x\"},\"metadata\":{\"name\":2}}",
-                 "json: cannot unmarshal number into Go struct field PodSpec.spec.hostname of "
-                 "type string");
-    /* an error of a type's own JSON method ends decoding and wins */
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"hostname\":1,\"containers\":[{\"livenessProbe\":{\"httpGet\":"
-                 "{\"port\":true}}}]}}",
-                 "json: cannot unmarshal bool into Go struct field "
-                 "HTTPGetAction.spec.containers.livenessProbe.httpGet.port of type int32");
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"hostname\":1},\"metadata\":{\"creationTimestamp\":\"2025\"}}",
-                 "parsing time \"2025\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as "
-                 "\"-\"");
-    CHECK_DECODE("v1", "Pod", "{\"metadata\":{\"creationTimestamp\":5}}",
-                 "json: cannot unmarshal number into Go struct field "
-                 "ObjectMeta.metadata.creationTimestamp of type string");
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1ki\"}}}]}}",
-                 "unable to parse quantity's suffix");
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":true}}}]}}",
-                 "quantities must match the regular expression "
-                 "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-    CHECK_DECODE("v1", "Pod",
-                 "{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":0.5,"
-                 "\"memory\":\" 1Gi \"}}}]}}",
-                 "(ok)");
-    /* unknown and differently cased members are ignored; null is never an error */
-    CHECK_DECODE("v1", "Pod",
-                 "{\"Spec\":5,\"spec\":{\"nodeName\":null,\"affinity\":null,\"x\":[1]},"
-                 "\"metadata\":{\"creationTimestamp\":null}}",
-                 "(ok)");
-    CHECK_DECODE("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                 "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":"
-                 "\"Zm9v=\"}}}}}",
-                 "illegal base64 data at input byte 4");
-    CHECK_DECODE("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                 "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":"
-                 "\"Zm9vYg==\\n\"}}}}}",
-                 "(ok)");
-    CHECK_DECODE("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                 "{\"spec\":{\"conversion\":{\"webhook\":{\"clientConfig\":{\"caBundle\":5}}}}}",
-                 "json: cannot unmarshal number into Go struct field "
-                 "WebhookClientConfig.spec.conversion.webhook.clientConfig.caBundle of type "
-                 "[]uint8");
-    /* a MicroTime has six fraction digits */
-    CHECK_DECODE("meta.k8s.io/v1", "MicroTime", "\"2025-01-01T00:00:00Z\"",
-                 "parsing time \"2025-01-01T00:00:00Z\" as \"2006-01-02T15:04:05.000000Z07:00\": "
-                 "cannot parse \"Z\" as \".000000\"");
-    CHECK_DECODE("meta.k8s.io/v1", "MicroTime", "\"2025-01-01T00:00:00.123456+01:00\"", "(ok)");
+    for (size_t i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++)
+        CHECK_EQ_STR(check_msg(decode_cases[i].api, decode_cases[i].name, decode_cases[i].text),
+                     decode_cases[i].want);
 }
 
 static char *normalized(const char *api, const char *name, const char *text)
@@ -275,6 +277,30 @@ static void check_time(const char *s, const char *formatted)
 
 #define L3339 "\" as \"2006-01-02T15:04:05Z07:00\": "
 
+/* time.Parse(time.RFC3339, s)'s errors. */
+static const char *const time_errors[][2] = {
+    {"not a time", "parsing time \"not a time" L3339 "cannot parse \"not a time\" as \"2006\""},
+    {"2025-13-01T00:00:00Z", "parsing time \"2025-13-01T00:00:00Z\": month out of range"},
+    {"2025-02-29T00:00:00Z", "parsing time \"2025-02-29T00:00:00Z\": day out of range"},
+    {"2025-01-01T24:00:00Z", "parsing time \"2025-01-01T24:00:00Z\": hour out of range"},
+    {"2025-01-01T00:60:00Z", "parsing time \"2025-01-01T00:60:00Z\": minute out of range"},
+    {"2025-01-01t00:00:00Z",
+     "parsing time \"2025-01-01t00:00:00Z" L3339 "cannot parse \"t00:00:00Z\" as "
+     "\"T\""},
+    {"2025-01-01T00:00:00z",
+     "parsing time \"2025-01-01T00:00:00z" L3339 "cannot parse \"z\" as \"Z07:00\""},
+    {"2025-01-01T00:00:00.Z", "parsing time \"2025-01-01T00:00:00.Z" L3339 "cannot parse \".Z\" as "
+                              "\"Z07:00\""},
+    {"2025-01-01T00:00:00+25:00",
+     "parsing time \"2025-01-01T00:00:00+25:00\": time zone offset hour out of range"},
+    {"2025-01-01T00:00:00Zjunk", "parsing time \"2025-01-01T00:00:00Zjunk\": extra text: \"junk\""},
+    {"", "parsing time \"\""
+         " as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as "
+         "\"2006\""},
+    {"2025-01-01T00:00:00\"\xc3\xa9", "parsing time \"2025-01-01T00:00:00\\\"\\xc3\\xa9" L3339
+                                      "cannot parse \"\\\"\\xc3\\xa9\" as \"Z07:00\""},
+};
+
 TEST(gotime_parse_and_format)
 {
     struct wh_gotime t;
@@ -288,35 +314,8 @@ TEST(gotime_parse_and_format)
     CHECK(t.sec == 0 && t.nsec == 0);
     CHECK_EQ_STR(time_msg("2024-02-30T00:00:00", WH_GOTIME_RFC3339, &t),
                  "parsing time \"2024-02-30T00:00:00" L3339 "cannot parse \"\" as \"Z07:00\"");
-    CHECK_EQ_STR(time_msg("not a time", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"not a time" L3339 "cannot parse \"not a time\" as \"2006\"");
-    CHECK_EQ_STR(time_msg("2025-13-01T00:00:00Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-13-01T00:00:00Z\": month out of range");
-    CHECK_EQ_STR(time_msg("2025-02-29T00:00:00Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-02-29T00:00:00Z\": day out of range");
-    CHECK_EQ_STR(time_msg("2025-01-01T24:00:00Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T24:00:00Z\": hour out of range");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:60:00Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:60:00Z\": minute out of range");
-    CHECK_EQ_STR(time_msg("2025-01-01t00:00:00Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01t00:00:00Z" L3339 "cannot parse \"t00:00:00Z\" as "
-                 "\"T\"");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:00:00z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:00:00z" L3339 "cannot parse \"z\" as \"Z07:00\"");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:00:00.Z", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:00:00.Z" L3339 "cannot parse \".Z\" as "
-                 "\"Z07:00\"");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:00:00+25:00", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:00:00+25:00\": time zone offset hour out of range");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:00:00Zjunk", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:00:00Zjunk\": extra text: \"junk\"");
-    CHECK_EQ_STR(time_msg("", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"\""
-                 " as \"2006-01-02T15:04:05Z07:00\": cannot parse \"\" as "
-                 "\"2006\"");
-    CHECK_EQ_STR(time_msg("2025-01-01T00:00:00\"\xc3\xa9", WH_GOTIME_RFC3339, &t),
-                 "parsing time \"2025-01-01T00:00:00\\\"\\xc3\\xa9" L3339
-                 "cannot parse \"\\\"\\xc3\\xa9\" as \"Z07:00\"");
+    for (size_t i = 0; i < sizeof(time_errors) / sizeof(time_errors[0]); i++)
+        CHECK_EQ_STR(time_msg(time_errors[i][0], WH_GOTIME_RFC3339, &t), time_errors[i][1]);
     CHECK_EQ_STR(time_msg("2025-01-01T00:00:00.-12345Z", WH_GOTIME_RFC3339_MICRO, &t),
                  "parsing time \"2025-01-01T00:00:00.-12345Z\": fractional second out of range");
     /* zero time and MicroTime printing */

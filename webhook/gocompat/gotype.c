@@ -107,44 +107,39 @@ static struct wh_gotype *type_new(enum wh_gokind kind, const char *name)
     return t;
 }
 
-static const struct wh_gotype *builtin(const char *name)
+/* The words a .gotypes file uses for Go's predeclared types, and for the types with JSON
+ * methods of their own, which only name the underlying kind of a `type` declaration. */
+static const struct {
+    const char *word;
+    enum wh_gokind kind;
+    const char *go_name; /* NULL: only as the kind of a named type */
+} basics[] = {
+    {"string", WH_GK_STRING, "string"},   {"bool", WH_GK_BOOL, "bool"},
+    {"int32", WH_GK_INT32, "int32"},      {"int64", WH_GK_INT64, "int64"},
+    {"[]byte", WH_GK_BYTES, "[]uint8"},   {"quantity", WH_GK_QUANTITY, NULL},
+    {"intorstring", WH_GK_INTSTR, NULL},  {"time", WH_GK_TIME, NULL},
+    {"microtime", WH_GK_MICROTIME, NULL}, {"raw", WH_GK_RAW, NULL},
+};
+#define NBASICS (sizeof(basics) / sizeof(basics[0]))
+
+static long basic(const char *word)
 {
-    static const struct {
-        const char *name;
-        enum wh_gokind kind;
-    } table[] = {{"string", WH_GK_STRING},
-                 {"bool", WH_GK_BOOL},
-                 {"int32", WH_GK_INT32},
-                 {"int64", WH_GK_INT64},
-                 {"[]byte", WH_GK_BYTES}};
-    static struct wh_gotype *made[sizeof(table) / sizeof(table[0])];
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        if (strcmp(table[i].name, name) != 0)
-            continue;
-        if (!made[i])
-            made[i] = type_new(table[i].kind, table[i].kind == WH_GK_BYTES ? "[]uint8" : name);
-        return made[i];
-    }
-    return NULL;
+    for (size_t i = 0; i < NBASICS; i++)
+        if (strcmp(basics[i].word, word) == 0)
+            return (long)i;
+    return -1;
 }
 
-/* The kinds a `type` declaration may name instead of a Go type. */
-static bool special_kind(const char *word, enum wh_gokind *kind)
+/* A predeclared type, made once. */
+static const struct wh_gotype *builtin(const char *word)
 {
-    static const struct {
-        const char *word;
-        enum wh_gokind kind;
-    } table[] = {{"quantity", WH_GK_QUANTITY},
-                 {"intorstring", WH_GK_INTSTR},
-                 {"time", WH_GK_TIME},
-                 {"microtime", WH_GK_MICROTIME},
-                 {"raw", WH_GK_RAW}};
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-        if (strcmp(table[i].word, word) == 0) {
-            *kind = table[i].kind;
-            return true;
-        }
-    return false;
+    static struct wh_gotype *made[NBASICS];
+    long i = basic(word);
+    if (i < 0 || !basics[i].go_name)
+        return NULL;
+    if (!made[i])
+        made[i] = type_new(basics[i].kind, basics[i].go_name);
+    return made[i];
 }
 
 static const char *last_segment(const char *api)
@@ -414,9 +409,9 @@ static void resolve_all(struct compiler *c)
         if (!d)
             continue;
         if (!d->is_struct) {
-            enum wh_gokind k;
-            if (special_kind(d->type, &k)) {
-                t->kind = k;
+            long b = basic(d->type);
+            if (b >= 0 && !basics[b].go_name) {
+                t->kind = basics[b].kind;
                 continue;
             }
             const struct wh_gotype *u = resolve(c, d, t->version, d->type, NULL);
@@ -805,6 +800,14 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     }
 }
 
+/* A list element or map value. Returns true when decoding has ended. */
+static bool check_element(struct chk *k, const json_t *e, const struct wh_gotype *t)
+{
+    if (!plainly_right(e, t))
+        check_value(k, e, t);
+    return k->stop;
+}
+
 static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *t)
 {
     if (!v || json_is_null(v))
@@ -892,10 +895,7 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            if (plainly_right(e, t->elem))
-                continue;
-            check_value(k, e, t->elem);
-            if (k->stop)
+            if (check_element(k, e, t->elem))
                 return;
         }
         return;
@@ -907,11 +907,7 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         }
         json_t *obj = (json_t *)(uintptr_t)v;
         for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            json_t *e = json_object_iter_value(it);
-            if (plainly_right(e, t->elem))
-                continue;
-            check_value(k, e, t->elem);
-            if (k->stop)
+            if (check_element(k, json_object_iter_value(it), t->elem))
                 return;
         }
         return;
@@ -1028,11 +1024,6 @@ static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t)
     return out;
 }
 
-static int cmp_keys(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static json_t *norm_quantity(const json_t *v)
 {
     char text[WH_QUANTITY_MAX_INPUT + 2], printed[WH_QUANTITY_MAX_DIGITS + 8];
@@ -1120,14 +1111,10 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t)
         return a;
     }
     case WH_GK_MAP: {
-        size_t n = json_object_size(v), k = 0;
-        const char **keys = wh_xmalloc((n ? n : 1) * sizeof(*keys));
-        const char *key;
-        json_t *e;
-        json_object_foreach((json_t *)(uintptr_t)v, key, e) keys[k++] = key;
-        qsort(keys, n, sizeof(*keys), cmp_keys);
+        size_t n;
+        const char **keys = wh_json_sorted_keys(v, &n);
         json_t *o = json_object();
-        for (k = 0; k < n; k++)
+        for (size_t k = 0; k < n; k++)
             set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem));
         free(keys);
         return o;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsonpatch/diff.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -62,21 +63,12 @@ static double number(const json_t *v)
 static bool go_equal(const json_t *a, const json_t *b)
 {
     enum dyn da = dyn_of(a);
-    if (da != dyn_of(b))
+    if (da != dyn_of(b) || da == D_MAP || da == D_SLICE)
         return false;
-    switch (da) {
-    case D_NIL:
+    if (da == D_NIL)
         return true;
-    case D_STRING:
-        return json_string_length(a) == json_string_length(b) &&
-               memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
-    case D_FLOAT:
-        return number(a) == number(b);
-    case D_BOOL:
-        return json_is_true(a) == json_is_true(b);
-    default:
-        return false;
-    }
+    /* integers and reals are all float64 to Go */
+    return da == D_FLOAT ? number(a) == number(b) : wh_patch_equal(a, b);
 }
 
 /* Message text; a full buffer only cuts the message short. */
@@ -112,11 +104,6 @@ static void put_float(struct wh_buf *b, double d)
 /* fmt's %v of a decoded JSON value: map[k:v ...] with sorted keys, [a b], <nil>. */
 static void put_value(struct wh_buf *b, const json_t *v);
 
-static int cmp_keys(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void put_value(struct wh_buf *b, const json_t *v)
 {
     switch (dyn_of(v)) {
@@ -143,14 +130,10 @@ static void put_value(struct wh_buf *b, const json_t *v)
         return;
     }
     case D_MAP: {
-        size_t n = json_object_size(v), k = 0;
-        const char **keys = wh_xmalloc((n ? n : 1) * sizeof(*keys));
-        const char *key;
-        json_t *m;
-        json_object_foreach((json_t *)(uintptr_t)v, key, m) keys[k++] = key;
-        qsort(keys, n, sizeof(*keys), cmp_keys);
+        size_t n;
+        const char **keys = wh_json_sorted_keys(v, &n);
         msg_adds(b, "map[");
-        for (k = 0; k < n; k++) {
+        for (size_t k = 0; k < n; k++) {
             if (k)
                 msg_add(b, " ", 1);
             msg_adds(b, keys[k]);
