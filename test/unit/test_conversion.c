@@ -885,28 +885,13 @@ TEST(conversion_round_trip_vectors)
 
 /* ---- objects generated from the tables ---------------------------------------------------- */
 
-static const struct wh_conv_kind *const all_kinds[] = {
-    &wh_conv_statefulset,
-    &wh_conv_cloneset,
-    &wh_conv_sidecarset,
-    &wh_conv_workloadspread,
-    &wh_conv_daemonset,
-    &wh_conv_broadcastjob,
-    &wh_conv_advancedcronjob,
-    &wh_conv_imagepulljob,
-    &wh_conv_imagelistpulljob,
-    &wh_conv_nodeimage,
-    &wh_conv_crr,
-    &wh_conv_resourcedistribution,
-    &wh_conv_persistentpodstate,
-    &wh_conv_uniteddeployment,
-    &wh_conv_pub,
-};
-#define NKINDS (sizeof(all_kinds) / sizeof(all_kinds[0]))
-static struct wh_conv_plan *test_plans[NKINDS];
+#define all_kinds wh_conv_kinds
+#define NKINDS wh_conv_nkinds
+static struct wh_conv_plan *test_plans[64];
 
 static const struct wh_conv_plan *plan_n(size_t i)
 {
+    CHECK(i < sizeof(test_plans) / sizeof(test_plans[0]));
     if (!test_plans[i])
         test_plans[i] = wh_conv_compile(all_kinds[i]);
     return test_plans[i];

@@ -17,7 +17,7 @@
  * says not to rely on it. */
 #define SCHEME_NAME "main.go:75"
 
-static const struct wh_conv_kind *const kinds[] = {
+const struct wh_conv_kind *const wh_conv_kinds[] = {
     &wh_conv_statefulset,
     &wh_conv_cloneset,
     &wh_conv_sidecarset,
@@ -34,7 +34,8 @@ static const struct wh_conv_kind *const kinds[] = {
     &wh_conv_uniteddeployment,
     &wh_conv_pub,
 };
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define NKINDS (sizeof(wh_conv_kinds) / sizeof(wh_conv_kinds[0]))
+const size_t wh_conv_nkinds = NKINDS;
 
 static struct wh_conv_plan *plans[NKINDS];
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -42,7 +43,7 @@ static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
 static void compile_all(void)
 {
     for (size_t i = 0; i < NKINDS; i++)
-        plans[i] = wh_conv_compile(kinds[i]);
+        plans[i] = wh_conv_compile(wh_conv_kinds[i]);
 }
 
 /* Kruise kinds registered with only v1alpha1 (never converted, but known to the scheme). */
@@ -145,7 +146,7 @@ static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
     if (is_kruise_version(g)) {
         bool alpha = slice_eq(g->version, g->vlen, "v1alpha1");
         for (size_t i = 0; i < NKINDS; i++) {
-            const struct wh_conv_kind *k = kinds[i];
+            const struct wh_conv_kind *k = wh_conv_kinds[i];
             if (!slice_eq(g->group, g->glen, k->group))
                 continue;
             if (strcmp(k->kind, g->kind) == 0) {
@@ -357,7 +358,7 @@ enum wh_err wh_convert_up(const char *kind, const json_t *object, json_t **out, 
         WH_PANIC("pthread_once failed");
     const struct wh_conv_plan *plan = NULL;
     for (size_t i = 0; i < NKINDS && !plan; i++)
-        if (strcmp(kinds[i]->kind, kind) == 0)
+        if (strcmp(wh_conv_kinds[i]->kind, kind) == 0)
             plan = plans[i];
     if (!plan) {
         *message = wh_str_printf("%s does not convert", kind);

@@ -100,6 +100,10 @@ extern const struct wh_conv_kind wh_conv_statefulset, wh_conv_cloneset, wh_conv_
     wh_conv_imagepulljob, wh_conv_imagelistpulljob, wh_conv_nodeimage, wh_conv_crr,
     wh_conv_resourcedistribution, wh_conv_persistentpodstate, wh_conv_uniteddeployment, wh_conv_pub;
 
+/* Every convertible kind (convert.c). */
+extern const struct wh_conv_kind *const wh_conv_kinds[];
+extern const size_t wh_conv_nkinds;
+
 /* ---- the engine (table.c) ------------------------------------------------------------------ */
 
 /* A compiled table. Immutable; lives until the process exits. */

@@ -496,15 +496,19 @@ static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char 
         wh_ferr_invalid_str(&v->errs, path, sub, m.m[i]);
 }
 
-/* A core Container from a SidecarContainer: the sidecar-only members dropped. */
+/* A core Container from a SidecarContainer: the members that v1.Container does not have (the
+ * sidecar's own) dropped. */
 static json_t *core_container(const json_t *sc)
 {
-    static const char *const extras[] = {"podInjectPolicy",   "upgradeStrategy",
-                                         "shareVolumePolicy", "shareVolumeDevicePolicy",
-                                         "transferEnv",       "resourcesPolicy"};
-    json_t *c = wh_json_copy(sc);
-    for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++)
-        json_object_del(c, extras[i]);
+    const struct wh_gotype *core = wh_gotype_lookup("v1", "Container");
+    json_t *c = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)sc, key, v)
+    {
+        if (wh_gotype_member(core, key) && json_object_set_new(c, key, wh_json_copy(v)))
+            WH_PANIC("json_object_set_new failed");
+    }
     return c;
 }
 
