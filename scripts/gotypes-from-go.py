@@ -467,8 +467,7 @@ def write_package(model, alias, want):
     versions = model.pkgs[alias]
     apis = next(p[2] for p in PACKAGES if p[0] == alias)
     lines = ["package %s %s" % (alias, " ".join(apis))]
-    names = sorted({n for (a, v, n) in want if a == alias},
-                   key=lambda n: first_pos(model, alias, n))
+    names = sorted({n for (a, v, n) in want if a == alias}, key=lambda n: type_order(alias, n))
     for n in names:
         present = [vi for vi in range(len(versions)) if (alias, vi, n) in want]
         decl = [decl_lines(model, alias, vi, versions[vi][n]) if n in versions[vi] or
@@ -498,12 +497,10 @@ def write_package(model, alias, want):
     return "\n".join(lines) + "\n"
 
 
-POSITIONS = {}
-
-
-def first_pos(model, alias, name):
-    return (0 if name in ROOTS.get(alias, []) else 1,
-            ROOTS.get(alias, []).index(name) if name in ROOTS.get(alias, []) else 0, name)
+def type_order(alias, name):
+    """The roots first, in ROOTS' order, then the other types by name."""
+    roots = ROOTS.get(alias, [])
+    return (0, roots.index(name), "") if name in roots else (1, 0, name)
 
 
 if __name__ == "__main__":
