@@ -78,7 +78,7 @@ struct compiler {
     size_t npkgs;
     struct decl *decls;
     size_t ndecls;
-    struct wh_map types; /* "<api> <name>" (named) or "<kind>:<elem address>" (anonymous) */
+    struct wh_map types; /* named types by "<api> <name>", anonymous ones by their parts */
 };
 
 /* The compiled model: the registry of named and anonymous types ("<api> <name>" and
