@@ -58,7 +58,7 @@ static const char usage_generate[] =
     "  --host H          URL mode: the certificate is for H (an IP address becomes an IP SAN;\n"
     "                    localhost adds 127.0.0.1 and ::1); default $WEBHOOK_HOST\n"
     "  --service S       service mode: for S.N.svc (plus S, S.N, S.N.svc.cluster.local);\n"
-    "  --namespace N     defaults $SERVICE_NAME / $POD_NAMESPACE, kruise-webhook-service /\n"
+    "  --namespace N     defaults $SERVICE_NAME / $POD_NAMESPACE, kruise-webhook-server /\n"
     "                    kruise-system\n"
     "  --ecdsa           ECDSA P-256 keys instead of RSA 2048\n"
     "  --upstream-sans   only the SANs upstream kruise-manager writes\n"

@@ -13,8 +13,8 @@
 #include "util/err.h"
 
 #define WH_CERTS_DEFAULT_NAMESPACE "kruise-system"
-#define WH_CERTS_DEFAULT_SECRET "kruise-webhook-certs"
-#define WH_CERTS_DEFAULT_SERVICE "kruise-webhook-service"
+#define WH_CERTS_DEFAULT_SECRET "kruise-webhook-server-certs"
+#define WH_CERTS_DEFAULT_SERVICE "kruise-webhook-server"
 #define WH_CERTS_DEFAULT_PORT 9876
 #define WH_CERTS_DEFAULT_CERT_DIR "/tmp/kruise-webhook-certs"
 #define WH_CERTS_DEFAULT_RENEW_BEFORE_SECS ((int64_t)180 * 86400)

@@ -29,7 +29,9 @@ TLS = os.path.join(ROOT, "test", "data", "tls")
 BIN = None
 
 NS = "kruise-system"
-SECRET = "kruise-webhook-certs"
+SECRET = "kruise-webhook-server-certs"  # the default, as manifests/ creates it
+# The fake cluster's CRDs are OpenKruise's and name upstream's Service: servers here take it
+# over through SERVICE_NAME (unless a test sets its own), so that they convert those CRDs.
 SERVICE = "kruise-webhook-service"
 DNS = SERVICE + "." + NS + ".svc"
 MUTATING = "kruise-webhook-server-mutating"
@@ -172,7 +174,9 @@ class Server:
                "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
                "--cert-reload-interval", "200ms", "--log-format", "text",
                "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        env = dict(os.environ)
+        env.setdefault("SERVICE_NAME", SERVICE)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env)
         self.port = self.health_port = self.metrics_port = None
         if wait_ready:
             self.wait_listening()
@@ -605,7 +609,7 @@ def inspect_secret_reports_cluster_cabundles(tmp):
     try:
         cluster_setup(api)
         s = Server(tmp, "a", api)
-        env = dict(os.environ, KUBECONFIG=api.kubeconfig)
+        env = dict(os.environ, KUBECONFIG=api.kubeconfig, SERVICE_NAME=SERVICE)  # the server's
         r = subprocess.run([BIN, "certs", "inspect", "--secret", "--json"], capture_output=True,
                            text=True, env=env, timeout=30)
         check(r.returncode == 0, "inspect: %s %s" % (r.returncode, r.stderr))

@@ -39,6 +39,7 @@
 #include "kube/cluster.h"
 #include "test/support/apiserver_proc.h"
 #include "test/support/certs_hooks.h"
+#include "test/support/tls_fixture.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -46,7 +47,8 @@
 #include "util/time.h"
 
 #define NS "kruise-system"
-#define SECRET "kruise-webhook-certs"
+#define SECRET "kruise-webhook-server-certs"
+#define UPSTREAM_SVC "kruise-webhook-service"
 #define MUTATING "kruise-webhook-server-mutating"
 #define VALIDATING "kruise-webhook-server-validating"
 
@@ -271,6 +273,10 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     argv[argc++] = "0";
     argv[argc++] = "--cert-key-type"; /* RSA is tested on its own; each RSA key costs ~0.4 s */
     argv[argc++] = "ecdsa";
+    /* The fake cluster's CRDs are OpenKruise's, naming upstream's Service: a replica that
+     * takes over that Service (SERVICE_NAME) converts them. */
+    argv[argc++] = "--service-name";
+    argv[argc++] = UPSTREAM_SVC;
     for (size_t i = 0; extra && extra[i] && argc < 38; i++)
         argv[argc++] = (char *)(uintptr_t)extra[i];
     argv[argc] = NULL;
@@ -388,7 +394,7 @@ TEST(cert33_first_start_creates_secret_files_and_cabundles_restart_reuses)
     json_t *svc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
                                "service", NULL);
     CHECK_EQ_STR(wh_json_str(svc, "namespace"), NS);
-    CHECK_EQ_STR(wh_json_str(svc, "name"), "kruise-webhook-service");
+    CHECK_EQ_STR(wh_json_str(svc, "name"), UPSTREAM_SVC);
     CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 1), "clientConfig",
                                   "service", "namespace", NULL),
                  "else");
@@ -582,7 +588,7 @@ static struct wh_certs_bundle *short_lived_bundle(int64_t validity_secs)
     struct wh_certs_gen_opts o;
     struct wh_certs_bundle *b = NULL;
     struct wh_errbuf eb = {{0}};
-    struct wh_certs_target t = {.service = "kruise-webhook-service", .namespace = NS};
+    struct wh_certs_target t = {.service = UPSTREAM_SVC, .namespace = NS};
     wh_certs_gen_opts_init(&o);
     o.key_type = WH_CERTS_KEY_ECDSA;
     o.validity_secs = validity_secs;
@@ -639,8 +645,8 @@ TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
     CHECK_EQ_STR(bundle, new_ca);
     struct wh_certs_bundle *now_stored = NULL;
     CHECK_EQ_INT(wh_certs_secret_read(secret, WH_CERTS_SECRET_GENERATED, &now_stored, &eb), WH_OK);
-    CHECK_EQ_INT(wh_certs_bundle_validate(now_stored, "kruise-webhook-service.kruise-system.svc",
-                                          time(NULL), 180 * 86400LL, NULL),
+    CHECK_EQ_INT(wh_certs_bundle_validate(now_stored, UPSTREAM_SVC ".kruise-system.svc", time(NULL),
+                                          180 * 86400LL, NULL),
                  WH_CERTS_VALID);
     wh_certs_bundle_free(now_stored);
     free(bundle);
@@ -650,6 +656,44 @@ TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
     inst_stop(&a);
 out_old:
     wh_certs_bundle_free(old);
+    fx_stop(&f);
+}
+
+/* Issue 10: a Secret written by a version that encoded the CA's cA flag as 0x01 (the API
+ * server cannot read that CA) gets a new, DER-correct CA at the first sync, and the old CA
+ * is not kept in the caBundles (Go could not use it anyway). */
+TEST(certs_secret_with_non_der_ca_is_regenerated)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *good = short_lived_bundle(3650 * 86400LL);
+    struct wh_certs_bundle *bad = wh_tls_fixture_non_der_ca(good);
+    json_t *obj = wh_certs_secret_object(NS, SECRET, NULL, bad);
+    put_obj(&f, obj);
+    json_decref(obj);
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *secret = get_secret(&f);
+    char *ca = secret_item(secret, "ca-cert.pem");
+    X509 *x = NULL;
+    CHECK(ca && strcmp(ca, wh_certs_bundle_get(bad, WH_CERTS_CA_CERT, NULL)) != 0);
+    CHECK(ca && wh_certs_pem_first_cert(ca, strlen(ca), &x) == WH_OK);
+    X509_free(x);
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    CHECK_EQ_STR(bundle, ca);
+    free(bundle);
+    json_decref(m);
+    free(ca);
+    json_decref(secret);
+    inst_stop(&a);
+out:
+    wh_certs_bundle_free(bad);
+    wh_certs_bundle_free(good);
     fx_stop(&f);
 }
 
@@ -1045,26 +1089,6 @@ TEST(cert01_env_from_config_flags_override_environment)
     unsetenv("CERTS_RENEW_BEFORE");
 }
 
-static int run_cli_quiet(int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
-    if (!getenv("WH_TEST_VERBOSE")) {
-        dup2(null, 1);
-        dup2(null, 2);
-    }
-    int status = wh_certs_cli_main(argc, argv, &wh_test_certs_cli_hooks);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    close(null);
-    return status;
-}
-
 /* `certs inspect --secret` reads the Secret from the cluster and says whether the caBundles
  * there trust its CA (exit 0), or not (exit 1, after a reset). */
 TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
@@ -1078,17 +1102,19 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     if (!inst_start(&a, &f, "a", NULL))
         goto out_fx;
     setenv("KUBECONFIG", f.kubeconfig, 1);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 2); /* no Secret yet */
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* the replica's settings */
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 2); /* no Secret yet */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 0);
     json_t *v = get_config(&f, false);
     json_object_set_new(
         wh_json_path(json_array_get(json_object_get(v, "webhooks"), 0), "clientConfig", NULL),
         "caBundle", json_string("Cg=="));
     put_obj(&f, v);
     json_decref(v);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 1);
     unsetenv("KUBECONFIG");
+    unsetenv("SERVICE_NAME");
     inst_stop(&a);
 out_fx:
     fx_stop(&f);
