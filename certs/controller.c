@@ -287,6 +287,19 @@ static void target_for(const struct wh_certs_controller *c, const char *bundle, 
     t->ca_bundle_len = len;
     t->serves = c->hooks.serves;
     t->serves_arg = c->hooks.serves_arg;
+    t->knows = c->hooks.knows;
+}
+
+/* In URL mode an entry installed with a service gets a url instead; the API server then
+ * refuses a re-apply of that manifest (exactly one of url or service): say what to install. */
+static void warn_to_url(const char *kind, const char *name, int n)
+{
+    if (n > 0)
+        wh_log(WH_LOG_WARN,
+               "URL mode: %d entries of %s %s named a Service and now carry this server's URL; "
+               "re-applying a manifest with the Service there is refused by the API server: "
+               "install URL-form manifests (scripts/url-mode-manifests.py)",
+               n, kind, name);
 }
 
 /* The configuration by name. A missing one is not an error (upstream fails the sync and
@@ -341,6 +354,14 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             else
                 wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
                        stats.entries, kind_names[k], wh_json_meta_str(live, "name"));
+            if (!rc && stats.removed)
+                wh_log(WH_LOG_WARN,
+                       "removed %d webhooks from %s %s: their paths are not served with these "
+                       "settings (%s); a feature gate turns them on",
+                       stats.removed, kind_names[k], wh_json_meta_str(live, "name"),
+                       stats.removed_paths);
+            if (!rc)
+                warn_to_url(kind_names[k], wh_json_meta_str(live, "name"), stats.to_url);
             if (!rc)
                 note_rewrite(c, k, bundle, len);
         }
@@ -368,8 +389,12 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             rc = WH_OK; /* deleted meanwhile */
             continue;
         }
-        if (!rc)
+        bool had_service = false;
+        if (!rc) {
             wh_certs_inject_crd(live, &t, &want);
+            had_service = wh_json_path(live, "spec", "conversion", "webhook", "clientConfig",
+                                       "service", NULL) != NULL;
+        }
         json_decref(live);
         if (rc || !want) {
             if (rc)
@@ -384,6 +409,8 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
         else
             wh_log(WH_LOG_INFO, "updated conversion caBundle of CRD %s",
                    wh_object_name(l.items[i]));
+        if (!rc && t.host && t.host[0] && had_service)
+            warn_to_url("CRD", wh_object_name(l.items[i]), 1);
         json_decref(want);
     }
     wh_objlist_fini(&l);
@@ -1037,7 +1064,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
         goto fail;
     c->mode =
         wh_certs_env_writer(&c->env, wh_feature_on(&cfg->features, WH_FEATURE_EnableExternalCerts));
-    wh_certs_env_target(&c->env, &c->target);
+    wh_certs_env_target(&c->env, false, &c->target);
     c->dns_name = wh_certs_target_dns_name(&c->target);
     if (!c->dns_name) {
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "no webhook host, or no service and namespace");

@@ -47,6 +47,9 @@ struct wh_certs_hooks {
     /* True when this server answers path: only those webhook entries are pointed at it. */
     bool (*serves)(void *arg, const char *path);
     void *serves_arg;
+    /* True when this server has a handler for path, even one turned off (serves_arg is the
+     * argument): our entries for such paths are removed. NULL: none is ever removed. */
+    bool (*knows)(void *arg, const char *path);
     /* The serial (hex) of the certificate the HTTPS server presents now; false when none. */
     bool (*serving_serial)(void *arg, char *buf, size_t bufsz);
     void *serial_arg;

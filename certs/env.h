@@ -51,8 +51,10 @@ struct wh_config; /* config/config.h */
 WH_NODISCARD enum wh_err
 wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg, struct wh_errbuf *eb);
 
-/* Fills t with borrowed pointers into e (valid while e lives). */
-void wh_certs_env_target(const struct wh_certs_env *e, struct wh_certs_target *t);
+/* The name the server's certificate is for (CERT-10), as the server picks it: WEBHOOK_HOST
+ * (URL mode); else, standalone (kube/client.h wh_kube_standalone), "localhost" (`make run`);
+ * else the Service. Fills t with borrowed pointers into e (valid while e lives). */
+void wh_certs_env_target(const struct wh_certs_env *e, bool standalone, struct wh_certs_target *t);
 
 /* CERT-12: external when the gate is on; fs when WEBHOOK_CERT_WRITER is "fs" or unset in URL
  * mode; secret otherwise. */

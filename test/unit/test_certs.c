@@ -1570,7 +1570,7 @@ TEST(certs_cli_generate_and_inspect)
     char *wrong[] = {"certs", "inspect", dir, "--service", "x", "--namespace", "y"};
     CHECK_EQ_INT(wh_test_certs_cli_run(7, wrong), 1); /* valid material, but not for x.y.svc */
     char *svc[] = {"certs", "generate", "--out", dir, "--ecdsa", "--days", "30"};
-    CHECK_EQ_INT(wh_test_certs_cli_run(7, svc), 0); /* defaults: the service names */
+    CHECK_EQ_INT(wh_test_certs_cli_run(7, svc), 0); /* no cluster: localhost, as `make run` */
     char *insp_svc[] = {"certs", "inspect", dir};
     CHECK_EQ_INT(wh_test_certs_cli_run(3, insp_svc), 1); /* 30 days < 180-day margin */
     setenv("CERTS_RENEW_BEFORE", "10d", 1);
@@ -1604,6 +1604,71 @@ TEST(certs_cli_generate_and_inspect)
     CHECK(mkdir(empty_dir, 0700) == 0);
     char *empty[] = {"certs", "inspect", empty_dir};
     CHECK_EQ_INT(wh_test_certs_cli_run(3, empty), 1); /* everything missing: invalid */
+    wh_tls_fixture_rmtree(base);
+}
+
+/* The name the commands default to is the server's with the same environment; and the
+ * failures of issue 11 item 8: each says what is wrong, the same failure the same status. */
+TEST(certs_cli_defaults_and_failures)
+{
+    char base[256], dir[400], *out = NULL;
+    CHECK(wh_tls_fixture_tmpdir(base, sizeof(base)));
+    snprintf(dir, sizeof(dir), "%s/out", base);
+    unset_cert_env();
+    char *kc = getenv("KUBECONFIG") ? wh_xstrdup(getenv("KUBECONFIG")) : NULL;
+    unsetenv("KUBECONFIG");
+
+    char *gen[] = {"certs", "generate", "--out", dir, "--ecdsa"};
+    char *json[] = {"certs", "inspect", dir, "--json"};
+    /* No cluster: localhost, as `make run` serves. */
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"localhost\"") != NULL);
+    free(out);
+    /* URL mode: WEBHOOK_HOST. */
+    setenv("WEBHOOK_HOST", "127.0.0.1", 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"127.0.0.1\"") != NULL);
+    free(out);
+    unsetenv("WEBHOOK_HOST");
+    /* A cluster: the Service. */
+    setenv("KUBECONFIG", "/nonexistent/kubeconfig", 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"" SVC_DNS "\"") != NULL);
+    free(out);
+
+    /* --cluster and --secret without a reachable cluster: the same error, status 2. */
+    char *cluster[] = {"certs", "inspect", dir, "--cluster"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, cluster, &out), 2);
+    CHECK(strstr(out, "cannot check the cluster") && strstr(out, "/nonexistent/kubeconfig"));
+    free(out);
+    char *secret[] = {"certs", "inspect", "--secret"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, secret, &out), 2);
+    CHECK(strstr(out, "/nonexistent/kubeconfig") != NULL);
+    free(out);
+    unsetenv("KUBECONFIG");
+
+    char missing[420];
+    snprintf(missing, sizeof(missing), "%s/missing", base);
+    char *nodir[] = {"certs", "inspect", missing};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, nodir, &out), 2);
+    CHECK(strstr(out, "missing: cannot be read: No such file or directory") != NULL);
+    free(out);
+    char *noout[] = {"certs", "generate", "--ecdsa"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, noout, &out), 2);
+    char *err = strstr(out, "--out DIR is required"), *use = strstr(out, "usage:");
+    CHECK(err && use && err < use);
+    free(out);
+    char *neither[] = {"certs", "inspect"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(2, neither, &out), 2);
+    CHECK(strstr(out, "a directory or --secret is required") != NULL);
+    free(out);
+
+    if (kc)
+        setenv("KUBECONFIG", kc, 1);
+    free(kc);
     wh_tls_fixture_rmtree(base);
 }
 

@@ -290,6 +290,7 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     struct wh_certs_hooks hooks = {
         .serves = wh_test_certs_serves,
         .serves_arg = &in->cfg,
+        .knows = wh_test_certs_knows,
         .serving_serial = fake_serving,
         .serial_arg = in,
         .identity = in->identity};
@@ -917,6 +918,39 @@ TEST(cert39_url_mode_uses_the_fs_writer_and_urls)
     json_decref(crd);
     json_decref(m);
     json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* Issue 10: `certs inspect DIR --cluster` for a URL-mode server, run without WEBHOOK_HOST
+ * (the server had it as a flag), checks the name the cluster's entries call, 127.0.0.1, not
+ * the Service; the entries are reported with that name. A host the certificate does not
+ * name is a mismatch. */
+TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    char *out = NULL;
+    if (!fx_start(&f))
+        return;
+    static const char *const url[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    if (!inst_start(&a, &f, "a", url))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    setenv("KUBECONFIG", f.kubeconfig, 1);
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* as the replica, but no WEBHOOK_HOST */
+    char *argv[] = {"certs", "inspect", a.certdir, "--cluster"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 0);
+    CHECK(strstr(out, "valid for 127.0.0.1: yes") != NULL);
+    CHECK(strstr(out, "the API server calls 127.0.0.1: certificate valid for it: yes") != NULL);
+    free(out);
+    char *other[] = {"certs", "inspect", a.certdir, "--cluster", "--host", "10.9.9.9"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(6, other, &out), 1);
+    free(out);
+    unsetenv("KUBECONFIG");
+    unsetenv("SERVICE_NAME");
     inst_stop(&a);
 out_fx:
     fx_stop(&f);
