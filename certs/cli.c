@@ -333,24 +333,6 @@ static void note(json_t *obj, const char *key, json_t *value)
     WH_ASSERT(r == 0);
 }
 
-/* The name the API server checks the serving certificate against for a client config: the
- * host of the URL, or <service>.<namespace>.svc. Returns: a new string, or NULL. */
-static char *called_name(const json_t *cc)
-{
-    const json_t *svc = wh_json_obj(cc, "service");
-    if (svc) {
-        const char *name = wh_json_str(svc, "name"), *ns = wh_json_str(svc, "namespace");
-        return name && ns ? wh_str_printf("%s.%s.svc", name, ns) : NULL;
-    }
-    const char *url = wh_json_str(cc, "url");
-    const char *p = url ? strstr(url, "://") : NULL;
-    if (!p)
-        return NULL;
-    p += 3;
-    size_t n = p[0] == '[' ? strcspn(p, "]") + 1 : strcspn(p, ":/?#");
-    return n > 0 && n <= strlen(p) ? wh_xstrndup(p, n) : NULL;
-}
-
 /* What the cluster check gathers. */
 struct scan {
     const struct wh_certs_inject_target *t;
@@ -360,7 +342,7 @@ struct scan {
 
 static void scan_name(struct scan *sc, const json_t *cc)
 {
-    char *name = called_name(cc);
+    char *name = wh_certs_inject_called_name(cc);
     if (name && !json_object_get(sc->names, name))
         note(sc->names, name, json_boolean(sc->leaf && wh_certs_verify_host(sc->leaf, name)));
     free(name);

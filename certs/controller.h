@@ -55,6 +55,10 @@ struct wh_certs_hooks {
     void *serial_arg;
     /* This replica's identity in Leases (NULL: <hostname>_<8 random hex digits>). */
     const char *identity;
+    /* The port the HTTPS server listens on, 0 while it does not yet; thread-safe. NULL: no
+     * self-call (wh_certs_controller_called is then true at once). */
+    int (*https_port)(void *arg);
+    void *https_arg;
 };
 
 /* Makes the controller for cfg (borrowed: it must outlive the controller) on an API-mode
@@ -76,6 +80,12 @@ bool wh_certs_controller_initialized(struct wh_certs_controller *c);
 
 /* A wh_ready_fn (server/health.h): ready once initialised; why gives the last problem. */
 bool wh_certs_controller_ready(void *controller, char *why, size_t whysz);
+
+/* A wh_ready_fn: true once, after initialisation, this replica has called itself the way the
+ * API server will (certs/selfcall.h) through every distinct caBundle and name that the served
+ * entries of the two configurations and our CRDs' conversions hold (none: nothing to call,
+ * true), retried every second until it works; sticky. why gives the last failure. */
+bool wh_certs_controller_called(void *controller, char *why, size_t whysz);
 
 /* Stops the threads, withdraws this replica's serving report and releases the Lease (so it
  * uses the cluster's client: call it while the cluster lives). Idempotent; accepts NULL. */

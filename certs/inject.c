@@ -39,6 +39,22 @@ char *wh_certs_inject_entry_path(const json_t *cc)
     return wh_xstrndup(p, strcspn(p, "?#"));
 }
 
+char *wh_certs_inject_called_name(const json_t *cc)
+{
+    const json_t *svc = wh_json_obj(cc, "service");
+    if (svc) {
+        const char *name = wh_json_str(svc, "name"), *ns = wh_json_str(svc, "namespace");
+        return name && ns ? wh_str_printf("%s.%s.svc", name, ns) : NULL;
+    }
+    const char *url = wh_json_str(cc, "url");
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p)
+        return NULL;
+    p += 3;
+    size_t n = p[0] == '[' ? strcspn(p, "]") + 1 : strcspn(p, ":/?#");
+    return n > 0 && n <= strlen(p) ? wh_xstrndup(p, n) : NULL;
+}
+
 char *wh_certs_inject_url(const char *host, int port, const char *path)
 {
     /* An IPv6 literal needs brackets in a URL; one given with brackets already keeps them. */

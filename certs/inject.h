@@ -60,6 +60,11 @@ struct wh_certs_inject_stats {
  * without path, no target, or a URL without a path). */
 char *wh_certs_inject_entry_path(const json_t *client_config);
 
+/* The name the API server checks the serving certificate against when it calls
+ * client_config: the host of its url (an IPv6 literal keeps its brackets), else
+ * <service.name>.<service.namespace>.svc. Returns: a new string, or NULL when there is none. */
+char *wh_certs_inject_called_name(const json_t *client_config);
+
 /* The URL of path in URL mode: "https://<host>:<port><path>", with an IPv6 host in brackets.
  * Returns: a new string. */
 char *wh_certs_inject_url(const char *host, int port, const char *path);

@@ -14,6 +14,7 @@
  */
 #include <curl/curl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,15 @@ static bool certs_knows(void *arg, const char *path)
     return wh_routes_known(path);
 }
 
+/* The HTTPS port once the listener is up, for the certificate controller's self-call. */
+static atomic_int https_port;
+
+static int certs_https_port(void *arg)
+{
+    (void)arg;
+    return atomic_load(&https_port);
+}
+
 static bool certs_serving_serial(void *arg, char *buf, size_t bufsz)
 {
     (void)arg;
@@ -200,6 +210,7 @@ static int serve(int argc, char **argv)
                                 &(struct wh_certs_hooks){.serves = certs_serves,
                                                          .serves_arg = &cfg,
                                                          .knows = certs_knows,
+                                                         .https_port = certs_https_port,
                                                          .serving_serial = certs_serving_serial},
                                 &certs, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -241,6 +252,11 @@ static int serve(int argc, char **argv)
         }
     }
 
+    /* Ready once the API server's way in works: the controller calls this listener through
+     * the cluster's configuration (issue 10). Standalone has no cluster to ask. Added before
+     * the health listener starts: the list of checks is not locked. */
+    if (certs)
+        wh_health_add("api-server-call", wh_certs_controller_called, certs);
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
     if (wh_http_start(&cfg, &ctx, &http, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -249,6 +265,8 @@ static int serve(int argc, char **argv)
     wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld",
            wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http),
            cfg.threads);
+    if (certs)
+        atomic_store(&https_port, wh_http_port(http)); /* the self-call may begin */
 
     int sig = 0;
     sigwait(&sigs, &sig);

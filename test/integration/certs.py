@@ -274,7 +274,9 @@ def first_start_creates_secret_files_cabundles_and_restart_reuses(tmp):
         cluster_setup(api)
         s = Server(tmp, "a", api)
         servers.append(s)
-        check(s.ready(), "ready once initialised")
+        # Ready once initialised and called through the configuration as the API server would.
+        wait_for(s.ready, 10, "ready")
+        check(b"called this server as the API server does" in s.read_log(), "the self-call")
         secret = api.secret()
         check(sorted(secret["data"]) == ["ca-cert.pem", "ca-key.pem", "cert.pem", "key.pem",
                                          "tls.crt", "tls.key"], "six keys: %s" % sorted(secret["data"]))

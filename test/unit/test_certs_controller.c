@@ -235,7 +235,13 @@ struct inst {
     char certdir[160];
     char identity[32];
     char fixed_serial[80]; /* "" = serve what the cert dir holds (an instant reload) */
+    int https_port;        /* where the self-call goes; 0 = nowhere yet */
 };
+
+static int fake_https_port(void *arg)
+{
+    return ((struct inst *)arg)->https_port;
+}
 
 /* The HTTPS server as the controller sees it: here, whatever the cert dir holds. */
 static bool fake_serving(void *arg, char *buf, size_t bufsz)
@@ -293,7 +299,9 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
         .knows = wh_test_certs_knows,
         .serving_serial = fake_serving,
         .serial_arg = in,
-        .identity = in->identity};
+        .identity = in->identity,
+        .https_port = fake_https_port,
+        .https_arg = in};
     if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
         wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
         wh_cluster_start(in->cl, &eb)) {
@@ -874,6 +882,97 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     free(dir_ca);
     inst_stop(&a);
 out_ext:
+    free(ca64);
+    free(crt64);
+    free(key64);
+    wh_certs_bundle_free(ext);
+    fx_stop(&f);
+}
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+    char *path = wh_str_printf("%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    WH_ASSERT(fp && fputs(text, fp) >= 0 && fclose(fp) == 0);
+    return path;
+}
+
+/* Issue 10: initialised is not enough for /readyz; the replica calls itself through the
+ * configured clientConfigs. With external certificates the entries' caBundles are right but
+ * nothing makes them name this server: an entry calling another Service is a TLS name failure
+ * the API server would meet, reported in why. (Here the "server" is a fake API server with
+ * the certificate, which answers the path 404: once the name is right, that is what shows.) */
+TEST(certs_readiness_calls_through_the_configuration)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    struct wh_apiserver *https = NULL;
+    char why[256] = "";
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
+    const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
+    char *ca64 = wh_base64_encode(ca, strlen(ca));
+    char *crt = write_tmp(f.dir, "ext.crt", wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL));
+    char *key = write_tmp(f.dir, "ext.key", wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL));
+    char *crt64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL),
+                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL)));
+    char *key64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL),
+                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL)));
+    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
+                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
+                          ca64, "tls.crt", crt64, "tls.key", key64);
+    put_obj(&f, s);
+    json_decref(s);
+    /* Every caBundle right (cert-manager's injector), the entries calling Service "x". */
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(&f, i == 0);
+        size_t k;
+        json_t *e;
+        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
+        {
+            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
+        }
+        put_obj(&f, cfg);
+        json_decref(cfg);
+    }
+    const char *extra[] = {"--cert", crt, "--key", key, NULL};
+    struct wh_apiserver_opts ho = {.extra_args = extra};
+    CHECK_EQ_INT(wh_apiserver_start(&ho, &https, &eb), WH_OK);
+    /* No CRD conversions to check: only the two configurations. */
+    static const char *const args[] = {"--feature-gates", "EnableExternalCerts=true",
+                                       "--service-name", "no-crd-names-this", NULL};
+    if (!https || !inst_start(&a, &f, "a", args))
+        goto out;
+    a.https_port = wh_apiserver_port(https);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+    CHECK(!wh_certs_controller_called(a.c, why, sizeof(why)));
+    CHECK(strstr(why, "x.kruise-system.svc") != NULL);
+
+    /* The entries now call the Service the certificate is for: TLS passes, the path does not
+     * exist at this fake. */
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(&f, i == 0);
+        json_t *svc = wh_json_path(json_array_get(json_object_get(cfg, "webhooks"), 0),
+                                   "clientConfig", "service", NULL);
+        json_object_set_new(svc, "name", json_string(UPSTREAM_SVC));
+        put_obj(&f, cfg);
+        json_decref(cfg);
+    }
+    for (int i = 0; i < 30 && !strstr(why, "no webhook is served"); i++) {
+        CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+        CHECK(!wh_certs_controller_called(a.c, why, sizeof(why)));
+    }
+    if (!strstr(why, "no webhook is served at this path"))
+        fprintf(stderr, "why: %s\n", why);
+    CHECK(strstr(why, "no webhook is served at this path") != NULL);
+    inst_stop(&a);
+out:
+    wh_apiserver_stop(https);
+    free(crt);
+    free(key);
     free(ca64);
     free(crt64);
     free(key64);

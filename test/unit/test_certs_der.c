@@ -18,6 +18,8 @@
 #include "certs/fs_store.h"
 #include "certs/pem.h"
 #include "certs/secret.h"
+#include "certs/selfcall.h"
+#include "test/support/apiserver_proc.h"
 #include "test/support/certs_hooks.h"
 #include "test/support/tls_fixture.h"
 #include "util/mem.h"
@@ -393,4 +395,59 @@ TEST(der_certs_generate_output_is_strict)
         }
     }
     wh_tls_fixture_rmtree(base);
+}
+
+/* --- the self-call behind /readyz ------------------------------------------------------------ */
+
+/* The self-call against an HTTPS server presenting fx's serving certificate (the fake API
+ * server, which answers 404 on a webhook path: TLS worked, the path is not served there). */
+TEST(selfcall_reads_trust_and_name_as_the_api_server)
+{
+    struct wh_tls_fixture fx, other;
+    struct wh_errbuf eb = {{0}};
+    struct wh_apiserver *srv = NULL;
+    wh_test_curl_init();
+    CHECK_EQ_INT(wh_tls_fixture_init(&fx, false, &eb), WH_OK);
+    CHECK_EQ_INT(wh_tls_fixture_init(&other, false, &eb), WH_OK);
+    const char *extra[] = {"--cert", fx.cert_file, "--key", fx.key_file, NULL};
+    struct wh_apiserver_opts o = {.extra_args = extra};
+    if (wh_apiserver_start(&o, &srv, &eb)) {
+        fprintf(stderr, "fake API server: %s\n", eb.msg);
+        CHECK(false);
+        goto out;
+    }
+    size_t len = 0;
+    const char *ca = wh_certs_bundle_get(fx.bundle, WH_CERTS_CA_CERT, &len);
+    struct wh_certs_selfcall call = {.ca_bundle = ca,
+                                     .ca_bundle_len = len,
+                                     .name = "localhost",
+                                     .path = "/mutate-pod",
+                                     .connect_host = "127.0.0.1",
+                                     .port = wh_apiserver_port(srv)};
+    /* Trusted, named: the TLS part passes and the path is reported not served. */
+    CHECK_EQ_INT(wh_certs_selfcall(&call, &eb), WH_ERR_NOT_FOUND);
+    CHECK(strstr(eb.msg, "no webhook is served at this path") != NULL);
+    /* A name the certificate does not hold. */
+    call.name = "kruise-webhook-server.kruise-system.svc";
+    CHECK_EQ_INT(wh_certs_selfcall(&call, &eb), WH_ERR_TLS);
+    /* A caBundle of another CA. */
+    call.name = "localhost";
+    call.ca_bundle = wh_certs_bundle_get(other.bundle, WH_CERTS_CA_CERT, &call.ca_bundle_len);
+    CHECK_EQ_INT(wh_certs_selfcall(&call, &eb), WH_ERR_TLS);
+    /* The bug of issue 10: the right CA, encoded so that Go cannot read it. OpenSSL would have
+     * trusted it; the self-call reads it as the API server does. */
+    struct wh_certs_bundle *bad = wh_tls_fixture_non_der_ca(fx.bundle);
+    call.ca_bundle = wh_certs_bundle_get(bad, WH_CERTS_CA_CERT, &call.ca_bundle_len);
+    CHECK_EQ_INT(wh_certs_selfcall(&call, &eb), WH_ERR_PARSE);
+    CHECK(strstr(eb.msg, "no certificate the API server can read") != NULL);
+    wh_certs_bundle_free(bad);
+    /* Nobody listening. */
+    call.ca_bundle = ca;
+    call.ca_bundle_len = len;
+    call.port = 1;
+    CHECK_EQ_INT(wh_certs_selfcall(&call, &eb), WH_ERR_IO);
+out:
+    wh_apiserver_stop(srv);
+    wh_tls_fixture_fini(&other);
+    wh_tls_fixture_fini(&fx);
 }
