@@ -358,7 +358,7 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             if (rc)
                 wh_errbuf_set(eb, rc, "failed to update %s %s: %s", kind_names[k],
                               wh_json_meta_str(live, "name"), why.msg);
-            else
+            else if (stats.changed)
                 wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
                        stats.entries, kind_names[k], wh_json_meta_str(live, "name"));
             if (!rc && stats.removed)

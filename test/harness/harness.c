@@ -177,6 +177,8 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     "--kubeconfig",
                     h->kubeconfig_path,
                     gate_flag,
+                    "--bind-address",
+                    "127.0.0.1",
                     "--port",
                     (char *)(uintptr_t)h->port,
                     "--webhook-host",
