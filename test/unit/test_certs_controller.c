@@ -810,6 +810,41 @@ out_fx:
  * cert-manager's keys, written to the cert dir, never generated and never written to the cluster;
  * configurations are verified, and the sync fails with upstream's message until their caBundles
  * match ca.crt byte for byte. */
+/* cert-manager's Secret for ext (ca.crt, tls.crt, tls.key). Returns: ext's CA in base64 (free). */
+static char *put_external_secret(struct fx *f, const struct wh_certs_bundle *ext)
+{
+    const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
+    const char *crt = wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL);
+    const char *key = wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL);
+    char *ca64 = wh_base64_encode(ca, strlen(ca));
+    char *crt64 = wh_base64_encode(crt, strlen(crt));
+    char *key64 = wh_base64_encode(key, strlen(key));
+    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
+                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
+                          ca64, "tls.crt", crt64, "tls.key", key64);
+    put_obj(f, s);
+    json_decref(s);
+    free(crt64);
+    free(key64);
+    return ca64;
+}
+
+/* What cert-manager's CA injector does: every entry of both configurations gets ca64. */
+static void inject_every_entry(struct fx *f, const char *ca64)
+{
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(f, i == 0);
+        size_t k;
+        json_t *e;
+        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
+        {
+            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
+        }
+        put_obj(f, cfg);
+        json_decref(cfg);
+    }
+}
+
 TEST(cert38_external_mode_reads_verifies_never_writes)
 {
     struct fx f;
@@ -819,16 +854,7 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
         return;
     struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
     const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
-    char *ca64 = wh_base64_encode(ca, strlen(ca));
-    char *crt64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL)));
-    char *key64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL)));
-    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
-                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
-                          ca64, "tls.crt", crt64, "tls.key", key64);
-    put_obj(&f, s);
-    json_decref(s);
+    char *ca64 = put_external_secret(&f, ext);
     static const char *const gate[] = {"--feature-gates", "EnableExternalCerts=true", NULL};
     if (!inst_start(&a, &f, "a", gate))
         goto out_ext;
@@ -842,18 +868,7 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     CHECK_EQ_STR(dir_key, "");
     CHECK(!wh_certs_controller_initialized(a.c));
 
-    /* cert-manager's CA injector fills in the caBundles */
-    for (int i = 0; i < 2; i++) {
-        json_t *cfg = get_config(&f, i == 0);
-        size_t k;
-        json_t *e;
-        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
-        {
-            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
-        }
-        put_obj(&f, cfg);
-        json_decref(cfg);
-    }
+    inject_every_entry(&f, ca64); /* cert-manager's CA injector */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "CRD") != NULL); /* CRDs pointing at us have no caBundle yet */
     static const char *const crds[] = {"clonesets",
@@ -883,8 +898,6 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     inst_stop(&a);
 out_ext:
     free(ca64);
-    free(crt64);
-    free(key64);
     wh_certs_bundle_free(ext);
     fx_stop(&f);
 }
@@ -912,31 +925,11 @@ TEST(certs_readiness_calls_through_the_configuration)
     if (!fx_start(&f))
         return;
     struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
-    const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
-    char *ca64 = wh_base64_encode(ca, strlen(ca));
     char *crt = write_tmp(f.dir, "ext.crt", wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL));
     char *key = write_tmp(f.dir, "ext.key", wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL));
-    char *crt64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL)));
-    char *key64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL)));
-    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
-                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
-                          ca64, "tls.crt", crt64, "tls.key", key64);
-    put_obj(&f, s);
-    json_decref(s);
+    char *ca64 = put_external_secret(&f, ext);
     /* Every caBundle right (cert-manager's injector), the entries calling Service "x". */
-    for (int i = 0; i < 2; i++) {
-        json_t *cfg = get_config(&f, i == 0);
-        size_t k;
-        json_t *e;
-        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
-        {
-            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
-        }
-        put_obj(&f, cfg);
-        json_decref(cfg);
-    }
+    inject_every_entry(&f, ca64);
     const char *extra[] = {"--cert", crt, "--key", key, NULL};
     struct wh_apiserver_opts ho = {.extra_args = extra};
     CHECK_EQ_INT(wh_apiserver_start(&ho, &https, &eb), WH_OK);
@@ -974,8 +967,6 @@ out:
     free(crt);
     free(key);
     free(ca64);
-    free(crt64);
-    free(key64);
     wh_certs_bundle_free(ext);
     fx_stop(&f);
 }
