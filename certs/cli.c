@@ -390,7 +390,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     struct wh_errbuf eb = {{0}};
     struct wh_kube_client *c = NULL;
     char *argv[] = {"kruise-webhook", NULL};
-    bool match = true, have_cfg = false;
+    bool match = true;
     size_t ca_len = 0, cert_len = 0;
     const char *ca = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &ca_len);
     const char *cert = wh_certs_bundle_get(b, WH_CERTS_CERT, &cert_len);
@@ -401,12 +401,13 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     if (cert && wh_certs_pem_first_cert(cert, cert_len, &sc.leaf) != WH_OK)
         sc.leaf = NULL;
 
-    if (wh_config_load(&cfg, 1, argv, &eb) || wh_kube_client_new(&ko, &c, &eb)) {
+    /* Released at out whatever the outcome, as config.h asks. */
+    enum wh_err lrc = wh_config_load(&cfg, 1, argv, &eb);
+    if (lrc || wh_kube_client_new(&ko, &c, &eb)) {
         trouble(report, eb.msg);
         match = false;
         goto out;
     }
-    have_cfg = true;
     struct wh_certs_inject_target t = {
         .ns = a->namespace ? a->namespace : env->pod_namespace,
         .service = a->service ? a->service : env->service_name,
@@ -489,8 +490,7 @@ out:
     note(report, "match", json_boolean(match));
     X509_free(sc.leaf);
     wh_kube_client_free(c);
-    if (have_cfg)
-        wh_config_fini(&cfg);
+    wh_config_fini(&cfg);
     return report;
 }
 
