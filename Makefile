@@ -1,7 +1,8 @@
 # kruise-webhook: plain GNU make, one output directory per build flavour.
 #   make            build build/kruise-webhook
 #   make run        build and start the server standalone on loopback (ARGS=... adds flags)
-#   make test       unit + integration + vector tests, then the same in an ASan+UBSan build
+#   make test       unit + integration + vector + end-to-end tests, then the same in an
+#                   ASan+UBSan build
 #   make bench      in-process benchmarks (never part of make test)
 # V=1 shows full command lines.
 
@@ -46,7 +47,7 @@ else
 Q = @
 endif
 
-.PHONY: all run test check unit integration vectors test-vectors asan tsan bench fuzz \
+.PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench fuzz \
         check-src install clean deps FORCE
 
 all: $(BIN)
@@ -152,7 +153,7 @@ test: check-src
 	$(MAKE) check
 	$(MAKE) asan
 
-check: unit integration vectors
+check: unit integration vectors e2e
 
 unit: $(UNIT_BIN) $(GUARD_SO)
 	$(GUARD) $(UNIT_BIN)
@@ -168,6 +169,14 @@ vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG))
+
+# End to end behind a real kube-apiserver and etcd (K8S_DIR/start.sh, or KUBE_APISERVER and
+# ETCD), the vectors included; one "skipped" line when those cannot be had. It runs in the
+# sanitizer pass too: only there do the API machinery's paths (relists, an API server that
+# goes away and comes back, real conversion traffic) run under ASan+UBSan.
+K8S_DIR ?= ../shared/k8s
+e2e: $(BIN) $(HARNESS) $(GUARD_SO)
+	$(GUARD) $(PYTHON) test/e2e/run.py --bin $(BIN) --harness $(HARNESS) --k8s $(K8S_DIR)
 
 SAN_OPT = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:

@@ -129,12 +129,12 @@ static bool present(const struct wh_certs_bundle *b, enum wh_certs_item i)
 static enum wh_certs_verdict parse_cert_item(const struct wh_certs_bundle *b, enum wh_certs_item i,
                                              X509 **out, struct wh_errbuf *why)
 {
-    enum wh_err rc = wh_certs_pem_first_cert(b->item[i].data, b->item[i].len, out);
+    struct wh_errbuf pem_why;
+    enum wh_err rc = wh_certs_pem_first_cert_why(b->item[i].data, b->item[i].len, out, &pem_why);
     if (rc == WH_OK)
         return WH_CERTS_VALID;
-    wh_errbuf_set(why, rc, "%s: %s", item_names[i],
-                  rc == WH_ERR_NOT_FOUND ? "no CERTIFICATE block"
-                                         : "first certificate does not parse");
+    wh_errbuf_set(why, rc, "%s: %s%s", item_names[i],
+                  rc == WH_ERR_NOT_FOUND ? "" : "first certificate does not parse: ", pem_why.msg);
     return WH_CERTS_GARBAGE;
 }
 
@@ -210,8 +210,14 @@ enum wh_certs_verdict wh_certs_bundle_validate(const struct wh_certs_bundle *b,
     }
     if (wh_certs_pem_certs(b->item[WH_CERTS_CA_CERT].data, b->item[WH_CERTS_CA_CERT].len, false,
                            &anchors) != WH_OK) {
+        X509 *first = NULL;
+        struct wh_errbuf first_why = {"no CERTIFICATE block"};
+        if (wh_certs_pem_first_cert_why(b->item[WH_CERTS_CA_CERT].data,
+                                        b->item[WH_CERTS_CA_CERT].len, &first, &first_why) == WH_OK)
+            X509_free(first); /* cannot happen: the first block would have been an anchor */
         v = WH_CERTS_GARBAGE;
-        wh_errbuf_set(why, WH_ERR_PARSE, "ca-cert.pem: no parsable certificate");
+        wh_errbuf_set(why, WH_ERR_PARSE, "ca-cert.pem: no parsable certificate (%s)",
+                      first_why.msg);
         goto out;
     }
     v = wh_certs_verify_chain(leaf, anchors, now, time_add(now, margin_secs), &chain_why);
@@ -349,6 +355,16 @@ enum wh_err wh_certs_bundle_generate(const struct wh_certs_gen_opts *o,
     if (rc)
         goto encode_failed;
     set_take(b, WH_CERTS_CERT, text, len);
+    /* What the API server cannot read must never be stored: read both back as Go would. */
+    for (int i = WH_CERTS_CA_CERT; i <= WH_CERTS_CERT; i++) {
+        struct wh_errbuf why;
+        X509 *back = NULL;
+        if (wh_certs_pem_first_cert_why(b->item[i].data, b->item[i].len, &back, &why) != WH_OK) {
+            rc = wh_errbuf_set(eb, WH_ERR_INTERNAL, "generated %s: %s", item_names[i], why.msg);
+            goto out;
+        }
+        X509_free(back);
+    }
 
     *out = b;
     b = NULL;

@@ -64,7 +64,9 @@ WH_NODISCARD enum wh_err wh_certs_bundle_not_after(const struct wh_certs_bundle 
 /* Generates a new serving key and certificate for t, signed by a CA that is either reused
  * from reuse_ca_from (when not NULL and wh_certs_bundle_ca_reusable says so for o->key_type
  * at o->now) or freshly generated. Reused CA material is re-encoded, as upstream does.
- * *ca_reused (may be NULL) says which. Returns: a new bundle in *out. */
+ * *ca_reused (may be NULL) says which. Both certificates are read back through the strict
+ * parser (certs/der.h) before they are handed out: WH_ERR_INTERNAL if one is not DER.
+ * Returns: a new bundle in *out. */
 WH_NODISCARD enum wh_err wh_certs_bundle_generate(const struct wh_certs_gen_opts *o,
                                                   const struct wh_certs_target *t,
                                                   const struct wh_certs_bundle *reuse_ca_from,

@@ -1,5 +1,6 @@
 #include "certs/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +57,12 @@ static const char usage_generate[] =
     "\n"
     "  --out DIR         target directory (required)\n"
     "  --host H          URL mode: the certificate is for H (an IP address becomes an IP SAN;\n"
-    "                    localhost adds 127.0.0.1 and ::1); default $WEBHOOK_HOST\n"
-    "  --service S       service mode: for S.N.svc (plus S, S.N, S.N.svc.cluster.local);\n"
-    "  --namespace N     defaults $SERVICE_NAME / $POD_NAMESPACE, kruise-webhook-service /\n"
-    "                    kruise-system\n"
+    "                    localhost adds 127.0.0.1 and ::1)\n"
+    "  --service S       service mode: for S.N.svc (plus S, S.N, S.N.svc.cluster.local)\n"
+    "  --namespace N\n"
+    "  The default is the name the server would use with the same environment: $WEBHOOK_HOST;\n"
+    "  else, with no cluster ($KUBECONFIG unset, not in a pod), localhost, as `make run`;\n"
+    "  else the Service $SERVICE_NAME.$POD_NAMESPACE.svc (kruise-webhook-server.kruise-system).\n"
     "  --ecdsa           ECDSA P-256 keys instead of RSA 2048\n"
     "  --upstream-sans   only the SANs upstream kruise-manager writes\n"
     "  --days N          validity in days (default 3650)\n";
@@ -75,10 +78,14 @@ static const char usage_inspect[] =
     "--cluster) it also checks that the caBundles in the cluster trust the CA: every served\n"
     "entry of the two webhook configurations, and the conversion of our CRDs.\n"
     "The cluster is reached through $KUBECONFIG, else the in-cluster service account.\n"
+    "Every certificate is read as the API server reads it (strict DER, Go's crypto/x509).\n"
     "Exit status: 0 valid, 1 invalid (the controller would regenerate) or caBundles that do\n"
-    "not trust the CA, 2 error.\n"
+    "not trust the CA, 2 error (a directory that cannot be read, no cluster to check).\n"
     "\n"
-    "  --host, --service, --namespace   the name to check (defaults as for the server)\n"
+    "  --host, --service, --namespace   the name to check; by default the one the server\n"
+    "                    would use with the same environment (see certs generate --help);\n"
+    "                    with --cluster and no $WEBHOOK_HOST, the one the cluster's webhook\n"
+    "                    entries name when they all name the same\n"
     "  --secret [NAME]   read the Secret (default $SECRET_NAME) in --namespace instead\n"
     "  --cluster         check the caBundles in the cluster against DIR's CA\n"
     "  --mutating-config NAME, --validating-config NAME\n"
@@ -189,10 +196,10 @@ static bool parse_args(int argc, char **argv, struct args *a)
 }
 
 /* The target named on the command line, else the server's (environment) one. */
-static void pick_target(const struct args *a, const struct wh_certs_env *env,
+static void pick_target(const struct args *a, const struct wh_certs_env *env, bool standalone,
                         struct wh_certs_target *t)
 {
-    wh_certs_env_target(env, t);
+    wh_certs_env_target(env, standalone, t);
     if (a->host) {
         t->host = a->host;
     } else if (a->service || a->namespace) {
@@ -326,8 +333,23 @@ static void note(json_t *obj, const char *key, json_t *value)
     WH_ASSERT(r == 0);
 }
 
-struct crd_scan {
+/* What the cluster check gathers. */
+struct scan {
     const struct wh_certs_inject_target *t;
+    X509 *leaf;    /* the serving certificate (may be NULL) */
+    json_t *names; /* {name: valid-for-it} for every served entry and selected CRD */
+};
+
+static void scan_name(struct scan *sc, const json_t *cc)
+{
+    char *name = wh_certs_inject_called_name(cc);
+    if (name && !json_object_get(sc->names, name))
+        note(sc->names, name, json_boolean(sc->leaf && wh_certs_verify_host(sc->leaf, name)));
+    free(name);
+}
+
+struct crd_scan {
+    struct scan *sc;
     json_t *out;
     int selected, trusting;
 };
@@ -335,11 +357,13 @@ struct crd_scan {
 static enum wh_err scan_crd(void *arg, json_t *crd)
 {
     struct crd_scan *cs = arg;
-    if (!wh_certs_inject_crd_selected(crd, cs->t))
+    const struct wh_certs_inject_target *t = cs->sc->t;
+    if (!wh_certs_inject_crd_selected(crd, t))
         return WH_OK;
     cs->selected++;
-    if (trusts(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL),
-               cs->t->ca_bundle, cs->t->ca_bundle_len))
+    const json_t *cc = wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL);
+    scan_name(cs->sc, cc);
+    if (trusts(cc, t->ca_bundle, t->ca_bundle_len))
         cs->trusting++;
     else
         json_array_append_new(json_object_get(cs->out, "not_trusting"),
@@ -347,7 +371,17 @@ static enum wh_err scan_crd(void *arg, json_t *crd)
     return WH_OK;
 }
 
-/* Whether the caBundles in the cluster trust b's CA. Returns: new ref, a report with "match". */
+/* A failure to talk to the cluster (as opposed to a finding about it): the report gets
+ * "error" and "trouble", and the command exits 2, as `--secret` does for the same failure. */
+static void trouble(json_t *report, const char *msg)
+{
+    note(report, "error", json_string(msg));
+    note(report, "trouble", json_true());
+}
+
+/* Whether the caBundles in the cluster trust b's CA and name what b's serving certificate is
+ * valid for. Returns: new ref, a report with "match" (and "trouble" when the cluster could
+ * not be read). */
 static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args *a,
                              const struct wh_certs_env *env)
 {
@@ -356,18 +390,24 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     struct wh_errbuf eb = {{0}};
     struct wh_kube_client *c = NULL;
     char *argv[] = {"kruise-webhook", NULL};
-    bool match = true, have_cfg = false;
-    size_t ca_len = 0;
+    bool match = true;
+    size_t ca_len = 0, cert_len = 0;
     const char *ca = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &ca_len);
+    const char *cert = wh_certs_bundle_get(b, WH_CERTS_CERT, &cert_len);
     struct wh_kube_opts ko = {
         .kubeconfig = getenv("KUBECONFIG"), .timeout_ms = 10000, .max_retries = 2};
+    struct scan sc = {.names = json_object()};
+    note(report, "names", sc.names);
+    if (cert && wh_certs_pem_first_cert(cert, cert_len, &sc.leaf) != WH_OK)
+        sc.leaf = NULL;
 
-    if (wh_config_load(&cfg, 1, argv, &eb) || wh_kube_client_new(&ko, &c, &eb)) {
-        note(report, "error", json_string(eb.msg));
+    /* Released at out whatever the outcome, as config.h asks. */
+    enum wh_err lrc = wh_config_load(&cfg, 1, argv, &eb);
+    if (lrc || wh_kube_client_new(&ko, &c, &eb)) {
+        trouble(report, eb.msg);
         match = false;
         goto out;
     }
-    have_cfg = true;
     struct wh_certs_inject_target t = {
         .ns = a->namespace ? a->namespace : env->pod_namespace,
         .service = a->service ? a->service : env->service_name,
@@ -378,6 +418,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         .serves = serves_path,
         .serves_arg = &cfg,
     };
+    sc.t = &t;
     const struct {
         const char *kind, *resource, *name;
     } configs[] = {
@@ -397,7 +438,10 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         if (!rc)
             rc = wh_kube_get(c, path, &obj, &st);
         if (rc) {
-            note(r, "error", json_string(st.message[0] ? st.message : wh_strerror(rc)));
+            const char *msg = st.message[0] ? st.message : wh_strerror(rc);
+            note(r, "error", json_string(msg));
+            if (rc != WH_ERR_NOT_FOUND)
+                trouble(report, msg);
             match = false;
             continue;
         }
@@ -411,6 +455,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
             if (p && serves_path(&cfg, p)) {
                 served++;
                 trusting += trusts(cc, t.ca_bundle, t.ca_bundle_len);
+                scan_name(&sc, cc);
             }
             free(p);
         }
@@ -419,7 +464,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         match = match && served == trusting;
         json_decref(obj);
     }
-    struct crd_scan cs = {&t, json_object(), 0, 0};
+    struct crd_scan cs = {&sc, json_object(), 0, 0};
     struct wh_kube_status st = {0};
     char path[256];
     note(report, "crds", cs.out);
@@ -427,17 +472,25 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     if (wh_kube_path(path, sizeof(path), "apiextensions.k8s.io", "v1", "customresourcedefinitions",
                      NULL, NULL, NULL) ||
         wh_kube_list_all(c, path, NULL, NULL, 100, scan_crd, &cs, NULL, &st)) {
-        note(cs.out, "error", json_string(st.message[0] ? st.message : "cannot list CRDs"));
+        const char *msg = st.message[0] ? st.message : "cannot list CRDs";
+        note(cs.out, "error", json_string(msg));
+        trouble(report, msg);
         match = false;
     }
     note(cs.out, "selected", json_integer(cs.selected));
     note(cs.out, "trusting", json_integer(cs.trusting));
     match = match && cs.selected == cs.trusting;
+    const char *name;
+    const json_t *valid;
+    json_object_foreach(sc.names, name, valid)
+    {
+        match = match && json_is_true(valid);
+    }
 out:
     note(report, "match", json_boolean(match));
+    X509_free(sc.leaf);
     wh_kube_client_free(c);
-    if (have_cfg)
-        wh_config_fini(&cfg);
+    wh_config_fini(&cfg);
     return report;
 }
 
@@ -446,13 +499,13 @@ static void print_cluster(const json_t *r)
     const char *key;
     const json_t *v;
     printf("caBundles in the cluster\n");
-    if (json_object_get(r, "error")) {
+    if (json_object_get(r, "error") && !json_object_get(r, "crds")) {
         printf("  error: %s\n", jstr(r, "error"));
         return;
     }
     json_object_foreach((json_t *)(uintptr_t)r, key, v)
     {
-        if (!json_is_object(v) || strcmp(key, "crds") == 0)
+        if (!json_is_object(v) || strcmp(key, "crds") == 0 || strcmp(key, "names") == 0)
             continue;
         if (json_object_get(v, "error"))
             printf("  %s: %s\n", key, jstr(v, "error"));
@@ -462,10 +515,29 @@ static void print_cluster(const json_t *r)
                    (long long)json_integer_value(json_object_get(v, "served_entries")));
     }
     const json_t *crds = json_object_get(r, "crds");
-    printf("  CRDs converted by us: %lld of %lld trust the CA\n",
-           (long long)json_integer_value(json_object_get(crds, "trusting")),
-           (long long)json_integer_value(json_object_get(crds, "selected")));
+    if (json_object_get(crds, "error"))
+        printf("  CRDs: %s\n", jstr(crds, "error"));
+    else
+        printf("  CRDs converted by us: %lld of %lld trust the CA\n",
+               (long long)json_integer_value(json_object_get(crds, "trusting")),
+               (long long)json_integer_value(json_object_get(crds, "selected")));
+    json_object_foreach((json_t *)(uintptr_t)json_object_get(r, "names"), key, v)
+    {
+        printf("  the API server calls %s: certificate valid for it: %s\n", key,
+               json_is_true(v) ? "yes" : "NO");
+    }
     printf("  match: %s\n", yes_no(r, "match"));
+}
+
+/* With --cluster and nothing naming the host (flags, WEBHOOK_HOST), the name the cluster's
+ * entries call when they all call one; else NULL. Returns: borrowed from cluster. */
+static const char *cluster_name(const struct args *a, const struct wh_certs_env *env,
+                                const json_t *cluster)
+{
+    const json_t *names = json_object_get(cluster, "names");
+    if (a->host || a->service || a->namespace || env->host || json_object_size(names) != 1)
+        return NULL;
+    return json_object_iter_key(json_object_iter((json_t *)(uintptr_t)names));
 }
 
 static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
@@ -479,7 +551,10 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
     bool check = a->cluster;
 
     if (a->use_secret == (a->dir != NULL)) {
-        fprintf(stderr, "%s", usage_inspect);
+        fprintf(stderr, "kruise-webhook certs inspect: %s\n\n%s",
+                a->use_secret ? "a directory and --secret exclude each other"
+                              : "a directory or --secret is required",
+                usage_inspect);
         return EXIT_TROUBLE;
     }
     if (a->use_secret) {
@@ -497,7 +572,12 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
         where = wh_str_printf("Secret %s/%s", ns, name);
     } else {
         struct stat st;
-        if (stat(a->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        if (stat(a->dir, &st) != 0) {
+            fprintf(stderr, "kruise-webhook certs inspect: %s: cannot be read: %s\n", a->dir,
+                    strerror(errno));
+            return EXIT_TROUBLE;
+        }
+        if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "kruise-webhook certs inspect: %s: not a directory\n", a->dir);
             return EXIT_TROUBLE;
         }
@@ -507,14 +587,15 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
         }
         where = wh_str_printf("directory %s", a->dir);
     }
-    /* As in the server, one namespace holds the Secret and names the service. */
-    pick_target(a, env, &t);
-    dns_name = wh_certs_target_dns_name(&t);
-    report = wh_certs_bundle_inspect(b, dns_name, time(NULL), env->renew_before_secs);
-    if (check) {
+    if (check)
         cluster = check_cluster(b, a, env);
+    /* As in the server, one namespace holds the Secret and names the service. */
+    pick_target(a, env, !check && wh_kube_standalone(NULL, getenv("KUBECONFIG")), &t);
+    const char *from_cluster = cluster ? cluster_name(a, env, cluster) : NULL;
+    dns_name = from_cluster ? wh_xstrdup(from_cluster) : wh_certs_target_dns_name(&t);
+    report = wh_certs_bundle_inspect(b, dns_name, time(NULL), env->renew_before_secs);
+    if (cluster)
         note(report, "cluster", json_incref(cluster));
-    }
     if (a->json) {
         int r = json_object_set_new(report, "source", json_string(where));
         WH_ASSERT(r == 0);
@@ -530,6 +611,11 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
     status = strcmp(jstr(report, "verdict"), "valid") == 0 ? EXIT_VALID : EXIT_INVALID;
     if (cluster && !json_is_true(json_object_get(cluster, "match")))
         status = EXIT_INVALID;
+    if (cluster && json_is_true(json_object_get(cluster, "trouble"))) {
+        fprintf(stderr, "kruise-webhook certs inspect: cannot check the cluster: %s\n",
+                jstr(cluster, "error"));
+        status = EXIT_TROUBLE;
+    }
     json_decref(cluster);
     json_decref(report);
     free(dns_name);
@@ -549,7 +635,10 @@ static int cmd_generate(const struct args *a, const struct wh_certs_env *env)
     json_t *report = NULL;
 
     if (!a->out || a->dir) {
-        fprintf(stderr, "%s", usage_generate);
+        fprintf(stderr, "kruise-webhook certs generate: %s\n\n%s",
+                a->out ? "unexpected argument (the directory goes after --out)"
+                       : "--out DIR is required",
+                usage_generate);
         return EXIT_TROUBLE;
     }
     wh_certs_gen_opts_init(&o);
@@ -563,7 +652,7 @@ static int cmd_generate(const struct args *a, const struct wh_certs_env *env)
         }
         o.validity_secs = (int64_t)days * 86400;
     }
-    pick_target(a, env, &t);
+    pick_target(a, env, wh_kube_standalone(NULL, getenv("KUBECONFIG")), &t);
     dns_name = wh_certs_target_dns_name(&t);
     if (!dns_name) {
         fprintf(stderr, "kruise-webhook certs generate: no host, or no service and namespace\n");

@@ -22,12 +22,14 @@
 #include "certs/pem.h"
 #include "certs/report.h"
 #include "certs/secret.h"
+#include "certs/selfcall.h"
 #include "certs/store.h"
 #include "kube/cache.h"
 #include "kube/informer.h"
 #include "kube/rmw.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
+#include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -39,6 +41,8 @@
 #define BACKOFF_START_MS 5
 #define BACKOFF_MAX_MS 30000
 #define STORE_ROUNDS 8
+#define SELFCALL_RETRY_MS 1000
+#define SELFCALL_MAX 8 /* distinct (caBundle, name) pairs called; more is never seen */
 
 enum kind { K_SECRET, K_MUTATING, K_VALIDATING, K_CRD, K_COUNT };
 
@@ -97,6 +101,9 @@ struct wh_certs_controller {
     bool trigger;
     bool stopped; /* wh_certs_controller_stop ran (main thread only) */
     atomic_bool initialized;
+    atomic_bool called;   /* the self-call succeeded (sticky) */
+    int64_t next_call_ns; /* controller thread only */
+    char call_error[256]; /* the last self-call failure; guarded by mu */
     struct wh_certs_controller_status st;
     struct metrics m;
 };
@@ -288,6 +295,19 @@ static void target_for(const struct wh_certs_controller *c, const char *bundle, 
     t->ca_bundle_len = len;
     t->serves = c->hooks.serves;
     t->serves_arg = c->hooks.serves_arg;
+    t->knows = c->hooks.knows;
+}
+
+/* In URL mode an entry installed with a service gets a url instead; the API server then
+ * refuses a re-apply of that manifest (exactly one of url or service): say what to install. */
+static void warn_to_url(const char *kind, const char *name, int n)
+{
+    if (n > 0)
+        wh_log(WH_LOG_WARN,
+               "URL mode: %d entries of %s %s named a Service and now carry this server's URL; "
+               "re-applying a manifest with the Service there is refused by the API server: "
+               "install URL-form manifests (scripts/url-mode-manifests.py)",
+               n, kind, name);
 }
 
 /* The configuration by name. A missing one is not an error (upstream fails the sync and
@@ -339,9 +359,17 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             if (rc)
                 wh_errbuf_set(eb, rc, "failed to update %s %s: %s", kind_names[k],
                               wh_json_meta_str(live, "name"), why.msg);
-            else
+            else if (stats.changed)
                 wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
                        stats.entries, kind_names[k], wh_json_meta_str(live, "name"));
+            if (!rc && stats.removed)
+                wh_log(WH_LOG_WARN,
+                       "removed %d webhooks from %s %s: their paths are not served with these "
+                       "settings (%s); a feature gate turns them on",
+                       stats.removed, kind_names[k], wh_json_meta_str(live, "name"),
+                       stats.removed_paths);
+            if (!rc)
+                warn_to_url(kind_names[k], wh_json_meta_str(live, "name"), stats.to_url);
             if (!rc)
                 note_rewrite(c, k, bundle, len);
         }
@@ -369,8 +397,12 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
             rc = WH_OK; /* deleted meanwhile */
             continue;
         }
-        if (!rc)
+        bool had_service = false;
+        if (!rc) {
             wh_certs_inject_crd(live, &t, &want);
+            had_service = wh_json_path(live, "spec", "conversion", "webhook", "clientConfig",
+                                       "service", NULL) != NULL;
+        }
         json_decref(live);
         if (rc || !want) {
             if (rc)
@@ -385,6 +417,8 @@ static enum wh_err inject_all(struct wh_certs_controller *c, const char *bundle,
         else
             wh_log(WH_LOG_INFO, "updated conversion caBundle of CRD %s",
                    wh_object_name(l.items[i]));
+        if (!rc && t.host && t.host[0] && had_service)
+            warn_to_url("CRD", wh_object_name(l.items[i]), 1);
         json_decref(want);
     }
     wh_objlist_fini(&l);
@@ -965,6 +999,152 @@ static enum wh_err do_sync(struct wh_certs_controller *c, struct wh_errbuf *eb)
     return rc;
 }
 
+/* --- the self-call (readiness) ---------------------------------------------------------------- */
+
+struct call_target {
+    char *name, *path, *bundle;
+    size_t bundle_len;
+    const char *where; /* for messages: the entry or CRD */
+};
+
+/* Adds the call cc stands for when it is new (same name and caBundle: one call does). */
+static void add_call(struct call_target *ts, size_t *n, const json_t *cc, const char *where,
+                     const char *default_path)
+{
+    char *name = wh_certs_inject_called_name(cc), *path = wh_certs_inject_entry_path(cc);
+    const char *b64 = wh_json_str(cc, "caBundle");
+    unsigned char *bundle = NULL;
+    size_t len = 0;
+    if (!b64 || wh_base64_decode(b64, strlen(b64), &bundle, &len) != WH_OK)
+        bundle = NULL;
+    bool dup = false;
+    for (size_t i = 0; i < *n && !dup && name && bundle; i++)
+        dup = strcmp(ts[i].name, name) == 0 && ts[i].bundle_len == len &&
+              memcmp(ts[i].bundle, bundle, len) == 0;
+    if (!name || dup || *n == SELFCALL_MAX) {
+        free(name);
+        free(path);
+        free(bundle);
+        return;
+    }
+    ts[*n] = (struct call_target){.name = name,
+                                  .path = path ? path : wh_xstrdup(default_path),
+                                  .bundle = (char *)bundle,
+                                  .bundle_len = len,
+                                  .where = where};
+    (*n)++;
+}
+
+/* Where this replica's HTTPS server can be reached from inside: its bind address, loopback
+ * for a wildcard. */
+static const char *connect_host(const struct wh_config *cfg, char *buf, size_t bufsz)
+{
+    const char *b = cfg->bind_address;
+    if (!b[0] || strcmp(b, "0.0.0.0") == 0 || strcmp(b, "*") == 0)
+        return "127.0.0.1";
+    if (strcmp(b, "::") == 0 || strcmp(b, "[::]") == 0)
+        return "::1";
+    size_t n = strlen(b);
+    if (b[0] == '[' && n > 2 && b[n - 1] == ']')
+        snprintf(buf, bufsz, "%.*s", (int)(n - 2), b + 1);
+    else
+        snprintf(buf, bufsz, "%s", b);
+    return buf;
+}
+
+/* Calls this replica through every distinct (name, caBundle) the cluster's served entries and
+ * our CRDs hold. */
+static enum wh_err selfcall_all(struct wh_certs_controller *c, int port, int *calls,
+                                struct wh_errbuf *eb)
+{
+    struct call_target ts[SELFCALL_MAX];
+    size_t n = 0;
+    json_t *live[2] = {NULL, NULL};
+    struct wh_certs_inject_target t;
+    enum wh_err rc = WH_OK;
+    target_for(c, NULL, 0, &t);
+    for (enum kind k = K_MUTATING; k <= K_VALIDATING && !rc; k++) {
+        rc = get_config(c, k, &live[k - K_MUTATING], eb);
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(live[k - K_MUTATING], "webhooks"), i, e)
+        {
+            const json_t *cc = wh_json_obj(e, "clientConfig");
+            char *path = wh_certs_inject_entry_path(cc);
+            if (path && t.serves(t.serves_arg, path))
+                add_call(ts, &n, cc, kind_names[k], "/");
+            free(path);
+        }
+    }
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    wh_cache_list(c->crds, NULL, &l);
+    for (size_t i = 0; i < l.n && !rc; i++) {
+        if (wh_certs_inject_crd_selected(crd_view(l.items[i]), &t))
+            add_call(ts, &n,
+                     wh_json_path(crd_view(l.items[i]), "spec", "conversion", "webhook",
+                                  "clientConfig", NULL),
+                     kind_names[K_CRD], "/convert");
+    }
+    char buf[64];
+    const char *host = connect_host(c->cfg, buf, sizeof(buf));
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct wh_errbuf why = {{0}};
+        struct wh_certs_selfcall call = {.ca_bundle = ts[i].bundle ? ts[i].bundle : "",
+                                         .ca_bundle_len = ts[i].bundle_len,
+                                         .name = ts[i].name,
+                                         .path = ts[i].path,
+                                         .connect_host = host,
+                                         .port = port};
+        rc = wh_certs_selfcall(&call, &why);
+        if (rc) {
+            char *url = wh_certs_inject_url(ts[i].name, port, ts[i].path);
+            wh_errbuf_set(eb, rc, "%s with the caBundle of the %s: %s", url, ts[i].where, why.msg);
+            free(url);
+        }
+    }
+    *calls = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        free(ts[i].name);
+        free(ts[i].path);
+        free(ts[i].bundle);
+    }
+    wh_objlist_fini(&l);
+    json_decref(live[0]);
+    json_decref(live[1]);
+    return rc;
+}
+
+static void selfcall_tick(struct wh_certs_controller *c)
+{
+    int port = c->hooks.https_port ? c->hooks.https_port(c->hooks.https_arg) : 0;
+    int64_t now = wh_time_mono_ns();
+    if (atomic_load(&c->called) || !atomic_load(&c->initialized) || port <= 0 ||
+        now < c->next_call_ns)
+        return;
+    struct wh_errbuf eb = {{0}};
+    int calls = 0;
+    enum wh_err rc = selfcall_all(c, port, &calls, &eb);
+    pthread_mutex_lock(&c->mu);
+    snprintf(c->call_error, sizeof(c->call_error), "%s", rc ? eb.msg : "");
+    pthread_mutex_unlock(&c->mu);
+    if (rc) {
+        WH_LOG_EVERY(30, WH_LOG_WARN, "not ready: calling this server as the API server would: %s",
+                     eb.msg);
+        c->next_call_ns = wh_time_mono_ns() + SELFCALL_RETRY_MS * MS;
+        return;
+    }
+    atomic_store(&c->called, true);
+    if (calls)
+        wh_log(WH_LOG_INFO,
+               "called this server as the API server does, through %d configured "
+               "clientConfig%s: it answers",
+               calls, calls == 1 ? "" : "s");
+    else
+        wh_log(WH_LOG_INFO, "no served webhook entry or CRD conversion in the cluster calls "
+                            "this server yet: nothing to call");
+}
+
 /* --- the thread ------------------------------------------------------------------------------ */
 
 /* Work that is cheap and runs at every wake-up: initialisation once the HTTPS server presents
@@ -989,6 +1169,7 @@ static void tick(struct wh_certs_controller *c)
         if (wh_certs_report_publish(c->report, own, false, &eb))
             WH_LOG_EVERY(60, WH_LOG_WARN, "%s", eb.msg);
     }
+    selfcall_tick(c);
 }
 
 static void *controller_main(void *arg)
@@ -998,7 +1179,9 @@ static void *controller_main(void *arg)
     for (;;) {
         struct timespec ts;
         int64_t now = wh_time_mono_ns();
-        int64_t tick_ns = (atomic_load(&c->initialized) ? 1000 : 200) * MS;
+        bool settled =
+            atomic_load(&c->initialized) && (atomic_load(&c->called) || !c->hooks.https_port);
+        int64_t tick_ns = (settled ? 1000 : 200) * MS;
         int64_t wake = next_sync < now + tick_ns ? next_sync : now + tick_ns;
         pthread_mutex_lock(&c->mu);
         if (!c->stop && !c->trigger && wake > now) {
@@ -1119,7 +1302,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
         goto fail;
     c->mode =
         wh_certs_env_writer(&c->env, wh_feature_on(&cfg->features, WH_FEATURE_EnableExternalCerts));
-    wh_certs_env_target(&c->env, &c->target);
+    wh_certs_env_target(&c->env, false, &c->target);
     c->dns_name = wh_certs_target_dns_name(&c->target);
     if (!c->dns_name) {
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "no webhook host, or no service and namespace");
@@ -1233,6 +1416,18 @@ bool wh_certs_controller_ready(void *controller, char *why, size_t whysz)
     pthread_mutex_lock(&c->mu);
     snprintf(why, whysz, "webhook controller has not initialized%s%s",
              c->st.last_error[0] ? ": " : "", c->st.last_error);
+    pthread_mutex_unlock(&c->mu);
+    return false;
+}
+
+bool wh_certs_controller_called(void *controller, char *why, size_t whysz)
+{
+    struct wh_certs_controller *c = controller;
+    if (atomic_load(&c->called) || !c->hooks.https_port)
+        return true;
+    pthread_mutex_lock(&c->mu);
+    snprintf(why, whysz, "not yet called as the API server would call%s%s",
+             c->call_error[0] ? ": " : "", c->call_error);
     pthread_mutex_unlock(&c->mu);
     return false;
 }

@@ -47,11 +47,18 @@ struct wh_certs_hooks {
     /* True when this server answers path: only those webhook entries are pointed at it. */
     bool (*serves)(void *arg, const char *path);
     void *serves_arg;
+    /* True when this server has a handler for path, even one turned off (serves_arg is the
+     * argument): our entries for such paths are removed. NULL: none is ever removed. */
+    bool (*knows)(void *arg, const char *path);
     /* The serial (hex) of the certificate the HTTPS server presents now; false when none. */
     bool (*serving_serial)(void *arg, char *buf, size_t bufsz);
     void *serial_arg;
     /* This replica's identity in Leases (NULL: <hostname>_<8 random hex digits>). */
     const char *identity;
+    /* The port the HTTPS server listens on, 0 while it does not yet; thread-safe. NULL: no
+     * self-call (wh_certs_controller_called is then true at once). */
+    int (*https_port)(void *arg);
+    void *https_arg;
 };
 
 /* Makes the controller for cfg (borrowed: it must outlive the controller) on an API-mode
@@ -73,6 +80,12 @@ bool wh_certs_controller_initialized(struct wh_certs_controller *c);
 
 /* A wh_ready_fn (server/health.h): ready once initialised; why gives the last problem. */
 bool wh_certs_controller_ready(void *controller, char *why, size_t whysz);
+
+/* A wh_ready_fn: true once, after initialisation, this replica has called itself the way the
+ * API server will (certs/selfcall.h) through every distinct caBundle and name that the served
+ * entries of the two configurations and our CRDs' conversions hold (none: nothing to call,
+ * true), retried every second until it works; sticky. why gives the last failure. */
+bool wh_certs_controller_called(void *controller, char *why, size_t whysz);
 
 /* Stops the threads, withdraws this replica's serving report and releases the Lease (so it
  * uses the cluster's client: call it while the cluster lives). Idempotent; accepts NULL. */

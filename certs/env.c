@@ -132,9 +132,9 @@ void wh_certs_env_fini(struct wh_certs_env *e)
     memset(e, 0, sizeof(*e));
 }
 
-void wh_certs_env_target(const struct wh_certs_env *e, struct wh_certs_target *t)
+void wh_certs_env_target(const struct wh_certs_env *e, bool standalone, struct wh_certs_target *t)
 {
-    t->host = e->host;
+    t->host = e->host ? e->host : standalone ? "localhost" : NULL;
     t->service = e->service_name;
     t->namespace = e->pod_namespace;
 }

@@ -13,8 +13,8 @@
 #include "util/err.h"
 
 #define WH_CERTS_DEFAULT_NAMESPACE "kruise-system"
-#define WH_CERTS_DEFAULT_SECRET "kruise-webhook-certs"
-#define WH_CERTS_DEFAULT_SERVICE "kruise-webhook-service"
+#define WH_CERTS_DEFAULT_SECRET "kruise-webhook-server-certs"
+#define WH_CERTS_DEFAULT_SERVICE "kruise-webhook-server"
 #define WH_CERTS_DEFAULT_PORT 9876
 #define WH_CERTS_DEFAULT_CERT_DIR "/tmp/kruise-webhook-certs"
 #define WH_CERTS_DEFAULT_RENEW_BEFORE_SECS ((int64_t)180 * 86400)
@@ -51,8 +51,10 @@ struct wh_config; /* config/config.h */
 WH_NODISCARD enum wh_err
 wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg, struct wh_errbuf *eb);
 
-/* Fills t with borrowed pointers into e (valid while e lives). */
-void wh_certs_env_target(const struct wh_certs_env *e, struct wh_certs_target *t);
+/* The name the server's certificate is for (CERT-10), as the server picks it: WEBHOOK_HOST
+ * (URL mode); else, standalone (kube/client.h wh_kube_standalone), "localhost" (`make run`);
+ * else the Service. Fills t with borrowed pointers into e (valid while e lives). */
+void wh_certs_env_target(const struct wh_certs_env *e, bool standalone, struct wh_certs_target *t);
 
 /* CERT-12: external when the gate is on; fs when WEBHOOK_CERT_WRITER is "fs" or unset in URL
  * mode; secret otherwise. */

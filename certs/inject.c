@@ -39,6 +39,22 @@ char *wh_certs_inject_entry_path(const json_t *cc)
     return wh_xstrndup(p, strcspn(p, "?#"));
 }
 
+char *wh_certs_inject_called_name(const json_t *cc)
+{
+    const json_t *svc = wh_json_obj(cc, "service");
+    if (svc) {
+        const char *name = wh_json_str(svc, "name"), *ns = wh_json_str(svc, "namespace");
+        return name && ns ? wh_str_printf("%s.%s.svc", name, ns) : NULL;
+    }
+    const char *url = wh_json_str(cc, "url");
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p)
+        return NULL;
+    p += 3;
+    size_t n = p[0] == '[' ? strcspn(p, "]") + 1 : strcspn(p, ":/?#");
+    return n > 0 && n <= strlen(p) ? wh_xstrndup(p, n) : NULL;
+}
+
 char *wh_certs_inject_url(const char *host, int port, const char *path)
 {
     /* An IPv6 literal needs brackets in a URL; one given with brackets already keeps them. */
@@ -77,6 +93,36 @@ static void set_client_config(json_t *cc, const char *path, const struct wh_cert
     }
 }
 
+/* "https://host:port/" of our URL mode, the prefix a URL must have to be ours. */
+static bool url_is_ours(const char *url, const struct wh_certs_inject_target *t)
+{
+    if (!url_mode(t))
+        return false;
+    char *base = wh_certs_inject_url(t->host, t->port, "/");
+    bool ours = wh_str_has_prefix(url, base);
+    free(base);
+    return ours;
+}
+
+/* An entry whose client config reaches this server: our Service, or our URL. */
+static bool targets_us(const json_t *cc, const struct wh_certs_inject_target *t)
+{
+    const json_t *svc = wh_json_obj(cc, "service");
+    if (svc)
+        return wh_str_eq(wh_json_str(svc, "namespace"), t->ns) &&
+               wh_str_eq(wh_json_str(svc, "name"), t->service);
+    const char *url = wh_json_str(cc, "url");
+    return url && url_is_ours(url, t);
+}
+
+static void note_removed(struct wh_certs_inject_stats *st, const char *path)
+{
+    size_t used = strlen(st->removed_paths);
+    snprintf(st->removed_paths + used, sizeof(st->removed_paths) - used, "%s%s", used ? ", " : "",
+             path);
+    st->removed++;
+}
+
 enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs_inject_target *t,
                                      json_t **out, struct wh_certs_inject_stats *st,
                                      struct wh_errbuf *eb)
@@ -98,6 +144,8 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
 
     size_t i;
     const json_t *entry;
+    /* Entries removed so far: the copy's index of entry i is i - removed. */
+    size_t removed = 0;
     json_array_foreach(hooks, i, entry)
     {
         if (!json_is_object(entry)) {
@@ -107,11 +155,22 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
         st->entries++;
         const json_t *cc = wh_json_obj(entry, "clientConfig");
         char *path = wh_certs_inject_entry_path(cc);
+        if (path && !t->serves(t->serves_arg, path) && t->knows && t->knows(t->serves_arg, path) &&
+            targets_us(cc, t)) {
+            if (!copy)
+                copy = wh_json_copy(config);
+            int r = json_array_remove(json_object_get(copy, "webhooks"), i - removed);
+            WH_ASSERT(r == 0);
+            removed++;
+            note_removed(st, path);
+        }
         if (!path || !t->serves(t->serves_arg, path)) {
             free(path);
             continue;
         }
         st->served++;
+        if (url_mode(t) && wh_json_obj(cc, "service"))
+            st->to_url++;
         json_t *want = cc ? wh_json_copy(cc) : json_object();
         set_client_config(want, path, t);
         free(path);
@@ -122,7 +181,7 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
         st->changed++;
         if (!copy)
             copy = wh_json_copy(config);
-        json_t *centry = json_array_get(json_object_get(copy, "webhooks"), i);
+        json_t *centry = json_array_get(json_object_get(copy, "webhooks"), i - removed);
         put(centry, "clientConfig", want);
     }
     *out = copy;
@@ -180,17 +239,6 @@ static bool known_kruise_type(const char *group, const char *version, const char
             return true;
     }
     return false;
-}
-
-/* "https://host:port/" of our URL mode, the prefix a CRD URL must have to be ours. */
-static bool url_is_ours(const char *url, const struct wh_certs_inject_target *t)
-{
-    if (!url_mode(t))
-        return false;
-    char *base = wh_certs_inject_url(t->host, t->port, "/");
-    bool ours = wh_str_has_prefix(url, base);
-    free(base);
-    return ours;
 }
 
 bool wh_certs_inject_crd_selected(const json_t *crd, const struct wh_certs_inject_target *t)

@@ -7,9 +7,14 @@
  * PUT carrying the live resourceVersion, so an object that already matches costs no write.
  *
  * What differs from upstream, on purpose:
- * - Webhook entries whose path this server does not serve are left untouched (upstream drops
- *   them), so the configuration can be shared with other servers; there is no "template"
- *   annotation: entries are repaired in place (caBundle and client config only).
+ * - Upstream drops every entry whose path it does not serve. Here only entries that point at
+ *   this server (our Service, or our URL in URL mode) for a path it knows but has turned off
+ *   (a feature gate, such as /validate-service without ResourcesDeletionProtection) are
+ *   removed: with failurePolicy Fail they would refuse every such request with "no webhook
+ *   is served at this path". Entries for other servers, and for paths this version does not
+ *   know (a newer version's, during a rolling update), are left untouched, so a configuration
+ *   can be shared. There is no "template" annotation: entries are repaired in place
+ *   (caBundle and client config only).
  * - In URL mode an IPv6 host is bracketed in the URL, and an entry that already uses a URL
  *   gets ours (upstream keeps a stale URL).
  * - A CRD is ours when, besides CERT-55 (strategy Webhook, a Kruise type), its conversion
@@ -36,18 +41,29 @@ struct wh_certs_inject_target {
     /* True when this server answers path. */
     bool (*serves)(void *arg, const char *path);
     void *serves_arg;
+    /* True when this server has a handler for path, served or turned off by the
+     * configuration (serves_arg is the argument). NULL: no entry is ever removed. */
+    bool (*knows)(void *arg, const char *path);
 };
 
 struct wh_certs_inject_stats {
-    int entries; /* webhook entries seen */
-    int served;  /* of which this server answers the path */
-    int changed; /* of which needed a change */
+    int entries;             /* webhook entries seen */
+    int served;              /* of which this server answers the path */
+    int changed;             /* of which needed a change */
+    int to_url;              /* of the served, those naming a Service replaced by our URL */
+    int removed;             /* entries removed: ours, for a path known but not served */
+    char removed_paths[256]; /* their paths, ", "-joined (truncated) */
 };
 
 /* The path an admission entry's clientConfig targets: service.path, else the path of url
  * (without query or fragment). Returns: a new string, or NULL when there is none (a service
  * without path, no target, or a URL without a path). */
 char *wh_certs_inject_entry_path(const json_t *client_config);
+
+/* The name the API server checks the serving certificate against when it calls
+ * client_config: the host of its url (an IPv6 literal keeps its brackets), else
+ * <service.name>.<service.namespace>.svc. Returns: a new string, or NULL when there is none. */
+char *wh_certs_inject_called_name(const json_t *client_config);
 
 /* The URL of path in URL mode: "https://<host>:<port><path>", with an IPv6 host in brackets.
  * Returns: a new string. */
@@ -56,7 +72,8 @@ char *wh_certs_inject_url(const char *host, int port, const char *path);
 /* CERT-52 without the template: for every entry of config.webhooks whose path is served, set
  * clientConfig.caBundle (base64 of the bundle) and the target: service mode keeps a service
  * reference with namespace/name forced to ours (port and path kept) and keeps an entry's URL;
- * URL mode replaces either with our URL for the same path. Returns in *out: NULL when nothing
+ * URL mode replaces either with our URL for the same path. Entries that point at us for a
+ * path known but not served are removed (see above). Returns in *out: NULL when nothing
  * differs, else a new ref, a modified deep copy of config. st (may be NULL) counts.
  * WH_ERR_INVALID (eb) when config has no name, or webhooks is not an array of objects. */
 WH_NODISCARD enum wh_err wh_certs_inject_webhooks(const json_t *config,

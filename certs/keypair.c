@@ -168,7 +168,9 @@ static enum wh_err add_basic_constraints_ca(X509 *x)
     BASIC_CONSTRAINTS *bc = BASIC_CONSTRAINTS_new();
     if (!bc)
         return WH_ERR_NOMEM;
-    bc->ca = 1;
+    /* OpenSSL writes an ASN1_BOOLEAN's int as the content byte: DER (and Go's crypto/x509,
+     * hence the API server) accepts only 0xFF for TRUE. */
+    bc->ca = 0xFF;
     if (X509_add1_ext_i2d(x, NID_basic_constraints, bc, 1, X509V3_ADD_DEFAULT) != 1)
         rc = WH_ERR_TLS;
     BASIC_CONSTRAINTS_free(bc);

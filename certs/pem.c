@@ -11,6 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
+#include "certs/der.h"
 #include "util/mem.h"
 
 /* Called for each PEM block in order; returns true to stop the walk. */
@@ -49,7 +50,28 @@ static enum wh_err each_block(const void *pem, size_t len, block_fn fn, void *ct
 struct first_cert_ctx {
     X509 *cert;
     bool seen;
+    struct wh_errbuf *why;
 };
+
+/* A certificate as Go's x509.ParseCertificate reads it: OpenSSL also takes encodings that
+ * are not DER (and ignores trailing bytes), which the API server would then refuse. */
+static X509 *parse_cert_der(const unsigned char *der, long len, struct wh_errbuf *why)
+{
+    struct wh_errbuf der_why;
+    if (len <= 0 || wh_certs_der_check_cert(der, (size_t)len, &der_why) != WH_OK) {
+        wh_errbuf_set(why, WH_ERR_PARSE,
+                      "not DER, which Go's crypto/x509 (the API server) "
+                      "refuses: %s",
+                      len <= 0 ? "empty" : der_why.msg);
+        return NULL;
+    }
+    const unsigned char *p = der;
+    X509 *cert = d2i_X509(NULL, &p, len);
+    if (!cert)
+        wh_errbuf_set(why, WH_ERR_PARSE, "not an X.509 certificate");
+    ERR_clear_error();
+    return cert;
+}
 
 static bool first_cert_cb(const char *type, const unsigned char *der, long len, void *vctx)
 {
@@ -57,23 +79,28 @@ static bool first_cert_cb(const char *type, const unsigned char *der, long len, 
     if (strcmp(type, "CERTIFICATE") != 0)
         return false;
     ctx->seen = true;
-    const unsigned char *p = der;
-    ctx->cert = d2i_X509(NULL, &p, len);
+    ctx->cert = parse_cert_der(der, len, ctx->why);
     return true;
 }
 
-enum wh_err wh_certs_pem_first_cert(const void *pem, size_t len, X509 **out)
+enum wh_err wh_certs_pem_first_cert_why(const void *pem, size_t len, X509 **out,
+                                        struct wh_errbuf *why)
 {
-    struct first_cert_ctx ctx = {0};
+    struct first_cert_ctx ctx = {.why = why};
     enum wh_err rc = each_block(pem, len, first_cert_cb, &ctx);
     if (rc)
-        return rc;
+        return wh_errbuf_set(why, rc, "%s", wh_strerror(rc));
     if (!ctx.seen)
-        return WH_ERR_NOT_FOUND;
+        return wh_errbuf_set(why, WH_ERR_NOT_FOUND, "no CERTIFICATE block");
     if (!ctx.cert)
         return WH_ERR_PARSE;
     *out = ctx.cert;
     return WH_OK;
+}
+
+enum wh_err wh_certs_pem_first_cert(const void *pem, size_t len, X509 **out)
+{
+    return wh_certs_pem_first_cert_why(pem, len, out, NULL);
 }
 
 struct certs_ctx {
@@ -87,8 +114,7 @@ static bool certs_cb(const char *type, const unsigned char *der, long len, void 
     struct certs_ctx *ctx = vctx;
     if (strcmp(type, "CERTIFICATE") != 0)
         return false;
-    const unsigned char *p = der;
-    X509 *cert = d2i_X509(NULL, &p, len);
+    X509 *cert = parse_cert_der(der, len, NULL);
     if (!cert) {
         ctx->bad = true;
         return ctx->strict;

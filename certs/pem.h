@@ -4,6 +4,8 @@
 /* PEM encoding and decoding of certificates and private keys, with the block selection rules
  * upstream inherits from Go (spec certs.md CERT-23, CERT-40, CERT-41):
  * - certificates are read from blocks of type CERTIFICATE only; other blocks are skipped;
+ * - a certificate parses only when its DER is strict (certs/der.h), as Go's
+ *   x509.ParseCertificate requires: one that only OpenSSL reads is "does not parse" here;
  * - a private key is the first block whose type is "PRIVATE KEY" or ends in " PRIVATE KEY",
  *   and its DER may be PKCS#1 (RSA), PKCS#8 or SEC1 (EC) whatever the block type says;
  * - keys are written as "RSA PRIVATE KEY" (PKCS#1) for RSA, "EC PRIVATE KEY" (SEC1, named
@@ -28,6 +30,10 @@
  * tried when the first one is bad). WH_ERR_NOT_FOUND: no CERTIFICATE block; WH_ERR_PARSE:
  * it does not parse. */
 WH_NODISCARD enum wh_err wh_certs_pem_first_cert(const void *pem, size_t len, X509 **out);
+/* The same; why (may be NULL) says what is wrong on failure ("not DER, ...: BOOLEAN at byte
+ * 447: ..."). */
+WH_NODISCARD enum wh_err wh_certs_pem_first_cert_why(const void *pem, size_t len, X509 **out,
+                                                     struct wh_errbuf *why);
 
 /* Every CERTIFICATE block of pem. strict=false: blocks that fail to parse are skipped (Go's
  * CertPool.AppendCertsFromPEM, the trust anchors of CERT-40); strict=true: any such block is

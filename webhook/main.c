@@ -14,6 +14,7 @@
  */
 #include <curl/curl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static bool cluster_ready(void *arg, char *why, size_t whysz)
 static enum wh_err open_cluster(const struct wh_config *cfg, struct wh_cluster **out,
                                 struct wh_errbuf *eb)
 {
-    if (cfg->state[0] || (!cfg->kubeconfig[0] && !wh_kube_in_cluster())) {
+    if (wh_kube_standalone(cfg->state, cfg->kubeconfig)) {
         if (!cfg->state[0])
             wh_log(WH_LOG_INFO, "no kubeconfig and not in a cluster: standalone, no objects");
         return wh_cluster_new_standalone(cfg->state, out, eb);
@@ -80,20 +81,23 @@ static enum wh_err open_cluster(const struct wh_config *cfg, struct wh_cluster *
  * (a self-signed CA and a serving certificate for the host, localhost and 127.0.0.1). */
 static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_errbuf *eb)
 {
+    struct wh_certs_env env;
+    enum wh_err rc = wh_certs_env_from_config(&env, cfg, eb);
+    if (rc)
+        return rc;
     struct wh_certs_fs_sync_opts o = {
         .dir = cfg->cert_dir,
-        .target = {.host = cfg->host[0] ? cfg->host : "localhost",
-                   .service = cfg->service_name,
-                   .namespace = cfg->namespace_},
-        .renew_before_secs = wh_certs_env_parse_renew_before(cfg->renew_before, NULL),
+        .renew_before_secs = env.renew_before_secs,
     };
+    wh_certs_env_target(&env, true, &o.target);
     wh_certs_gen_opts_init(&o.gen);
     if (strcmp(cfg->cert_key_type, "ecdsa") == 0)
         o.gen.key_type = WH_CERTS_KEY_ECDSA;
     struct wh_certs_fs_sync_result res = {0};
-    enum wh_err rc = wh_certs_fs_sync(&o, &res, eb);
+    rc = wh_certs_fs_sync(&o, &res, eb);
     if (!rc)
         wh_certs_fs_sync_result_fini(&res);
+    wh_certs_env_fini(&env);
     return rc;
 }
 
@@ -118,6 +122,21 @@ static bool route_served(const struct wh_config *cfg, const char *path)
 static bool certs_serves(void *arg, const char *path)
 {
     return route_served(arg, path);
+}
+
+static bool certs_knows(void *arg, const char *path)
+{
+    (void)arg;
+    return wh_routes_known(path);
+}
+
+/* The HTTPS port once the listener is up, for the certificate controller's self-call. */
+static atomic_int https_port;
+
+static int certs_https_port(void *arg)
+{
+    (void)arg;
+    return atomic_load(&https_port);
 }
 
 static bool certs_serving_serial(void *arg, char *buf, size_t bufsz)
@@ -218,6 +237,8 @@ static int serve(int argc, char **argv)
         wh_certs_controller_new(cluster, &cfg,
                                 &(struct wh_certs_hooks){.serves = certs_serves,
                                                          .serves_arg = &cfg,
+                                                         .knows = certs_knows,
+                                                         .https_port = certs_https_port,
                                                          .serving_serial = certs_serving_serial},
                                 &certs, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -259,6 +280,11 @@ static int serve(int argc, char **argv)
         }
     }
 
+    /* Ready once the API server's way in works: the controller calls this listener through
+     * the cluster's configuration (issue 10). Standalone has no cluster to ask. Added before
+     * the health listener starts: the list of checks is not locked. */
+    if (certs)
+        wh_health_add("api-server-call", wh_certs_controller_called, certs);
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
     if (wh_http_start(&cfg, &ctx, &http, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -275,6 +301,8 @@ static int serve(int argc, char **argv)
            "%s, /metrics %s; * is every interface)",
            wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http), cfg.threads,
            https_at, health_at, metrics_at);
+    if (certs)
+        atomic_store(&https_port, wh_http_port(http)); /* the self-call may begin */
 
     int sig = 0;
     sigwait(&sigs, &sig);

@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         start = i + 1;
     }
 
-    static const char *const hosts[] = {"localhost", "kruise-webhook-service.kruise-system.svc",
+    static const char *const hosts[] = {"localhost", "kruise-webhook-server.kruise-system.svc",
                                         "10.0.0.5", "fd00::5", NULL};
     for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
         struct wh_errbuf why;

@@ -3,7 +3,7 @@
  *
  *   vector-harness --bin build/kruise-webhook --vectors test/vectors            (fake API server)
  *   vector-harness --bin ... --vectors ... --kubeconfig ~/.kube/config          (a real cluster)
- *   ... [-v] [name-substring ...]
+ *   ... [--port N] [-v] [name-substring ...]
  *
  * For each set of feature gates one server is started (standalone certificates for 127.0.0.1,
  * URL mode, pointed at the API server) and reused: per vector the API server is reset, the
@@ -11,7 +11,14 @@
  * server's caches have seen them, sends the request, and checks the answer with
  * test/support/vector.c (clusterAfter is read back from the API server). One line per failing
  * vector with its diff; the last line is "N passed, N failed, N skipped", skipped being vectors
- * whose endpoint, or whose feature at that endpoint, is not implemented, listed by folder. */
+ * whose endpoint, or whose feature at that endpoint, is not implemented, listed by folder.
+ *
+ * Against a real cluster, namespaces are shared between vectors (a deleted one may never go
+ * away: envtest-like API servers have no namespace controller): the harness creates each one
+ * once, sets it to each vector's labels, adopts a namespace it did not create when the vector's
+ * labels are already there (never changing it), and deletes its own at the end. A vector's CRD
+ * is waited for until it serves. --port fixes the server's port, so that CRDs whose conversion
+ * URL names https://127.0.0.1:N/convert are converted by the server under test. */
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +51,9 @@ extern char **environ;
 struct harness {
     char *bin;
     const char *kubeconfig; /* a real cluster; NULL = the fake API server */
+    const char *port;       /* the server's HTTPS port ("0": any) */
     bool verbose;
+    json_t *own_namespaces; /* real cluster: names of the namespaces this run created */
     struct wh_apiserver *fake;
     char *kubeconfig_path;
     struct wh_kube_client *client;
@@ -168,11 +177,10 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     "--kubeconfig",
                     h->kubeconfig_path,
                     gate_flag,
-                    "--port",
-                    "0",
-                    /* Loopback only, as every server a test starts. */
                     "--bind-address",
                     "127.0.0.1",
+                    "--port",
+                    (char *)(uintptr_t)h->port,
                     "--webhook-host",
                     "127.0.0.1",
                     "--cert-writer",
@@ -332,9 +340,107 @@ static enum wh_err setup_fake(struct harness *h, const struct wh_vec *v, long lo
     return WH_OK;
 }
 
+/* True when every label of want is in have with the same value. */
+static bool labels_within(const json_t *want, const json_t *have)
+{
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)want, k, v)
+    {
+        if (!json_equal((json_t *)(uintptr_t)v, json_object_get(have, k)))
+            return false;
+    }
+    return true;
+}
+
+/* A real cluster's namespace for a vector (see the top of the file). *done: nothing more to
+ * create. */
+/* Notes that the server's cache of resource (its metrics label: plural[.group]) must reach
+ * the resourceVersion of stored before the request is sent. */
+static void need_rv(json_t *targets, const char *resource, const json_t *stored)
+{
+    const char *rv = wh_json_meta_str(stored, "resourceVersion");
+    long long n = rv ? strtoll(rv, NULL, 10) : 0;
+    if (n > json_integer_value(json_object_get(targets, resource)))
+        json_object_set_new(targets, resource, json_integer(n));
+}
+
+static enum wh_err setup_namespace(struct harness *h, const json_t *o, bool *done, json_t *targets,
+                                   struct wh_buf *diff)
+{
+    const char *name = wh_json_meta_str(o, "name");
+    char path[300];
+    json_t *live = NULL;
+    struct wh_kube_status st = {0};
+    *done = false;
+    snprintf(path, sizeof(path), "/api/v1/namespaces/%s", name ? name : "");
+    enum wh_err rc = wh_kube_get(h->client, path, &live, &st);
+    if (rc == WH_ERR_NOT_FOUND) {
+        json_array_append_new(h->own_namespaces, json_string(name));
+        return WH_OK; /* created by the caller, deleted at the end of the run */
+    }
+    *done = true;
+    const json_t *want = wh_json_path(o, "metadata", "labels", NULL);
+    bool ours = false;
+    size_t i;
+    json_t *n;
+    json_array_foreach(h->own_namespaces, i, n)
+    {
+        ours |= wh_str_eq(json_string_value(n), name);
+    }
+    if (!rc && wh_json_path(live, "metadata", "deletionTimestamp", NULL))
+        rc = WH_ERR_CONFLICT;
+    else if (!rc && ours) {
+        json_t *meta = wh_json_obj(live, "metadata");
+        const json_t *ann = wh_json_path(o, "metadata", "annotations", NULL);
+        json_t *labels = want ? json_deep_copy(want) : json_object();
+        json_object_set_new(labels, "kubernetes.io/metadata.name", json_string(name));
+        json_object_set_new(meta, "labels", labels);
+        json_object_set_new(meta, "annotations", ann ? json_deep_copy(ann) : json_object());
+        json_t *stored = NULL;
+        rc = wh_kube_update(h->client, path, live, &stored, &st);
+        need_rv(targets, "namespaces", stored);
+        json_decref(stored);
+    } else if (!rc && !labels_within(want, wh_json_path(live, "metadata", "labels", NULL))) {
+        rc = WH_ERR_CONFLICT;
+        snprintf(st.message, sizeof(st.message), "exists with other labels (not changed)");
+    }
+    if (rc && wh_buf_printf(diff, "namespace %s: %s\n", name,
+                            st.message[0] ? st.message : "being deleted"))
+        (void)0;
+    json_decref(live);
+    return rc;
+}
+
+/* Waits until a new CRD serves (Established), as objects of its kind come next. */
+static void wait_established(struct harness *h, const json_t *crd)
+{
+    char path[400];
+    snprintf(path, sizeof(path), "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s",
+             wh_json_meta_str(crd, "name"));
+    for (int i = 0; i < 200; i++) {
+        json_t *live = NULL;
+        struct wh_kube_status st = {0};
+        bool ok = false;
+        if (wh_kube_get(h->client, path, &live, &st) == WH_OK) {
+            size_t k;
+            json_t *c;
+            json_array_foreach(wh_json_path(live, "status", "conditions", NULL), k, c)
+            {
+                ok |= wh_str_eq(wh_json_str(c, "type"), "Established") &&
+                      wh_str_eq(wh_json_str(c, "status"), "True");
+            }
+        }
+        json_decref(live);
+        if (ok)
+            return;
+        wh_time_sleep_ms(50);
+    }
+}
+
 /* A real cluster: create each object (then its status), remembering them for cleanup. */
 static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t *created,
-                              struct wh_buf *diff)
+                              json_t *targets, struct wh_buf *diff)
 {
     size_t i;
     json_t *o;
@@ -344,9 +450,21 @@ static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t 
         const char *version = NULL;
         bool namespaced = false;
         const char *ns = wh_json_meta_str(o, "namespace");
-        enum wh_err rc =
-            resource_for(h, wh_json_str(o, "apiVersion"), wh_json_str(o, "kind"), group,
-                         sizeof(group), &version, plural, sizeof(plural), &namespaced);
+        bool is_ns = wh_str_eq(wh_json_str(o, "kind"), "Namespace") &&
+                     wh_str_eq(wh_json_str(o, "apiVersion"), "v1");
+        bool done = false;
+        if (is_ns && setup_namespace(h, o, &done, targets, diff))
+            return WH_ERR_CONFLICT;
+        if (done)
+            continue;
+        enum wh_err rc = WH_ERR_NOT_FOUND;
+        /* A kind of a CRD created just before appears in discovery a moment later. */
+        for (int tries = 0; rc == WH_ERR_NOT_FOUND && tries < 100; tries++) {
+            if (tries)
+                wh_time_sleep_ms(50);
+            rc = resource_for(h, wh_json_str(o, "apiVersion"), wh_json_str(o, "kind"), group,
+                              sizeof(group), &version, plural, sizeof(plural), &namespaced);
+        }
         if (!rc)
             rc = wh_kube_path(path, sizeof(path), group, version, plural,
                               namespaced ? (ns ? ns : "default") : NULL, NULL, NULL);
@@ -372,11 +490,18 @@ static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t 
             json_decref(stored);
             return rc;
         }
+        if (wh_str_eq(wh_json_str(o, "kind"), "CustomResourceDefinition"))
+            wait_established(h, o);
+        char resource[300];
+        snprintf(resource, sizeof(resource), "%s%s%s", plural, group[0] ? "." : "", group);
+        need_rv(targets, resource, stored);
+        if (is_ns) {
+            json_decref(stored); /* the run's, deleted at its end */
+            continue;
+        }
         json_object_set_new(stored, "_path", json_string(path));
         json_array_append_new(created, stored);
     }
-    /* No forced bookmarks on a real cluster: give the watches a moment. */
-    wh_time_sleep_ms(1500);
     return WH_OK;
 }
 
@@ -392,10 +517,12 @@ static void cleanup_real(struct harness *h, json_t *created)
     }
 }
 
-/* Waits until every informer of the server reports a resourceVersion >= target. An informer
- * that was between two watches when the bookmark went out never got it: the bookmark is sent
- * again every 200 ms while waiting (fake API server only). */
-static bool wait_synced(struct harness *h, const struct server *s, long long target)
+/* Waits until every informer of the server reports a resourceVersion >= target or, with
+ * targets ({resource: resourceVersion}, a real cluster, where no bookmark can be forced),
+ * until those informers do. An informer that was between two watches when the bookmark went
+ * out never got it: the bookmark is sent again every 200 ms while waiting (fake API server). */
+static bool wait_synced(struct harness *h, const struct server *s, long long target,
+                        const json_t *targets)
 {
     char url[128];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", s->metrics_port);
@@ -412,10 +539,17 @@ static bool wait_synced(struct harness *h, const struct server *s, long long tar
         wh_buf_init(&b, 16 << 20);
         bool behind = http(url, NULL, NULL, &b) != 200;
         const char *p = b.data;
-        static const char name[] = "kruise_webhook_informer_resource_version{";
+        static const char name[] = "kruise_webhook_informer_resource_version{resource=\"";
         while (!behind && p && (p = strstr(p, name)) != NULL) {
-            const char *sp = strchr(p, ' ');
-            behind = !sp || strtod(sp + 1, NULL) < (double)target;
+            const char *label = p + sizeof(name) - 1, *sp = strchr(p, ' ');
+            const char *q = strchr(label, '"');
+            long long want = target;
+            if (targets) {
+                char res[300];
+                snprintf(res, sizeof(res), "%.*s", q ? (int)(q - label) : 0, label);
+                want = json_integer_value(json_object_get(targets, res));
+            }
+            behind = !sp || !q || strtod(sp + 1, NULL) < (double)want;
             p = sp;
         }
         wh_buf_fini(&b);
@@ -438,14 +572,21 @@ static bool run_vector(struct harness *h, const struct server *s, const struct w
     if (h->fake) {
         if (setup_fake(h, v, &target, diff))
             goto out;
-        if (!wait_synced(h, s, target)) {
+        if (!wait_synced(h, s, target, NULL)) {
             if (wh_buf_printf(diff, "the server's caches did not reach resourceVersion %lld\n",
                               target))
                 (void)0;
             goto out;
         }
-    } else if (v->cluster && setup_real(h, v, created, diff)) {
-        goto out;
+    } else if (v->cluster) {
+        json_t *targets = json_object();
+        bool ok_setup = setup_real(h, v, created, targets, diff) == WH_OK;
+        bool ok_sync = ok_setup && wait_synced(h, s, 0, targets);
+        json_decref(targets);
+        if (ok_setup && !ok_sync && wh_buf_adds(diff, "the server's caches did not catch up\n"))
+            (void)0;
+        if (!ok_sync)
+            goto out;
     }
     review = wh_vec_review(v);
     char *body = wh_json_dumps(review);
@@ -589,8 +730,8 @@ static struct loaded *load_all(const char *root, int argc, char **names, size_t 
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: vector-harness --bin BIN --vectors DIR [--kubeconfig FILE] [-v] "
-                    "[name-substring ...]\n");
+    fprintf(stderr, "usage: vector-harness --bin BIN --vectors DIR [--kubeconfig FILE] [--port N] "
+                    "[-v] [name-substring ...]\n");
     exit(2);
 }
 
@@ -611,6 +752,8 @@ int main(int argc, char **argv)
             root = argv[++i];
         else if (strcmp(argv[i], "--kubeconfig") == 0 && i + 1 < argc)
             h.kubeconfig = argv[++i];
+        else if (strcmp(argv[i], "--port") == 0 && i + 1 < argc)
+            h.port = argv[++i];
         else if (strcmp(argv[i], "--apiserver") == 0 && i + 1 < argc)
             setenv("WH_APISERVER", argv[++i], 1);
         else if (strcmp(argv[i], "-v") == 0)
@@ -622,6 +765,9 @@ int main(int argc, char **argv)
     }
     if (!h.bin || !root)
         usage();
+    if (!h.port)
+        h.port = "0";
+    h.own_namespaces = json_array();
 
     size_t n = 0;
     struct loaded *all = load_all(root, nnames, names, &n);
@@ -744,8 +890,20 @@ int main(int argc, char **argv)
     }
     free(all);
     free(names);
-    if (h.kubeconfig)
+    if (h.kubeconfig) {
         delete_harness_configs(&h);
+        size_t k;
+        json_t *ns;
+        json_array_foreach(h.own_namespaces, k, ns)
+        {
+            char path[300];
+            struct wh_kube_status st = {0};
+            snprintf(path, sizeof(path), "/api/v1/namespaces/%s", json_string_value(ns));
+            if (wh_kube_delete(h.client, path, NULL, &st) && st.code != 404)
+                fprintf(stderr, "harness: cannot delete %s: %s\n", path, st.message);
+        }
+    }
+    json_decref(h.own_namespaces);
     wh_kube_client_free(h.client);
     wh_apiserver_stop(h.fake);
     free(h.kubeconfig_path);

@@ -29,7 +29,9 @@ TLS = os.path.join(ROOT, "test", "data", "tls")
 BIN = None
 
 NS = "kruise-system"
-SECRET = "kruise-webhook-certs"
+SECRET = "kruise-webhook-server-certs"  # the default, as manifests/ creates it
+# The fake cluster's CRDs are OpenKruise's and name upstream's Service: servers here take it
+# over through SERVICE_NAME (unless a test sets its own), so that they convert those CRDs.
 SERVICE = "kruise-webhook-service"
 DNS = SERVICE + "." + NS + ".svc"
 MUTATING = "kruise-webhook-server-mutating"
@@ -175,7 +177,9 @@ class Server:
                "--metrics-addr", "127.0.0.1:0",
                "--cert-reload-interval", "200ms", "--log-format", "text",
                "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
-        self.proc = track(subprocess.Popen(cmd, stdout=self.log, stderr=self.log))
+        env = dict(os.environ)
+        env.setdefault("SERVICE_NAME", SERVICE)
+        self.proc = track(subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env))
         self.port = self.health_port = self.metrics_port = None
         if wait_ready:
             self.wait_listening()
@@ -273,7 +277,9 @@ def first_start_creates_secret_files_cabundles_and_restart_reuses(tmp):
         cluster_setup(api)
         s = Server(tmp, "a", api)
         servers.append(s)
-        check(s.ready(), "ready once initialised")
+        # Ready once initialised and called through the configuration as the API server would.
+        wait_for(s.ready, 10, "ready")
+        check(b"called this server as the API server does" in s.read_log(), "the self-call")
         secret = api.secret()
         check(sorted(secret["data"]) == ["ca-cert.pem", "ca-key.pem", "cert.pem", "key.pem",
                                          "tls.crt", "tls.key"], "six keys: %s" % sorted(secret["data"]))
@@ -597,7 +603,7 @@ def inspect_secret_reports_cluster_cabundles(tmp):
     try:
         cluster_setup(api)
         s = Server(tmp, "a", api)
-        env = dict(os.environ, KUBECONFIG=api.kubeconfig)
+        env = dict(os.environ, KUBECONFIG=api.kubeconfig, SERVICE_NAME=SERVICE)  # the server's
         r = subprocess.run([BIN, "certs", "inspect", "--secret", "--json"], capture_output=True,
                            text=True, env=env, timeout=30)
         check(r.returncode == 0, "inspect: %s %s" % (r.returncode, r.stderr))

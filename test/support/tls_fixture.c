@@ -7,8 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+
 #include "certs/fs_store.h"
 #include "certs/keypair.h"
+#include "certs/pem.h"
+#include "util/mem.h"
 
 bool wh_tls_fixture_tmpdir(char *buf, size_t size)
 {
@@ -72,4 +77,35 @@ void wh_tls_fixture_fini(struct wh_tls_fixture *f)
         wh_tls_fixture_rmtree(f->dir);
     wh_certs_bundle_free(f->bundle);
     memset(f, 0, sizeof(*f));
+}
+
+struct wh_certs_bundle *wh_tls_fixture_non_der_ca(const struct wh_certs_bundle *b)
+{
+    /* extnValue of basicConstraints with cA TRUE: SEQUENCE { BOOLEAN 0xff } */
+    static const unsigned char bc_true[] = {0x30, 0x03, 0x01, 0x01, 0xff};
+    size_t len = 0;
+    const char *pem = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &len);
+    X509 *ca = NULL;
+    WH_ASSERT(wh_certs_pem_first_cert(pem, len, &ca) == WH_OK);
+    unsigned char *der = NULL;
+    int n = i2d_X509(ca, &der);
+    WH_ASSERT(n > 0);
+    bool patched = false;
+    for (int i = 0; i + (int)sizeof(bc_true) <= n && !patched; i++) {
+        if (memcmp(der + i, bc_true, sizeof(bc_true)) == 0) {
+            der[i + 4] = 0x01;
+            patched = true;
+        }
+    }
+    WH_ASSERT(patched);
+    BIO *bio = BIO_new(BIO_s_mem());
+    WH_ASSERT(bio && PEM_write_bio(bio, "CERTIFICATE", "", der, n) > 0);
+    char *text = NULL;
+    long tlen = BIO_get_mem_data(bio, &text);
+    struct wh_certs_bundle *out = wh_certs_bundle_dup(b);
+    WH_ASSERT(tlen > 0 && wh_certs_bundle_set(out, WH_CERTS_CA_CERT, text, (size_t)tlen) == WH_OK);
+    BIO_free(bio);
+    OPENSSL_free(der);
+    X509_free(ca);
+    return out;
 }

@@ -30,6 +30,12 @@ void wh_tls_fixture_fini(struct wh_tls_fixture *f);
  * (path written into buf; false on failure), and recursive removal (symlinks are removed,
  * never followed). */
 bool wh_tls_fixture_tmpdir(char *buf, size_t size);
+
+/* A copy of b whose CA certificate encodes basicConstraints cA as the BOOLEAN byte 0x01, as
+ * this project's generator did before issue 10: OpenSSL reads it, Go's crypto/x509 (the API
+ * server) does not. Only that byte differs. Returns: new bundle (never NULL; aborts when b's
+ * CA has no such extension). */
+struct wh_certs_bundle *wh_tls_fixture_non_der_ca(const struct wh_certs_bundle *b);
 void wh_tls_fixture_rmtree(const char *path);
 
 #endif

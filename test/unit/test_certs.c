@@ -36,7 +36,7 @@
 #include "util/str.h"
 
 #define DAY ((int64_t)86400)
-#define SVC "kruise-webhook-service"
+#define SVC "kruise-webhook-server"
 #define NS "kruise-system"
 #define SVC_DNS SVC "." NS ".svc"
 #define MARGIN (180 * DAY)
@@ -270,8 +270,8 @@ TEST(cert01_env_defaults_and_empty_is_unset)
     setenv("POD_NAMESPACE", "", 1);
     CHECK_EQ_INT(wh_certs_env_load(&e, NULL), WH_OK);
     CHECK_EQ_STR(e.pod_namespace, "kruise-system");
-    CHECK_EQ_STR(e.secret_name, "kruise-webhook-certs");
-    CHECK_EQ_STR(e.service_name, "kruise-webhook-service");
+    CHECK_EQ_STR(e.secret_name, "kruise-webhook-server-certs");
+    CHECK_EQ_STR(e.service_name, "kruise-webhook-server");
     CHECK(e.host == NULL);
     CHECK_EQ_INT(e.port, 9876);
     CHECK_EQ_STR(e.cert_dir, "/tmp/kruise-webhook-certs");
@@ -300,7 +300,7 @@ TEST(cert01_env_defaults_and_empty_is_unset)
 TEST(cert10_dns_name)
 {
     char *s = wh_certs_target_dns_name(&service_target);
-    CHECK_EQ_STR(s, "kruise-webhook-service.kruise-system.svc");
+    CHECK_EQ_STR(s, "kruise-webhook-server.kruise-system.svc");
     free(s);
     struct wh_certs_target url = {.host = "10.0.0.5", .service = SVC, .namespace = NS};
     s = wh_certs_target_dns_name(&url);
@@ -1553,26 +1553,6 @@ TEST(cert72_served_certificate_chains_to_ca_file_for_localhost)
 
 /* --- operator commands -------------------------------------------------------------------- */
 
-static int run_cli(int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
-    if (!getenv("WH_TEST_VERBOSE")) {
-        dup2(null, 1);
-        dup2(null, 2);
-    }
-    int status = wh_certs_cli_main(argc, argv, &wh_test_certs_cli_hooks);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    close(null);
-    return status;
-}
-
 TEST(certs_cli_generate_and_inspect)
 {
     char base[256], dir[400];
@@ -1581,56 +1561,121 @@ TEST(certs_cli_generate_and_inspect)
     unset_cert_env();
 
     char *gen[] = {"certs", "generate", "--out", dir, "--host", "localhost", "--ecdsa"};
-    CHECK_EQ_INT(run_cli(7, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(7, gen), 0);
     check_visible(dir, "tls.key", 0600);
     char *insp[] = {"certs", "inspect", dir, "--host", "localhost"};
-    CHECK_EQ_INT(run_cli(5, insp), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, insp), 0);
     char *insp_json[] = {"certs", "inspect", dir, "--host=127.0.0.1", "--json"};
-    CHECK_EQ_INT(run_cli(5, insp_json), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, insp_json), 0);
     char *wrong[] = {"certs", "inspect", dir, "--service", "x", "--namespace", "y"};
-    CHECK_EQ_INT(run_cli(7, wrong), 1); /* valid material, but not for x.y.svc */
+    CHECK_EQ_INT(wh_test_certs_cli_run(7, wrong), 1); /* valid material, but not for x.y.svc */
     char *svc[] = {"certs", "generate", "--out", dir, "--ecdsa", "--days", "30"};
-    CHECK_EQ_INT(run_cli(7, svc), 0); /* defaults: the service names */
+    CHECK_EQ_INT(wh_test_certs_cli_run(7, svc), 0); /* no cluster: localhost, as `make run` */
     char *insp_svc[] = {"certs", "inspect", dir};
-    CHECK_EQ_INT(run_cli(3, insp_svc), 1); /* 30 days < 180-day margin */
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, insp_svc), 1); /* 30 days < 180-day margin */
     setenv("CERTS_RENEW_BEFORE", "10d", 1);
-    CHECK_EQ_INT(run_cli(3, insp_svc), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, insp_svc), 0);
     unsetenv("CERTS_RENEW_BEFORE");
 
     char *secret[] = {"certs", "inspect", "--secret"};
-    CHECK_EQ_INT(run_cli(3, secret), 2); /* needs a cluster connection */
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, secret), 2); /* needs a cluster connection */
     char *help[] = {"certs", "generate", "--help"};
-    CHECK_EQ_INT(run_cli(3, help), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, help), 0);
     char *help2[] = {"certs", "inspect", "--help"};
-    CHECK_EQ_INT(run_cli(3, help2), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, help2), 0);
     char *top[] = {"certs", "--help"};
-    CHECK_EQ_INT(run_cli(2, top), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(2, top), 0);
     char *none[] = {"certs"};
-    CHECK_EQ_INT(run_cli(1, none), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(1, none), 2);
     char *unknown[] = {"certs", "frobnicate"};
-    CHECK_EQ_INT(run_cli(2, unknown), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(2, unknown), 2);
     char *noout[] = {"certs", "generate"};
-    CHECK_EQ_INT(run_cli(2, noout), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(2, noout), 2);
     char *both[] = {"certs", "generate", "--out", dir, "--host", "h", "--service", "s"};
-    CHECK_EQ_INT(run_cli(8, both), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(8, both), 2);
     char *missing_value[] = {"certs", "generate", "--out"};
-    CHECK_EQ_INT(run_cli(3, missing_value), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, missing_value), 2);
     char *bad_days[] = {"certs", "generate", "--out", dir, "--days", "0"};
-    CHECK_EQ_INT(run_cli(6, bad_days), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(6, bad_days), 2);
     char *nodir[] = {"certs", "inspect", "/nonexistent/certs/dir"};
-    CHECK_EQ_INT(run_cli(3, nodir), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, nodir), 2);
     char empty_dir[420];
     snprintf(empty_dir, sizeof(empty_dir), "%s/empty", base);
     CHECK(mkdir(empty_dir, 0700) == 0);
     char *empty[] = {"certs", "inspect", empty_dir};
-    CHECK_EQ_INT(run_cli(3, empty), 1); /* everything missing: invalid */
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, empty), 1); /* everything missing: invalid */
+    wh_tls_fixture_rmtree(base);
+}
+
+/* The name the commands default to is the server's with the same environment; and the
+ * failures of issue 11 item 8: each says what is wrong, the same failure the same status. */
+TEST(certs_cli_defaults_and_failures)
+{
+    char base[256], dir[400], *out = NULL;
+    CHECK(wh_tls_fixture_tmpdir(base, sizeof(base)));
+    snprintf(dir, sizeof(dir), "%s/out", base);
+    unset_cert_env();
+    char *kc = getenv("KUBECONFIG") ? wh_xstrdup(getenv("KUBECONFIG")) : NULL;
+    unsetenv("KUBECONFIG");
+
+    char *gen[] = {"certs", "generate", "--out", dir, "--ecdsa"};
+    char *json[] = {"certs", "inspect", dir, "--json"};
+    /* No cluster: localhost, as `make run` serves. */
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"localhost\"") != NULL);
+    free(out);
+    /* URL mode: WEBHOOK_HOST. */
+    setenv("WEBHOOK_HOST", "127.0.0.1", 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"127.0.0.1\"") != NULL);
+    free(out);
+    unsetenv("WEBHOOK_HOST");
+    /* A cluster: the Service. */
+    setenv("KUBECONFIG", "/nonexistent/kubeconfig", 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(5, gen), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, json, &out), 0);
+    CHECK(strstr(out, "\"host\": \"" SVC_DNS "\"") != NULL);
+    free(out);
+
+    /* --cluster and --secret without a reachable cluster: the same error, status 2. */
+    char *cluster[] = {"certs", "inspect", dir, "--cluster"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, cluster, &out), 2);
+    CHECK(strstr(out, "cannot check the cluster") && strstr(out, "/nonexistent/kubeconfig"));
+    free(out);
+    char *secret[] = {"certs", "inspect", "--secret"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, secret, &out), 2);
+    CHECK(strstr(out, "/nonexistent/kubeconfig") != NULL);
+    free(out);
+    unsetenv("KUBECONFIG");
+
+    char missing[420];
+    snprintf(missing, sizeof(missing), "%s/missing", base);
+    char *nodir[] = {"certs", "inspect", missing};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, nodir, &out), 2);
+    CHECK(strstr(out, "missing: cannot be read: No such file or directory") != NULL);
+    free(out);
+    char *noout[] = {"certs", "generate", "--ecdsa"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(3, noout, &out), 2);
+    char *err = strstr(out, "--out DIR is required"), *use = strstr(out, "usage:");
+    CHECK(err && use && err < use);
+    free(out);
+    char *neither[] = {"certs", "inspect"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(2, neither, &out), 2);
+    CHECK(strstr(out, "a directory or --secret is required") != NULL);
+    free(out);
+
+    if (kc)
+        setenv("KUBECONFIG", kc, 1);
+    free(kc);
     wh_tls_fixture_rmtree(base);
 }
 
 static enum wh_err fake_secret(const char *ns, const char *name, struct wh_certs_bundle **out,
                                struct wh_errbuf *eb)
 {
-    if (strcmp(ns, "kruise-system") != 0 || strcmp(name, "kruise-webhook-certs") != 0)
+    if (strcmp(ns, "kruise-system") != 0 || strcmp(name, "kruise-webhook-server-certs") != 0)
         return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "not found");
     /* What the Kubernetes half will do: GET the Secret, then read it. */
     json_t *secret = wh_certs_secret_object(ns, name, "1", rsa_bundle());
@@ -1644,9 +1689,9 @@ TEST(certs_cli_inspect_secret_hook)
     unset_cert_env();
     wh_certs_cli_set_secret_reader(fake_secret);
     char *secret[] = {"certs", "inspect", "--secret"};
-    CHECK_EQ_INT(run_cli(3, secret), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, secret), 0);
     char *other[] = {"certs", "inspect", "--secret", "other"};
-    CHECK_EQ_INT(run_cli(4, other), 2);
+    CHECK_EQ_INT(wh_test_certs_cli_run(4, other), 2);
     wh_certs_cli_set_secret_reader(NULL);
 }
 
@@ -1655,7 +1700,7 @@ TEST(certs_cli_inspect_secret_hook)
 TEST(cert31_secret_data_keys_and_object)
 {
     struct wh_certs_bundle *b = ec_bundle(&service_target);
-    json_t *o = wh_certs_secret_object("kruise-system", "kruise-webhook-certs", NULL, b);
+    json_t *o = wh_certs_secret_object("kruise-system", "kruise-webhook-server-certs", NULL, b);
     json_t *data = json_object_get(o, "data");
     CHECK_EQ_INT(json_object_size(data), 6);
     CHECK_EQ_STR(json_string_value(json_object_get(data, "tls.crt")),
@@ -1665,7 +1710,7 @@ TEST(cert31_secret_data_keys_and_object)
     CHECK(json_object_get(data, "ca-key.pem") && json_object_get(data, "ca-cert.pem"));
     /* CERT-33: metadata holds only namespace and name; no type, labels or annotations. */
     json_t *want_meta = wh_test_json("{\"namespace\": \"kruise-system\", "
-                                     "\"name\": \"kruise-webhook-certs\"}");
+                                     "\"name\": \"kruise-webhook-server-certs\"}");
     CHECK_EQ_JSON(json_object_get(o, "metadata"), want_meta);
     json_decref(want_meta);
     CHECK(json_object_get(o, "type") == NULL);

@@ -39,6 +39,7 @@
 #include "kube/cluster.h"
 #include "test/support/apiserver_proc.h"
 #include "test/support/certs_hooks.h"
+#include "test/support/tls_fixture.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -46,7 +47,8 @@
 #include "util/time.h"
 
 #define NS "kruise-system"
-#define SECRET "kruise-webhook-certs"
+#define SECRET "kruise-webhook-server-certs"
+#define UPSTREAM_SVC "kruise-webhook-service"
 #define MUTATING "kruise-webhook-server-mutating"
 #define VALIDATING "kruise-webhook-server-validating"
 
@@ -233,7 +235,13 @@ struct inst {
     char certdir[160];
     char identity[32];
     char fixed_serial[80]; /* "" = serve what the cert dir holds (an instant reload) */
+    int https_port;        /* where the self-call goes; 0 = nowhere yet */
 };
+
+static int fake_https_port(void *arg)
+{
+    return ((struct inst *)arg)->https_port;
+}
 
 /* The HTTPS server as the controller sees it: here, whatever the cert dir holds. */
 static bool fake_serving(void *arg, char *buf, size_t bufsz)
@@ -271,6 +279,10 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     argv[argc++] = "0";
     argv[argc++] = "--cert-key-type"; /* RSA is tested on its own; each RSA key costs ~0.4 s */
     argv[argc++] = "ecdsa";
+    /* The fake cluster's CRDs are OpenKruise's, naming upstream's Service: a replica that
+     * takes over that Service (SERVICE_NAME) converts them. */
+    argv[argc++] = "--service-name";
+    argv[argc++] = UPSTREAM_SVC;
     for (size_t i = 0; extra && extra[i] && argc < 38; i++)
         argv[argc++] = (char *)(uintptr_t)extra[i];
     argv[argc] = NULL;
@@ -284,9 +296,12 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     struct wh_certs_hooks hooks = {
         .serves = wh_test_certs_serves,
         .serves_arg = &in->cfg,
+        .knows = wh_test_certs_knows,
         .serving_serial = fake_serving,
         .serial_arg = in,
-        .identity = in->identity};
+        .identity = in->identity,
+        .https_port = fake_https_port,
+        .https_arg = in};
     if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
         wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
         wh_cluster_start(in->cl, &eb)) {
@@ -388,7 +403,7 @@ TEST(cert33_first_start_creates_secret_files_and_cabundles_restart_reuses)
     json_t *svc = wh_json_path(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
                                "service", NULL);
     CHECK_EQ_STR(wh_json_str(svc, "namespace"), NS);
-    CHECK_EQ_STR(wh_json_str(svc, "name"), "kruise-webhook-service");
+    CHECK_EQ_STR(wh_json_str(svc, "name"), UPSTREAM_SVC);
     CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 1), "clientConfig",
                                   "service", "namespace", NULL),
                  "else");
@@ -582,7 +597,7 @@ static struct wh_certs_bundle *short_lived_bundle(int64_t validity_secs)
     struct wh_certs_gen_opts o;
     struct wh_certs_bundle *b = NULL;
     struct wh_errbuf eb = {{0}};
-    struct wh_certs_target t = {.service = "kruise-webhook-service", .namespace = NS};
+    struct wh_certs_target t = {.service = UPSTREAM_SVC, .namespace = NS};
     wh_certs_gen_opts_init(&o);
     o.key_type = WH_CERTS_KEY_ECDSA;
     o.validity_secs = validity_secs;
@@ -639,8 +654,8 @@ TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
     CHECK_EQ_STR(bundle, new_ca);
     struct wh_certs_bundle *now_stored = NULL;
     CHECK_EQ_INT(wh_certs_secret_read(secret, WH_CERTS_SECRET_GENERATED, &now_stored, &eb), WH_OK);
-    CHECK_EQ_INT(wh_certs_bundle_validate(now_stored, "kruise-webhook-service.kruise-system.svc",
-                                          time(NULL), 180 * 86400LL, NULL),
+    CHECK_EQ_INT(wh_certs_bundle_validate(now_stored, UPSTREAM_SVC ".kruise-system.svc", time(NULL),
+                                          180 * 86400LL, NULL),
                  WH_CERTS_VALID);
     wh_certs_bundle_free(now_stored);
     free(bundle);
@@ -650,6 +665,44 @@ TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
     inst_stop(&a);
 out_old:
     wh_certs_bundle_free(old);
+    fx_stop(&f);
+}
+
+/* Issue 10: a Secret written by a version that encoded the CA's cA flag as 0x01 (the API
+ * server cannot read that CA) gets a new, DER-correct CA at the first sync, and the old CA
+ * is not kept in the caBundles (Go could not use it anyway). */
+TEST(certs_secret_with_non_der_ca_is_regenerated)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *good = short_lived_bundle(3650 * 86400LL);
+    struct wh_certs_bundle *bad = wh_tls_fixture_non_der_ca(good);
+    json_t *obj = wh_certs_secret_object(NS, SECRET, NULL, bad);
+    put_obj(&f, obj);
+    json_decref(obj);
+    if (!inst_start(&a, &f, "a", NULL))
+        goto out;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *secret = get_secret(&f);
+    char *ca = secret_item(secret, "ca-cert.pem");
+    X509 *x = NULL;
+    CHECK(ca && strcmp(ca, wh_certs_bundle_get(bad, WH_CERTS_CA_CERT, NULL)) != 0);
+    CHECK(ca && wh_certs_pem_first_cert(ca, strlen(ca), &x) == WH_OK);
+    X509_free(x);
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    CHECK_EQ_STR(bundle, ca);
+    free(bundle);
+    json_decref(m);
+    free(ca);
+    json_decref(secret);
+    inst_stop(&a);
+out:
+    wh_certs_bundle_free(bad);
+    wh_certs_bundle_free(good);
     fx_stop(&f);
 }
 
@@ -757,6 +810,41 @@ out_fx:
  * cert-manager's keys, written to the cert dir, never generated and never written to the cluster;
  * configurations are verified, and the sync fails with upstream's message until their caBundles
  * match ca.crt byte for byte. */
+/* cert-manager's Secret for ext (ca.crt, tls.crt, tls.key). Returns: ext's CA in base64 (free). */
+static char *put_external_secret(struct fx *f, const struct wh_certs_bundle *ext)
+{
+    const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
+    const char *crt = wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL);
+    const char *key = wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL);
+    char *ca64 = wh_base64_encode(ca, strlen(ca));
+    char *crt64 = wh_base64_encode(crt, strlen(crt));
+    char *key64 = wh_base64_encode(key, strlen(key));
+    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
+                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
+                          ca64, "tls.crt", crt64, "tls.key", key64);
+    put_obj(f, s);
+    json_decref(s);
+    free(crt64);
+    free(key64);
+    return ca64;
+}
+
+/* What cert-manager's CA injector does: every entry of both configurations gets ca64. */
+static void inject_every_entry(struct fx *f, const char *ca64)
+{
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(f, i == 0);
+        size_t k;
+        json_t *e;
+        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
+        {
+            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
+        }
+        put_obj(f, cfg);
+        json_decref(cfg);
+    }
+}
+
 TEST(cert38_external_mode_reads_verifies_never_writes)
 {
     struct fx f;
@@ -766,16 +854,7 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
         return;
     struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
     const char *ca = wh_certs_bundle_get(ext, WH_CERTS_CA_CERT, NULL);
-    char *ca64 = wh_base64_encode(ca, strlen(ca));
-    char *crt64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL)));
-    char *key64 = wh_base64_encode(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL),
-                                   strlen(wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL)));
-    json_t *s = json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s}}", "apiVersion", "v1", "kind",
-                          "Secret", "metadata", "namespace", NS, "name", SECRET, "data", "ca.crt",
-                          ca64, "tls.crt", crt64, "tls.key", key64);
-    put_obj(&f, s);
-    json_decref(s);
+    char *ca64 = put_external_secret(&f, ext);
     static const char *const gate[] = {"--feature-gates", "EnableExternalCerts=true", NULL};
     if (!inst_start(&a, &f, "a", gate))
         goto out_ext;
@@ -789,18 +868,7 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     CHECK_EQ_STR(dir_key, "");
     CHECK(!wh_certs_controller_initialized(a.c));
 
-    /* cert-manager's CA injector fills in the caBundles */
-    for (int i = 0; i < 2; i++) {
-        json_t *cfg = get_config(&f, i == 0);
-        size_t k;
-        json_t *e;
-        json_array_foreach(json_object_get(cfg, "webhooks"), k, e)
-        {
-            json_object_set_new(wh_json_obj(e, "clientConfig"), "caBundle", json_string(ca64));
-        }
-        put_obj(&f, cfg);
-        json_decref(cfg);
-    }
+    inject_every_entry(&f, ca64); /* cert-manager's CA injector */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "CRD") != NULL); /* CRDs pointing at us have no caBundle yet */
     static const char *const crds[] = {"clonesets",
@@ -830,8 +898,75 @@ TEST(cert38_external_mode_reads_verifies_never_writes)
     inst_stop(&a);
 out_ext:
     free(ca64);
-    free(crt64);
-    free(key64);
+    wh_certs_bundle_free(ext);
+    fx_stop(&f);
+}
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+    char *path = wh_str_printf("%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    WH_ASSERT(fp && fputs(text, fp) >= 0 && fclose(fp) == 0);
+    return path;
+}
+
+/* Issue 10: initialised is not enough for /readyz; the replica calls itself through the
+ * configured clientConfigs. With external certificates the entries' caBundles are right but
+ * nothing makes them name this server: an entry calling another Service is a TLS name failure
+ * the API server would meet, reported in why. (Here the "server" is a fake API server with
+ * the certificate, which answers the path 404: once the name is right, that is what shows.) */
+TEST(certs_readiness_calls_through_the_configuration)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    struct wh_apiserver *https = NULL;
+    char why[256] = "";
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *ext = short_lived_bundle(400 * 86400);
+    char *crt = write_tmp(f.dir, "ext.crt", wh_certs_bundle_get(ext, WH_CERTS_CERT, NULL));
+    char *key = write_tmp(f.dir, "ext.key", wh_certs_bundle_get(ext, WH_CERTS_KEY, NULL));
+    char *ca64 = put_external_secret(&f, ext);
+    /* Every caBundle right (cert-manager's injector), the entries calling Service "x". */
+    inject_every_entry(&f, ca64);
+    const char *extra[] = {"--cert", crt, "--key", key, NULL};
+    struct wh_apiserver_opts ho = {.extra_args = extra};
+    CHECK_EQ_INT(wh_apiserver_start(&ho, &https, &eb), WH_OK);
+    /* No CRD conversions to check: only the two configurations. */
+    static const char *const args[] = {"--feature-gates", "EnableExternalCerts=true",
+                                       "--service-name", "no-crd-names-this", NULL};
+    if (!https || !inst_start(&a, &f, "a", args))
+        goto out;
+    a.https_port = wh_apiserver_port(https);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    CHECK(wh_certs_controller_initialized(a.c));
+    CHECK(!wh_certs_controller_called(a.c, why, sizeof(why)));
+    CHECK(strstr(why, "x.kruise-system.svc") != NULL);
+
+    /* The entries now call the Service the certificate is for: TLS passes, the path does not
+     * exist at this fake. */
+    for (int i = 0; i < 2; i++) {
+        json_t *cfg = get_config(&f, i == 0);
+        json_t *svc = wh_json_path(json_array_get(json_object_get(cfg, "webhooks"), 0),
+                                   "clientConfig", "service", NULL);
+        json_object_set_new(svc, "name", json_string(UPSTREAM_SVC));
+        put_obj(&f, cfg);
+        json_decref(cfg);
+    }
+    for (int i = 0; i < 30 && !strstr(why, "no webhook is served"); i++) {
+        CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+        CHECK(!wh_certs_controller_called(a.c, why, sizeof(why)));
+    }
+    if (!strstr(why, "no webhook is served at this path"))
+        fprintf(stderr, "why: %s\n", why);
+    CHECK(strstr(why, "no webhook is served at this path") != NULL);
+    inst_stop(&a);
+out:
+    wh_apiserver_stop(https);
+    free(crt);
+    free(key);
+    free(ca64);
     wh_certs_bundle_free(ext);
     fx_stop(&f);
 }
@@ -873,6 +1008,39 @@ TEST(cert39_url_mode_uses_the_fs_writer_and_urls)
     json_decref(crd);
     json_decref(m);
     json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* Issue 10: `certs inspect DIR --cluster` for a URL-mode server, run without WEBHOOK_HOST
+ * (the server had it as a flag), checks the name the cluster's entries call, 127.0.0.1, not
+ * the Service; the entries are reported with that name. A host the certificate does not
+ * name is a mismatch. */
+TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    char *out = NULL;
+    if (!fx_start(&f))
+        return;
+    static const char *const url[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    if (!inst_start(&a, &f, "a", url))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    setenv("KUBECONFIG", f.kubeconfig, 1);
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* as the replica, but no WEBHOOK_HOST */
+    char *argv[] = {"certs", "inspect", a.certdir, "--cluster"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 0);
+    CHECK(strstr(out, "valid for 127.0.0.1: yes") != NULL);
+    CHECK(strstr(out, "the API server calls 127.0.0.1: certificate valid for it: yes") != NULL);
+    free(out);
+    char *other[] = {"certs", "inspect", a.certdir, "--cluster", "--host", "10.9.9.9"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(6, other, &out), 1);
+    free(out);
+    unsetenv("KUBECONFIG");
+    unsetenv("SERVICE_NAME");
     inst_stop(&a);
 out_fx:
     fx_stop(&f);
@@ -1045,26 +1213,6 @@ TEST(cert01_env_from_config_flags_override_environment)
     unsetenv("CERTS_RENEW_BEFORE");
 }
 
-static int run_cli_quiet(int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
-    if (!getenv("WH_TEST_VERBOSE")) {
-        dup2(null, 1);
-        dup2(null, 2);
-    }
-    int status = wh_certs_cli_main(argc, argv, &wh_test_certs_cli_hooks);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(out, 1);
-    dup2(err, 2);
-    close(out);
-    close(err);
-    close(null);
-    return status;
-}
-
 /* `certs inspect --secret` reads the Secret from the cluster and says whether the caBundles
  * there trust its CA (exit 0), or not (exit 1, after a reset). */
 TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
@@ -1078,17 +1226,19 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     if (!inst_start(&a, &f, "a", NULL))
         goto out_fx;
     setenv("KUBECONFIG", f.kubeconfig, 1);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 2); /* no Secret yet */
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* the replica's settings */
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 2); /* no Secret yet */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 0);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 0);
     json_t *v = get_config(&f, false);
     json_object_set_new(
         wh_json_path(json_array_get(json_object_get(v, "webhooks"), 0), "clientConfig", NULL),
         "caBundle", json_string("Cg=="));
     put_obj(&f, v);
     json_decref(v);
-    CHECK_EQ_INT(run_cli_quiet(3, argv), 1);
+    CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 1);
     unsetenv("KUBECONFIG");
+    unsetenv("SERVICE_NAME");
     inst_stop(&a);
 out_fx:
     fx_stop(&f);

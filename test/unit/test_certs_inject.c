@@ -136,6 +136,86 @@ TEST(cert52_url_mode_entries)
     free(u);
 }
 
+static bool knows_service_ingress(void *arg, const char *path)
+{
+    return serves_two(arg, path) || strcmp(path, "/validate-service") == 0 ||
+           strcmp(path, "/validate-ingress") == 0;
+}
+
+/* Issue 10: entries that point at us for a path known but turned off (a feature gate) are
+ * removed; entries for other servers and for paths this version does not know are kept.
+ * URL mode counts the entries whose Service became our URL. */
+TEST(certs_unserved_entries_of_ours_are_removed)
+{
+    const char *pem = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+    struct wh_certs_inject_target t = target(pem);
+    t.knows = knows_service_ingress;
+    json_t *cfg = wh_test_json(
+        "{\"metadata\":{\"name\":\"v\"},\"webhooks\":["
+        "{\"name\":\"svc-ours\",\"clientConfig\":{\"service\":{\"namespace\":"
+        "\"kruise-system\",\"name\":\"my-svc\",\"path\":\"/validate-service\"}}},"
+        "{\"name\":\"ns\",\"clientConfig\":{\"service\":{\"namespace\":\"kruise-system\","
+        "  \"name\":\"my-svc\",\"path\":\"/validate-namespace\"}}},"
+        "{\"name\":\"svc-theirs\",\"clientConfig\":{\"service\":{\"namespace\":"
+        "\"kruise-system\",\"name\":\"kruise-webhook-service\",\"path\":"
+        "\"/validate-service\"}}},"
+        "{\"name\":\"future\",\"clientConfig\":{\"service\":{\"namespace\":"
+        "\"kruise-system\",\"name\":\"my-svc\",\"path\":\"/validate-future\"}}},"
+        "{\"name\":\"ingress-ours\",\"clientConfig\":{\"service\":{\"namespace\":"
+        "\"kruise-system\",\"name\":\"my-svc\",\"path\":\"/validate-ingress\"}}}]}");
+    json_t *out = NULL;
+    struct wh_certs_inject_stats st;
+    CHECK_EQ_INT(wh_certs_inject_webhooks(cfg, &t, &out, &st, NULL), WH_OK);
+    CHECK_EQ_INT(st.entries, 5);
+    CHECK_EQ_INT(st.removed, 2);
+    CHECK_EQ_STR(st.removed_paths, "/validate-service, /validate-ingress");
+    CHECK_EQ_INT(st.served, 1);
+    CHECK_EQ_INT(st.to_url, 0);
+    json_t *hooks = json_object_get(out, "webhooks");
+    CHECK_EQ_INT(json_array_size(hooks), 3);
+    CHECK_EQ_STR(wh_json_str(json_array_get(hooks, 0), "name"), "ns");
+    CHECK(wh_json_path_str(json_array_get(hooks, 0), "clientConfig", "caBundle", NULL) != NULL);
+    CHECK_EQ_STR(wh_json_str(json_array_get(hooks, 1), "name"), "svc-theirs");
+    CHECK_EQ_STR(wh_json_str(json_array_get(hooks, 2), "name"), "future");
+    json_t *again = NULL;
+    CHECK_EQ_INT(wh_certs_inject_webhooks(out, &t, &again, &st, NULL), WH_OK);
+    CHECK(again == NULL);
+    json_decref(out);
+    out = NULL;
+
+    /* Without the hook nothing is removed (the behaviour before issue 10). */
+    t.knows = NULL;
+    CHECK_EQ_INT(wh_certs_inject_webhooks(cfg, &t, &out, &st, NULL), WH_OK);
+    CHECK_EQ_INT(st.removed, 0);
+    CHECK_EQ_INT(json_array_size(json_object_get(out, "webhooks")), 5);
+    json_decref(out);
+    out = NULL;
+
+    /* URL mode: our Service's entries become URLs (counted), and an entry with our URL for a
+     * turned-off path goes too; another server's URL stays. */
+    t.knows = knows_service_ingress;
+    t.host = "127.0.0.1";
+    json_t *url_cfg = wh_test_json(
+        "{\"metadata\":{\"name\":\"v\"},\"webhooks\":["
+        "{\"name\":\"ns\",\"clientConfig\":{\"service\":{\"namespace\":\"kruise-system\","
+        "  \"name\":\"my-svc\",\"path\":\"/validate-namespace\"}}},"
+        "{\"name\":\"svc-url-ours\",\"clientConfig\":{\"url\":"
+        "\"https://127.0.0.1:9876/validate-service\"}},"
+        "{\"name\":\"svc-url-theirs\",\"clientConfig\":{\"url\":"
+        "\"https://10.0.0.1:9876/validate-service\"}}]}");
+    CHECK_EQ_INT(wh_certs_inject_webhooks(url_cfg, &t, &out, &st, NULL), WH_OK);
+    CHECK_EQ_INT(st.removed, 1);
+    CHECK_EQ_INT(st.to_url, 1);
+    hooks = json_object_get(out, "webhooks");
+    CHECK_EQ_INT(json_array_size(hooks), 2);
+    CHECK_EQ_STR(wh_json_path_str(json_array_get(hooks, 0), "clientConfig", "url", NULL),
+                 "https://127.0.0.1:9876/validate-namespace");
+    CHECK_EQ_STR(wh_json_str(json_array_get(hooks, 1), "name"), "svc-url-theirs");
+    json_decref(out);
+    json_decref(url_cfg);
+    json_decref(cfg);
+}
+
 TEST(cert52_entry_paths_and_bad_shapes)
 {
     json_t *cc = wh_test_json("{\"url\":\"https://a.b:8443/p/q?x#y\"}");

@@ -35,8 +35,8 @@ TEST(config_defaults)
     CHECK_EQ_INT(cfg.port, 9876);
     CHECK_EQ_STR(cfg.cert_dir, "/tmp/kruise-webhook-certs");
     CHECK_EQ_STR(cfg.namespace_, "kruise-system");
-    CHECK_EQ_STR(cfg.secret_name, "kruise-webhook-certs");
-    CHECK_EQ_STR(cfg.service_name, "kruise-webhook-service");
+    CHECK_EQ_STR(cfg.secret_name, "kruise-webhook-server-certs");
+    CHECK_EQ_STR(cfg.service_name, "kruise-webhook-server");
     CHECK_EQ_INT(cfg.max_body_bytes, 3 << 20);
     CHECK_EQ_STR(cfg.health_addr, ":8000");
     CHECK_EQ_STR(cfg.metrics_addr, ":8080");

@@ -68,6 +68,15 @@ const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *p
     return NULL;
 }
 
+bool wh_routes_known(const char *path)
+{
+    for (const struct wh_route *r = routes; r->path; r++) {
+        if (strcmp(r->path, path) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool wh_route_covers(const struct wh_route *route, const char *area)
 {
     if (!route->areas)

@@ -65,6 +65,9 @@ const struct wh_route *wh_routes_all(size_t *count);
 /* Returns: the route for path among those enabled by cfg, or NULL. */
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path);
 
+/* True when some route answers path with some configuration (feature gates aside). */
+bool wh_routes_known(const char *path);
+
 /* True when route implements spec area (a folder of test/vectors: "sidecarset", ...). */
 bool wh_route_covers(const struct wh_route *route, const char *area);
 

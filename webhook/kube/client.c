@@ -313,6 +313,11 @@ bool wh_kube_in_cluster(void)
     return wh_kubeconfig_in_cluster_present();
 }
 
+bool wh_kube_standalone(const char *state, const char *kubeconfig)
+{
+    return (state && state[0]) || ((!kubeconfig || !kubeconfig[0]) && !wh_kube_in_cluster());
+}
+
 enum wh_err wh_kube_client_new(const struct wh_kube_opts *opts, struct wh_kube_client **out,
                                struct wh_errbuf *eb)
 {

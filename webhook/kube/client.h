@@ -56,6 +56,10 @@ struct wh_kube_opts {
  * /var/run/secrets/kubernetes.io/serviceaccount, or $WH_SERVICEACCOUNT_DIR when set (tests). */
 bool wh_kube_in_cluster(void);
 
+/* The server's choice of cluster: standalone (no API server) when state (--state) is
+ * non-empty, or when kubeconfig is empty (or NULL) and wh_kube_in_cluster() is false. */
+bool wh_kube_standalone(const char *state, const char *kubeconfig);
+
 /* Loads the configuration and makes a client (no request is sent yet). The token file, when
  * there is one, is read now. Errors name the file and the problem: WH_ERR_IO (unreadable),
  * WH_ERR_PARSE (malformed YAML), WH_ERR_INVALID (missing or unsupported settings, or no

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log/log.h"
+#include "util/backoff.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -26,7 +27,6 @@ struct wh_informer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct wh_metric *m_relists, *m_watches, *m_errors, *m_objects, *m_rv;
-    unsigned int seed;
 };
 
 static char *dup_or_null(const char *s)
@@ -54,13 +54,12 @@ static bool pause_ms(struct wh_informer *inf, long ms)
     return !atomic_load(&inf->stop);
 }
 
-/* Exponential backoff with jitter: 0.5 s, 1 s, 2 s, ... up to backoff_max_ms. */
+/* Exponential backoff with jitter: 0.5 s, 1 s, 2 s, ... up to backoff_max_ms (informer.h). */
 static long backoff(struct wh_informer *inf, int attempt)
 {
-    long base = 500L << (attempt < 10 ? attempt : 10);
-    if (base > inf->opts.backoff_max_ms)
-        base = inf->opts.backoff_max_ms;
-    return base / 2 + (long)(rand_r(&inf->seed) % (unsigned)(base / 2 + 1));
+    struct wh_backoff b = {.first_ms = 500, .max_ms = inf->opts.backoff_max_ms, .jitter_pct = 50,
+                           ._n = attempt};
+    return (long)wh_backoff_next(&b);
 }
 
 static void set_rv(struct wh_informer *inf, const char *rv)
@@ -134,11 +133,12 @@ static enum wh_err on_event(void *arg, const char *type, json_t *object)
     return WH_OK;
 }
 
-static enum wh_err watch(struct wh_informer *inf)
+/* *accepted: the API server answered 200 and the stream began (however it ended). */
+static enum wh_err watch(struct wh_informer *inf, bool *accepted)
 {
     long timeout = inf->opts.watch_timeout_seconds;
     if (timeout <= 0)
-        timeout = 300 + (long)(rand_r(&inf->seed) % 300);
+        timeout = 300 + (long)(wh_rand64() % 300);
     struct wh_kube_watch_opts wo = {
         .resource_version = inf->rv,
         .bookmarks = true,
@@ -150,6 +150,7 @@ static enum wh_err watch(struct wh_informer *inf)
     struct wh_kube_status st = {0};
     wh_metric_add(inf->m_watches, 1);
     enum wh_err rc = wh_kube_watch(inf->client, inf->path, &wo, on_event, inf, &st);
+    *accepted = st.code == 200;
     if (rc && rc != WH_ERR_GONE && !atomic_load(&inf->stop))
         WH_LOG_EVERY(30, WH_LOG_WARN, "informer %s: watch failed: %s (%d %s)", inf->what,
                      wh_strerror(rc), st.code, st.message);
@@ -174,9 +175,12 @@ static void *informer_main(void *arg)
             need_list = false;
             failures = 0;
         }
-        rc = watch(inf);
+        bool accepted = false;
+        rc = watch(inf, &accepted);
         if (atomic_load(&inf->stop))
             break;
+        if (accepted)
+            failures = 0; /* the API server is back: the next failure starts the backoff over */
         if (rc == WH_ERR_GONE) {
             /* Our resourceVersion is older than the API server keeps: start over. */
             wh_log(WH_LOG_INFO, "informer %s: resourceVersion %s expired, relisting", inf->what,
@@ -203,10 +207,9 @@ enum wh_err wh_informer_start(struct wh_kube_client *client, struct wh_cache *ca
     if (inf->opts.page_size <= 0)
         inf->opts.page_size = 500;
     if (inf->opts.backoff_max_ms <= 0)
-        inf->opts.backoff_max_ms = 30000;
+        inf->opts.backoff_max_ms = 1000;
     inf->label_selector = dup_or_null(opts->label_selector);
     inf->field_selector = dup_or_null(opts->field_selector);
-    inf->seed = (unsigned int)wh_time_mono_ns();
     atomic_init(&inf->stop, false);
     pthread_mutex_init(&inf->mu, NULL);
     pthread_cond_init(&inf->cv, NULL);

@@ -5,6 +5,12 @@
  * resourceVersion with bookmarks; resume after a dropped watch; relist on 410 Gone; back off on
  * errors. The cache is marked synced after the first complete list and stays synced (serving
  * the last known state) while the API server is away.
+ * Backoff: 0.5 s, doubling, capped at backoff_max_ms (default 1 s), half of each step random,
+ * and back to the start as soon as a list or watch succeeds (a watch that the API server
+ * accepted counts, however it ends). So while the API server is away each informer tries
+ * about once a second, and a watch resumes within about a second of its return: unlike
+ * client-go's 30 s cap, because handlers read only these caches and a SidecarSet created
+ * after an API server restart must reach the next Pod at once.
  * Thread rule: one thread per informer; start/stop from the main thread. */
 
 #include "kube/cache.h"
@@ -20,7 +26,7 @@ struct wh_informer_opts {
     const char *field_selector;              /* NULL = none */
     long page_size;                          /* 0 = 500 */
     long watch_timeout_seconds;              /* 0 = a random 5..10 minutes, as client-go */
-    long backoff_max_ms;                     /* 0 = 30 s */
+    long backoff_max_ms;                     /* 0 = 1 s */
 };
 
 /* Starts the informer thread. client and cache are borrowed and must outlive it. */

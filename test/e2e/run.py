@@ -1,0 +1,723 @@
+#!/usr/bin/env python3
+"""End-to-end tests: kruise-webhook behind a real kube-apiserver (v1.26.1, ../shared/k8s),
+the way a user meets it. Nothing here sends a review to the server directly except the load
+of the restart test: objects are created, read and deleted through the API server, which
+calls the server with the caBundles and URLs the server's own certificate controller wrote.
+
+    run.py --bin build/kruise-webhook [--harness build/test/vector-harness] [--k8s DIR]
+           [scenario ...]
+
+The API server comes from DIR/start.sh (default ../shared/k8s; KUBE_APISERVER and ETCD point
+at other binaries, as envtest's KUBEBUILDER_ASSETS). When neither can be had the suite prints
+one "skipped" line and exits 0. Everything listens on 127.0.0.1. The scenarios run in order
+on one API server (each states what it leaves behind); the last line is "N passed, N failed".
+"""
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import yaml
+
+from cluster import Cluster, Skip
+from kube import ApiError, Kube, wait_for
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NS = "kruise-system"
+SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
+MUTATING = "kruise-webhook-server-mutating"
+VALIDATING = "kruise-webhook-server-validating"
+CRDS = ["sidecarsets.apps.kruise.io", "clonesets.apps.kruise.io"]
+CFG_PATH = "/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s"
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+SS_PATH = "/apis/apps.kruise.io/%s/sidecarsets"
+
+# Bounds the suite asserts (README, "Running in a cluster"): a watch resumes within about a
+# second of the API server's return (informer backoff capped at 1 s), so a SidecarSet created
+# as soon as the API server is back reaches the next Pod within RESUME_BOUND of the return; a
+# caBundle reset is repaired within REPAIR_BOUND (a watch event, then one write). Both leave
+# room for 2 shared cores and the sanitizer build.
+RESUME_BOUND = 2.5
+REPAIR_BOUND = 3.0
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# --- the server under test -------------------------------------------------------------------
+
+
+class Server:
+    """kruise-webhook in URL mode on 127.0.0.1:port, configured through the environment as a
+    Deployment would configure it (so `certs inspect` run with the same environment sees the
+    same settings)."""
+
+    def __init__(self, ctx, name, env, args=()):
+        self.ctx = ctx
+        self.name = name
+        self.env = dict(os.environ, KUBECONFIG=ctx.kubeconfig, WEBHOOK_HOST="127.0.0.1",
+                        WEBHOOK_PORT=str(ctx.port), **env)
+        self.log_path = os.path.join(ctx.dir, "server-%s.log" % name)
+        self.args = [ctx.bin, "--bind-address", "127.0.0.1", "--health-addr", "127.0.0.1:0",
+                     "--metrics-addr", "127.0.0.1:0", "--log-format", "text",
+                     "--cert-reload-interval", "200ms"] + list(args)
+        self.proc = None
+        self.started = time.time()
+
+    def start(self):
+        self.started = time.time()
+        self.log = open(self.log_path, "ab")
+        self.mark = os.path.getsize(self.log_path)
+        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=self.log, env=self.env)
+        m = wait_for(lambda: self._listening(), 60, self.name + " listening")
+        self.health_port, self.metrics_port = int(m.group(1)), int(m.group(2))
+        return self
+
+    def _listening(self):
+        if self.proc.poll() is not None:
+            raise Failure("%s exited with %s:\n%s" % (self.name, self.proc.returncode,
+                                                      self.log_text()[-3000:]))
+        return re.search(r"listening https=\d+ health=(\d+) metrics=(\d+)", self.log_text())
+
+    def log_text(self):
+        with open(self.log_path, "rb") as f:
+            f.seek(self.mark)
+            return f.read().decode(errors="replace")
+
+    def plain(self, port, path):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            c.request("GET", path)
+            r = c.getresponse()
+            return r.status, r.read().decode(errors="replace")
+        finally:
+            c.close()
+
+    def readyz(self):
+        return self.plain(self.health_port, "/readyz")
+
+    def wait_ready(self, timeout=60):
+        wait_for(lambda: self.readyz()[0] == 200, timeout, self.name + " ready")
+        return time.time() - self.started
+
+    def metric(self, name, **labels):
+        total = None
+        for line in self.plain(self.metrics_port, "/metrics")[1].splitlines():
+            m = re.match(r"([a-z_]+)(\{(.*)\})? (\S+)$", line)
+            if not m or m.group(1) != name:
+                continue
+            got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(3) or ""))
+            if all(got.get(k) == v for k, v in labels.items()):
+                total = (total or 0) + float(m.group(4))
+        return total
+
+    def stop(self):
+        """SIGTERM; a non-zero exit or a sanitizer report is a failure."""
+        if not self.proc or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        text = self.log_text()
+        check(self.proc.returncode == 0 and "Sanitizer" not in text and "runtime error" not in text,
+              "%s exited with %s:\n%s" % (self.name, self.proc.returncode, text[-3000:]))
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def url_form(ctx, files):
+    """The manifests in URL form for our port: what an operator installs for URL mode."""
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "url-mode-manifests.py"),
+                          "--host", "127.0.0.1", "--port", str(ctx.port)] +
+                         [os.path.join(ROOT, f) for f in files],
+                         capture_output=True, text=True, check=True).stdout
+    return list(yaml.safe_load_all(out))
+
+
+def apply_all(ctx, docs, manager="e2e-install"):
+    """Server-side apply of each document; returns [(status, body)]."""
+    res = []
+    for d in docs:
+        kind = d["kind"]
+        name = d["metadata"]["name"]
+        if kind == "Namespace":
+            path = "/api/v1/namespaces/" + name
+        elif kind == "CustomResourceDefinition":
+            path = CRD_PATH + name
+        else:
+            path = CFG_PATH % ("mutating" if kind.startswith("Mutating") else "validating", name)
+        res.append(ctx.kube.apply(path, d, manager=manager))
+    return res
+
+
+def config(ctx, mutating):
+    return ctx.kube.get(CFG_PATH % ("mutating" if mutating else "validating",
+                                    MUTATING if mutating else VALIDATING))
+
+
+def bundles(ctx):
+    """{where: decoded caBundle} for every entry of both configurations and both CRDs."""
+    out = {}
+    for mutating in (True, False):
+        for e in config(ctx, mutating)["webhooks"]:
+            b = e["clientConfig"].get("caBundle")
+            out[e["name"]] = base64.b64decode(b) if b else b""
+    for name in CRDS:
+        cc = ctx.kube.get(CRD_PATH + name)["spec"]["conversion"]["webhook"]["clientConfig"]
+        out[name] = base64.b64decode(cc["caBundle"]) if cc.get("caBundle") else b""
+    return out
+
+
+def secret_items(ctx):
+    s = ctx.kube.get("/api/v1/namespaces/%s/secrets/%s" % (NS, SECRET))
+    return s, {k: base64.b64decode(v) for k, v in (s or {}).get("data", {}).items()}
+
+
+def namespace(ctx, name, labels=None):
+    st, out = ctx.kube.call("POST", "/api/v1/namespaces",
+                            {"apiVersion": "v1", "kind": "Namespace",
+                             "metadata": {"name": name, "labels": labels or {}}})
+    check(st in (201, 409), "namespace %s: %s %s" % (name, st, out))
+
+
+def sidecarset(name, container, version="v1beta1", **spec):
+    body = {"selector": {"matchLabels": {"app": "web"}},
+            "containers": [{"name": container, "image": "busybox:1.36",
+                            "command": ["sleep", "3600"]}]}
+    body.update(spec)
+    return {"apiVersion": "apps.kruise.io/" + version, "kind": "SidecarSet",
+            "metadata": {"name": name}, "spec": body}
+
+
+def create_pod(ctx, ns, name, labels=None):
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "labels": labels or {"app": "web"}},
+           "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}}
+    return ctx.kube.create("/api/v1/namespaces/%s/pods" % ns, pod)
+
+
+def container_names(pod):
+    return [c["name"] for c in pod["spec"]["containers"]]
+
+
+def probe_cert(ctx, cert_pem, key_pem):
+    """Presents cert_pem as a TLS client certificate to the API server. Go's crypto/tls parses
+    every client certificate with x509.ParseCertificate before anything else and aborts the
+    handshake when it cannot (the chain is not verified here: the request is then merely
+    unauthenticated). So an HTTP answer means Go read the certificate; a handshake abort, that
+    it did not. Returns True for read."""
+    cert = os.path.join(ctx.dir, "probe-cert.pem")
+    key = os.path.join(ctx.dir, "probe-key.pem")
+    with open(cert, "wb") as f:
+        f.write(cert_pem)
+    with open(key, "wb") as f:
+        f.write(key_pem)
+    os.chmod(key, 0o600)
+    tls = ssl.create_default_context(cafile=ctx.kube.files["certificate-authority-data"])
+    tls.load_cert_chain(cert, key)
+    try:
+        with socket.create_connection((ctx.kube.host, ctx.kube.port), 10) as raw:
+            with tls.wrap_socket(raw, server_hostname=ctx.kube.host) as s:
+                s.sendall(b"GET /version HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n")
+                return s.recv(64).startswith(b"HTTP/1.1 ")
+    except (ssl.SSLError, ConnectionError):
+        return False
+
+
+def certs_generate(ctx, name, *args):
+    d = os.path.join(ctx.dir, name)
+    subprocess.run([ctx.bin, "certs", "generate", "--out", d, "--host", "127.0.0.1"] + list(args),
+                   check=True, stdout=subprocess.DEVNULL)
+    return {n: open(os.path.join(d, n), "rb").read()
+            for n in ("ca-cert.pem", "ca-key.pem", "cert.pem", "key.pem")}
+
+
+def check_read_by_apiserver(ctx, items, what):
+    check(probe_cert(ctx, items["ca-cert.pem"], items["ca-key.pem"]),
+          "the API server cannot read the CA of %s" % what)
+    check(probe_cert(ctx, items["cert.pem"], items["key.pem"]),
+          "the API server cannot read the serving certificate of %s" % what)
+
+
+def non_der(cert_pem):
+    """cert_pem with basicConstraints cA encoded as 0x01 (the bug of issue 10)."""
+    der = ssl.PEM_cert_to_DER_cert(cert_pem.decode())
+    i = der.find(bytes([0x30, 0x03, 0x01, 0x01, 0xFF]))
+    check(i > 0, "no basicConstraints cA TRUE to break")
+    return ssl.DER_cert_to_PEM_cert(der[:i + 4] + b"\x01" + der[i + 5:]).encode()
+
+
+# --- the scenarios ---------------------------------------------------------------------------
+
+SCENARIOS = []
+
+
+def scenario(fn):
+    SCENARIOS.append(fn)
+    return fn
+
+
+@scenario
+def vectors_through_the_api_server(ctx):
+    """The vector harness's real-cluster mode (make test-vectors KUBECONFIG=...) on this API
+    server: every vector, its cluster objects created through the API server, v1alpha1
+    CloneSets converted by the harness's server (the CRDs' URL names the suite's port)."""
+    if not ctx.harness:
+        return "skipped: no --harness"
+    r = subprocess.run([ctx.harness, "--bin", ctx.bin, "--vectors",
+                        os.path.join(ROOT, "test", "vectors"), "--kubeconfig", ctx.kubeconfig,
+                        "--port", str(ctx.port)], capture_output=True, text=True, timeout=900)
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    check(r.returncode == 0, "harness: %s\n%s%s" % (last, r.stdout[-4000:], r.stderr[-2000:]))
+    return last
+
+
+@scenario
+def install_fills_every_cabundle_and_is_ready(ctx):
+    """The configurations installed in URL form; the server (Secret store, RSA, the defaults'
+    names) creates its Secret, fills every caBundle and the CRDs', and is ready once it has
+    called itself through them."""
+    res = apply_all(ctx, url_form(ctx, ["manifests/webhookconfigurations.yaml"]))
+    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    ctx.server = Server(ctx, "a", {"WEBHOOK_CERT_WRITER": "secret",
+                                   "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-a")},
+                        ["--feature-gates", "ResourcesDeletionProtection=true"]).start()
+    took = ctx.server.wait_ready()
+    check("called this server as the API server does" in ctx.server.log_text(), "the self-call")
+    _, items = secret_items(ctx)
+    check(items.get("ca-cert.pem"), "Secret %s/%s written" % (NS, SECRET))
+    ctx.ca = items["ca-cert.pem"]
+    for where, b in bundles(ctx).items():
+        check(b == ctx.ca, "caBundle of %s is the Secret's CA" % where)
+    return "ready %.1fs after start" % took
+
+
+@scenario
+def api_server_reads_every_generated_certificate(ctx):
+    """Every certificate the server can generate, presented to the API server's TLS (Go's
+    x509.ParseCertificate): the Secret store's (RSA), `certs generate` RSA and ECDSA; the
+    cert dir's (ECDSA) in the gates-off scenario. The CA as generated before issue 10 is
+    refused: the probe can tell."""
+    _, items = secret_items(ctx)
+    check_read_by_apiserver(ctx, items, "the Secret")
+    rsa = certs_generate(ctx, "gen-rsa")
+    ecdsa = certs_generate(ctx, "gen-ecdsa", "--ecdsa")
+    check_read_by_apiserver(ctx, rsa, "certs generate")
+    check_read_by_apiserver(ctx, ecdsa, "certs generate --ecdsa")
+    check(not probe_cert(ctx, non_der(ecdsa["ca-cert.pem"]), ecdsa["ca-key.pem"]),
+          "the API server read a CA whose cA flag is 0x01")
+
+
+@scenario
+def sidecarsets_are_defaulted_and_validated(ctx):
+    """A SidecarSet created at v1beta1 and one at v1alpha1 come back defaulted with their hash
+    annotations; an invalid one is refused with the validation message."""
+    for version, name, container in (("v1beta1", "e2e-beta", "beta-agent"),
+                                     ("v1alpha1", "e2e-alpha", "alpha-agent")):
+        out = ctx.kube.create(SS_PATH % version,
+                              sidecarset(name, container, version,
+                                         selector={"matchLabels": {"app": name}}))
+        check(out["apiVersion"] == "apps.kruise.io/" + version, out["apiVersion"])
+        ann = out["metadata"].get("annotations", {})
+        check("kruise.io/sidecarset-hash" in ann, "%s: hash annotation: %s" % (version, ann))
+        spec = out["spec"]
+        check(spec["updateStrategy"]["type"] == "RollingUpdate", "%s: updateStrategy" % version)
+        c = spec["containers"][0]
+        check(c["podInjectPolicy"] == "BeforeAppContainer" and
+              c["imagePullPolicy"] == "IfNotPresent", "%s: container defaults: %s" % (version, c))
+    bad = sidecarset("e2e-invalid", "bad-agent")
+    del bad["spec"]["selector"]
+    st, out = ctx.kube.call("POST", SS_PATH % "v1beta1", bad)
+    msg = (out or {}).get("message", "")
+    # Refused with upstream's code (500) and message.
+    check(st == 500 and 'admission webhook "vsidecarset.kb.io" denied the request: '
+          "spec.selector: Required value: no selector defined for SidecarSet" in msg,
+          "invalid SidecarSet: %s %s" % (st, msg))
+    check(ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-invalid") is None, "nothing stored")
+
+
+@scenario
+def pod_gets_its_sidecars_only_where_the_sidecarset_matches(ctx):
+    """A Pod created through the API server in a namespace the SidecarSet selects gets the
+    sidecar; the same Pod in another namespace does not."""
+    namespace(ctx, "e2e-inject", {"e2e": "inject"})
+    namespace(ctx, "e2e-plain")
+    ctx.kube.create(SS_PATH % "v1beta1",
+                    sidecarset("e2e-log", "log-agent",
+                               namespaceSelector={"matchLabels": {"e2e": "inject"}}))
+    # The server learns of the SidecarSet through its watch: a Pod may come first.
+    n = [0]
+
+    def injected_pod():
+        n[0] += 1
+        p = create_pod(ctx, "e2e-inject", "web-%d" % n[0])
+        return p if "log-agent" in container_names(p) else None
+    pod = wait_for(injected_pod, 10, "a Pod with the sidecar")
+    check(container_names(pod) == ["log-agent", "app"], container_names(pod))
+    check(pod["metadata"]["annotations"]["kruise.io/sidecarset-injected-list"] == "e2e-log",
+          pod["metadata"]["annotations"])
+    other = create_pod(ctx, "e2e-plain", "web")
+    check(container_names(other) == ["app"], "no sidecar outside: %s" % container_names(other))
+
+
+@scenario
+def v1alpha1_is_stored_as_v1beta1_and_read_back(ctx):
+    """A SidecarSet written at v1alpha1 with the fields v1beta1 moved (spec.namespace, the
+    custom-version label) is stored in etcd as v1beta1 and read at either version, each
+    conversion made by the server's /convert."""
+    before = ctx.server.metric("controller_runtime_webhook_requests_total", webhook="/convert")
+    obj = sidecarset("e2e-conv", "conv-agent", "v1alpha1", namespace="e2e-conv-ns")
+    obj["metadata"]["labels"] = {"apps.kruise.io/sidecarset-custom-version": "v3"}
+    ctx.kube.create(SS_PATH % "v1alpha1", obj)
+    stored = json.loads(ctx.cluster.etcd_get("/registry/apps.kruise.io/sidecarsets/e2e-conv"))
+    check(stored["apiVersion"] == "apps.kruise.io/v1beta1", "stored %s" % stored["apiVersion"])
+    check(stored["spec"].get("namespaceSelector") ==
+          {"matchLabels": {"kubernetes.io/metadata.name": "e2e-conv-ns"}} and
+          "namespace" not in stored["spec"] and stored["spec"].get("customVersion") == "v3",
+          "stored spec: %s" % stored["spec"])
+    beta = ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-conv")
+    check(beta["spec"]["namespaceSelector"] == stored["spec"]["namespaceSelector"], "v1beta1 read")
+    alpha = ctx.kube.get(SS_PATH % "v1alpha1" + "/e2e-conv")
+    check(alpha["apiVersion"] == "apps.kruise.io/v1alpha1" and
+          alpha["metadata"]["labels"].get("apps.kruise.io/sidecarset-custom-version") == "v3" and
+          "customVersion" not in alpha["spec"], "v1alpha1 read: %s" % alpha)
+    after = ctx.server.metric("controller_runtime_webhook_requests_total", webhook="/convert")
+    check((after or 0) > (before or 0), "/convert was called (%s -> %s)" % (before, after))
+
+
+@scenario
+def protected_namespace_deletion_is_refused(ctx):
+    """DELETE of a Namespace labelled delete-protection Always is refused with the reason; an
+    unlabelled one is deleted (it stays Terminating: no namespace controller here)."""
+    namespace(ctx, "e2e-protected", {"policy.kruise.io/delete-protection": "Always"})
+    namespace(ctx, "e2e-free")
+    st, out = ctx.kube.call("DELETE", "/api/v1/namespaces/e2e-protected")
+    msg = (out or {}).get("message", "")
+    check(st == 403 and "forbidden by ResourcesProtectionDeletion for "  # upstream's words
+          "policy.kruise.io/delete-protection=Always" in msg,
+          "protected: %s %s" % (st, msg))
+    check(ctx.kube.get("/api/v1/namespaces/e2e-protected")["status"]["phase"] == "Active", "kept")
+    st, out = ctx.kube.call("DELETE", "/api/v1/namespaces/e2e-free")
+    check(st == 200 and out["status"]["phase"] == "Terminating", "free: %s %s" % (st, out))
+
+
+@scenario
+def reset_cabundle_is_repaired(ctx):
+    """caBundle reset to Cg== (a newline) on an entry and a CRD: repaired from the watch, and
+    Pods are admitted again."""
+    cfg = config(ctx, True)
+    for e in cfg["webhooks"]:
+        e["clientConfig"]["caBundle"] = "Cg=="
+    ctx.kube.put(CFG_PATH % ("mutating", MUTATING), cfg)
+    crd = ctx.kube.get(CRD_PATH + CRDS[0])
+    crd["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"] = "Cg=="
+    ctx.kube.put(CRD_PATH + CRDS[0], crd)
+    t0 = time.time()
+    wait_for(lambda: all(b == ctx.ca for b in bundles(ctx).values()), REPAIR_BOUND,
+             "every caBundle repaired")
+    took = time.time() - t0
+    pod = create_pod(ctx, "e2e-inject", "after-repair")
+    check("log-agent" in container_names(pod), "admitted and injected after the repair")
+    return "repaired in %.2fs" % took
+
+
+class Load:
+    """Reviews sent straight to the server from two threads while the API server is away:
+    it must keep answering them from its caches."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.stop = threading.Event()
+        self.ok = self.bad = 0
+        self.errors = []
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(2)]
+
+    def review(self, conn, uid):
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "load", "namespace": "e2e-inject", "labels": {"app": "web"}},
+               "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}}
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                           "request": {"uid": uid, "kind": {"group": "", "version": "v1",
+                                                            "kind": "Pod"},
+                                       "resource": {"group": "", "version": "v1",
+                                                    "resource": "pods"},
+                                       "namespace": "e2e-inject", "operation": "CREATE",
+                                       "userInfo": {"username": "e2e"}, "object": pod,
+                                       "options": {"apiVersion": "meta.k8s.io/v1",
+                                                   "kind": "CreateOptions"}}})
+        conn.request("POST", "/mutate-pod", body, {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        data = r.read()
+        resp = json.loads(data)["response"] if r.status == 200 else {}
+        patch = json.loads(base64.b64decode(resp.get("patch", ""))) if resp.get("patch") else []
+        return r.status == 200 and resp.get("allowed") and "log-agent" in json.dumps(patch), data
+
+    def run(self):
+        tls = ssl.create_default_context(cadata=self.ctx.ca.decode())
+        conn, n = None, 0
+        while not self.stop.is_set():
+            n += 1
+            try:
+                conn = conn or http.client.HTTPSConnection("127.0.0.1", self.ctx.port,
+                                                           context=tls, timeout=10)
+                ok, data = self.review(conn, "load-%s-%d" % (threading.get_ident(), n))
+            except (OSError, http.client.HTTPException, ValueError) as e:
+                ok, data, conn = False, repr(e).encode(), None
+            with self.lock:
+                if ok:
+                    self.ok += 1
+                else:
+                    self.bad += 1
+                    self.errors.append(data[:300])
+            time.sleep(0.005)
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.threads:
+            t.join(15)
+
+
+@scenario
+def api_server_restart_under_load(ctx):
+    """The API server stopped for a few seconds and started again while reviews keep coming:
+    the server answers every one from its caches, stays ready, its watches resume, and a
+    SidecarSet created after the restart reaches the next Pod within RESUME_BOUND of the API
+    server's return."""
+    s = ctx.server
+    with Load(ctx) as load:
+        time.sleep(0.5)
+        argv = ctx.cluster.stop_apiserver()
+        try:
+            down_ok = load.ok
+            # Away long enough for a backoff without a low cap (client-go's: 30 s) to grow
+            # past the bound: with it, the watches came back 5 to 15 s late.
+            for _ in range(100):
+                check(s.readyz()[0] == 200, "ready while the API server is away")
+                time.sleep(0.1)
+            check(load.ok > down_ok, "reviews answered while the API server was away: "
+                  "%d ok, %d failed: %s" % (load.ok, load.bad, load.errors[:2]))
+        finally:
+            ctx.cluster.start_apiserver(argv)
+        wait_for(ctx.kube.ready, 60, "the API server back")
+        back = time.time()
+        ctx.kube.create(SS_PATH % "v1beta1",
+                        sidecarset("e2e-late", "late-agent",
+                                   namespaceSelector={"matchLabels": {"e2e": "inject"}}))
+        created = time.time()
+        n = [0]
+
+        def next_pod_has_it():
+            n[0] += 1
+            return "late-agent" in container_names(create_pod(ctx, "e2e-inject", "late-%d" % n[0]))
+        wait_for(next_pod_has_it, 30, "a Pod with the SidecarSet created after the restart",
+                 step=0.05)
+        reached = time.time()
+    check(load.bad == 0, "%d of %d reviews failed: %s" % (load.bad, load.ok + load.bad,
+                                                          load.errors[:3]))
+    check(reached - back <= RESUME_BOUND,
+          "a SidecarSet created when the API server was back reached a Pod %.2fs after the "
+          "return (bound %.1fs)" % (reached - back, RESUME_BOUND))
+    return ("%d reviews, none failed; SidecarSet created %.2fs after the API server was back "
+            "reached a Pod %.2fs later" % (load.ok, created - back, reached - created))
+
+
+@scenario
+def server_restart_reuses_certificates_and_answers_at_once(ctx):
+    """SIGTERM and start again: the Secret is not rewritten, the same certificate is served,
+    the server is ready at once and the API server's calls go through."""
+    before, items = secret_items(ctx)
+    ctx.server.stop()
+    took = ctx.server.start().wait_ready()
+    log = ctx.server.log_text()
+    check("generated a new" not in log, "no certificate generated:\n" + log[-2000:])
+    after, _ = secret_items(ctx)
+    check(after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"],
+          "the Secret was not written")
+    check(took < 10, "ready %.1fs after start" % took)
+    pod = create_pod(ctx, "e2e-inject", "after-restart")
+    check("log-agent" in container_names(pod), "the first Pod after the restart is injected")
+    return "ready %.2fs after start" % took
+
+
+@scenario
+def feature_gates_off_unserved_entries_go_and_reapply_works(ctx):
+    """The server again with the default gates, the cert dir as its store and ECDSA keys:
+    - the entries for /validate-service and /validate-ingress (turned off) are removed, so a
+      labelled Service can be deleted (it failed with 'no webhook is served at this path');
+    - re-applying the URL-form manifests is accepted and changes nothing the server keeps
+      (the Service form is what the API server refuses once the server wrote its URLs);
+    - the new ECDSA certificates reach every caBundle, Pods are injected through them, and
+      the API server reads the cert dir's certificates."""
+    ctx.server.stop()
+    certs = os.path.join(ctx.dir, "certs-c")
+    ctx.server = Server(ctx, "c", {"WEBHOOK_CERT_DIR": certs},
+                        ["--cert-key-type", "ecdsa"]).start()
+    ctx.server.wait_ready()
+    paths = lambda: [e["clientConfig"]["url"].rsplit("/", 1)[1]  # noqa: E731
+                     for e in config(ctx, False)["webhooks"]]
+    wait_for(lambda: "validate-service" not in paths() and "validate-ingress" not in paths(),
+             10, "the unserved entries removed")
+    check("validate-namespace" in paths(), "served entries kept")
+    ctx.kube.create("/api/v1/namespaces/e2e-plain/services",
+                    {"apiVersion": "v1", "kind": "Service",
+                     "metadata": {"name": "kept", "labels": {
+                         "policy.kruise.io/delete-protection": "Always"}},
+                     "spec": {"ports": [{"port": 80}]}})
+    st, out = ctx.kube.call("DELETE", "/api/v1/namespaces/e2e-plain/services/kept")
+    check(st == 200, "Service deleted: %s %s" % (st, out))
+
+    ca = open(os.path.join(certs, "ca-cert.pem"), "rb").read()
+    wait_for(lambda: all(b == ca for b in bundles(ctx).values()), 10, "the new CA everywhere")
+    ctx.ca = ca
+    items = {n: open(os.path.join(certs, n), "rb").read()
+             for n in ("ca-cert.pem", "ca-key.pem", "cert.pem", "key.pem")}
+    check_read_by_apiserver(ctx, items, "the cert dir")
+    pod = create_pod(ctx, "e2e-inject", "ecdsa")
+    check("log-agent" in container_names(pod), "injected through the ECDSA certificates")
+
+    docs = url_form(ctx, ["manifests/webhookconfigurations.yaml"])
+    res = apply_all(ctx, docs)
+    check(all(st == 200 for st, _ in res), "re-apply of the URL form: %s" %
+          [(st, (b or {}).get("message")) for st, b in res])
+    wait_for(lambda: "validate-service" not in paths(), 10, "removed again after the re-apply")
+    wait_for(lambda: all(b == ca for b in bundles(ctx).values()), 10, "caBundles kept")
+
+
+@scenario
+def certs_inspect_knows_the_url_mode_host(ctx):
+    """`certs inspect DIR --cluster` with the server's environment, and with none of its
+    settings: the host the cluster's entries call (127.0.0.1) is the one checked."""
+    d = os.path.join(ctx.dir, "certs-c")
+    for env in (ctx.server.env, dict(os.environ, KUBECONFIG=ctx.kubeconfig)):
+        env = {k: v for k, v in env.items() if k != "WEBHOOK_HOST" or env is ctx.server.env}
+        r = subprocess.run([ctx.bin, "certs", "inspect", d, "--cluster"], capture_output=True,
+                           text=True, env=env, timeout=60)
+        check(r.returncode == 0 and "valid for 127.0.0.1: yes" in r.stdout and
+              "match: yes" in r.stdout, "inspect: %s\n%s%s" % (r.returncode, r.stdout, r.stderr))
+
+
+# --- the runner ------------------------------------------------------------------------------
+
+
+class Ctx:
+    pass
+
+
+def install_base(ctx):
+    """What the suite needs before any server: the kruise namespace and the CRDs (URL form,
+    so that whichever server listens on the suite's port converts)."""
+    ns = yaml.safe_load(open(os.path.join(ROOT, "manifests", "namespace.yaml")))
+    crds = url_form(ctx, ["manifests/crds/apps.kruise.io_sidecarsets.yaml",
+                          "manifests/crds/apps.kruise.io_clonesets.yaml"])
+    res = apply_all(ctx, [ns] + crds)
+    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    for name in CRDS:
+        wait_for(lambda: any(c["type"] == "Established" and c["status"] == "True" for c in
+                             ctx.kube.get(CRD_PATH + name).get("status", {}).get("conditions",
+                                                                                   [])),
+                 30, name + " established")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--harness")
+    ap.add_argument("--k8s", default=os.environ.get("K8S_DIR") or
+                    os.path.join(ROOT, "..", "shared", "k8s"))
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+
+    ctx = Ctx()
+    ctx.bin = os.path.abspath(args.bin)
+    ctx.harness = os.path.abspath(args.harness) if args.harness else None
+    ctx.dir = tempfile.mkdtemp(prefix="wh-e2e-")
+    ctx.port = free_port()
+    ctx.server = None
+    ctx.cluster = Cluster(args.k8s, ctx.dir)
+    # SIGTERM (make interrupted) unwinds like ^C, so the API server is always stopped.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    t_start = time.time()
+    passed = failed = 0
+    try:
+        try:
+            ctx.kubeconfig = ctx.cluster.start()
+        except Skip as e:
+            print("e2e: skipped: %s" % e)
+            shutil.rmtree(ctx.dir, ignore_errors=True)
+            return 0
+        ctx.kube = Kube(ctx.kubeconfig, ctx.dir)
+        install_base(ctx)
+        for fn in SCENARIOS:
+            if args.names and fn.__name__ not in args.names:
+                continue
+            t0 = time.time()
+            try:
+                note = fn(ctx)
+                passed += 1
+                print("ok   %s (%.1fs)%s" % (fn.__name__, time.time() - t0,
+                                            ": " + note if note else ""))
+            except Exception as e:  # noqa: BLE001 - every failure is reported the same way
+                failed += 1
+                print("FAIL %s: %s" % (fn.__name__, e if isinstance(e, (Failure, ApiError,
+                                                                       TimeoutError))
+                                       else traceback.format_exc()))
+            sys.stdout.flush()
+        if ctx.server:
+            try:
+                ctx.server.stop()
+            except Failure as e:
+                failed += 1
+                print("FAIL the server did not stop cleanly: %s" % e)
+    finally:
+        ctx.cluster.stop()
+        if ctx.server and ctx.server.proc and ctx.server.proc.poll() is None:
+            ctx.server.proc.kill()
+    print("e2e wall time %.1fs" % (time.time() - t_start))
+    if failed:
+        print("(logs kept in %s)" % ctx.dir)
+    else:
+        shutil.rmtree(ctx.dir, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
