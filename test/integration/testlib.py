@@ -182,7 +182,11 @@ class RealApiServer:
         r = c.getresponse()
         data = r.read()
         c.close()
-        return r.status, (self._json.loads(data) if data else None)
+        try:
+            return r.status, (self._json.loads(data) if data else None)
+        except ValueError:
+            # e.g. "404 page not found" for a CRD's path before it is established
+            return r.status, data.decode(errors="replace")
 
     def stop(self):
         import subprocess
