@@ -145,13 +145,20 @@ class RealApiServer:
         import json
         import ssl
         import subprocess
-        self.dir = os.path.join(workdir, "k8s")
-        os.makedirs(self.dir, exist_ok=True)
         env = dict(os.environ)
         env.setdefault("KUBE_APISERVER", _unpacked_apiserver())
-        out = subprocess.run([os.path.join(K8S_DIR, "start.sh"), self.dir], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, timeout=180, env=env)
-        if out.returncode != 0:
+        # start.sh picks free ports and binds them a moment later; on a busy machine another
+        # process can take one in between (etcd: "address already in use"): start over.
+        for attempt in range(3):
+            self.dir = os.path.join(workdir, "k8s" if attempt == 0 else "k8s-%d" % attempt)
+            os.makedirs(self.dir, exist_ok=True)
+            out = subprocess.run([os.path.join(K8S_DIR, "start.sh"), self.dir],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180,
+                                 env=env)
+            if out.returncode == 0:
+                break
+            self.stop()
+        else:
             raise Failure("start.sh failed: %s" % out.stderr.decode()[-2000:])
         self.kubeconfig = out.stdout.decode().strip().splitlines()[-1]
         text = open(self.kubeconfig).read()

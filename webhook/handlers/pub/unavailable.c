@@ -320,7 +320,8 @@ static bool inplace_update_completed(const json_t *pod)
         ok = meta && is_runtime_meta(meta);
     if (ok && wh_json_bool(state, "updateEnvFromMetadata") && !meta_text)
         ok = false; /* waiting for kruise-daemon to report the containers */
-    json_t *last = ok ? wh_json_copy(wh_json_obj(state, "lastContainerStatuses")) : NULL;
+    const json_t *recorded = wh_json_obj(state, "lastContainerStatuses");
+    json_t *last = !ok ? NULL : recorded ? wh_json_copy(recorded) : json_object();
     size_t i;
     const json_t *cs;
     json_array_foreach(ok ? wh_json_path(pod, "status", "containerStatuses", NULL) : NULL, i, cs)
