@@ -1032,6 +1032,61 @@ TEST(pub_write_deadline_and_errors)
     api_stop(&a);
 }
 
+/* Reads of single objects (the PUB, Pods) and writes the fake API server logged since the last
+ * call (the caches' lists and watches are not counted). */
+struct calls {
+    int reads, writes;
+};
+
+static struct calls calls_since(struct api_fx *a)
+{
+    json_t *all = NULL;
+    if (wh_apiserver_control(a->srv, "DELETE", "requests", NULL, &all, NULL))
+        abort();
+    struct calls c = {0, 0};
+    size_t i;
+    json_t *r;
+    json_array_foreach(all, i, r)
+    {
+        const char *m = wh_json_str_or_empty(r, "method");
+        const char *path = wh_json_str_or_empty(r, "path");
+        if (strcmp(m, "GET") == 0)
+            c.reads += wh_str_has_prefix(path, PUB_PATH) ||
+                       wh_str_has_prefix(path, "/api/v1/namespaces/" NS "/pods/");
+        else
+            c.writes++;
+    }
+    json_decref(all);
+    return c;
+}
+
+TEST(pub_hot_path_api_calls)
+{
+    struct api_fx a;
+    if (!api_start(&a, json_pack("[o]", pub("pub", 1, 3)))) {
+        CHECK(false);
+        api_stop(&a);
+        return;
+    }
+    (void)calls_since(&a);
+    /* a Pod no PUB covers: no API call at all */
+    json_t *p = pod("web-0");
+    json_object_del(json_object_get(p, "metadata"), "annotations");
+    CHECK(delete_pod(&a.f, p, DELETE_OPTIONS).allowed);
+    struct calls c = calls_since(&a);
+    CHECK_EQ_INT(c.reads + c.writes, 0);
+    /* an allowed DELETE: one status write, no read */
+    CHECK(delete_pod(&a.f, pod("web-1"), DELETE_OPTIONS).allowed);
+    c = calls_since(&a);
+    CHECK_EQ_INT(c.reads, 0);
+    CHECK_EQ_INT(c.writes, 1);
+    /* denied from what this process wrote last: no call either */
+    CHECK(!delete_pod(&a.f, pod("web-2"), DELETE_OPTIONS).allowed);
+    c = calls_since(&a);
+    CHECK_EQ_INT(c.reads + c.writes, 0);
+    api_stop(&a);
+}
+
 /* --- 6: the order of the steps --------------------------------------------------------------- */
 
 TEST(pub_steps_follow_workloadspread)
