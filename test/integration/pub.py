@@ -27,7 +27,7 @@ import time
 
 import certs
 from certs import Server
-from testlib import Failure, RealApiServer, Suite, check, real_apiserver_missing, stop_all
+from testlib import Failure, Suite, check, real_apiserver_or_skip, stop_all
 from writeback import PUB_CRD
 
 SUITE = Suite("wh-pub-")
@@ -216,11 +216,9 @@ def retries(servers):
 
 @test
 def two_servers_one_budget_exact(tmp):
-    missing = real_apiserver_missing()
-    if missing:
-        print("  skipped: no real API server: %s" % missing)
+    api = real_apiserver_or_skip(tmp)
+    if api is None:
         return
-    api = RealApiServer(tmp)
     servers = []
     try:
         create_cluster(api)

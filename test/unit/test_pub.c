@@ -463,6 +463,17 @@ static const char *classify(json_t *old_pod, json_t *new_pod)
 
 #define BURSTABLE "{\"requests\":{\"cpu\":\"500m\"},\"limits\":{\"cpu\":\"1\"}}"
 
+/* A cpu request raised on a copy of old carrying kubernetes.io/config.source: source. */
+static const char *resize_with_source(const json_t *old, const char *source)
+{
+    json_t *o = wh_json_copy(old);
+    json_object_set_new(json_object_get(json_object_get(o, "metadata"), "annotations"),
+                        "kubernetes.io/config.source", json_string(source));
+    json_t *p = wh_json_copy(o);
+    set_resources(p, "{\"requests\":{\"cpu\":\"800m\"},\"limits\":{\"cpu\":\"1\"}}");
+    return classify(o, p);
+}
+
 TEST(pub_update_classification)
 {
     /* 5.2 step 3: label and annotation changes cannot; adding an unavailable label can */
@@ -539,20 +550,9 @@ TEST(pub_update_classification)
     json_object_set_new(json_array_get(wh_json_path(p, "spec", "initContainers", NULL), 0),
                         "resources", wh_test_json("{\"requests\":{\"cpu\":\"1m\"}}"));
     CHECK_EQ_STR(classify(i_old, p), "UPDATE");
-    /* a static Pod: UPDATE */
-    json_t *s_old = wh_json_copy(old);
-    json_object_set_new(json_object_get(json_object_get(s_old, "metadata"), "annotations"),
-                        "kubernetes.io/config.source", json_string("file"));
-    p = wh_json_copy(s_old);
-    set_resources(p, "{\"requests\":{\"cpu\":\"800m\"},\"limits\":{\"cpu\":\"1\"}}");
-    CHECK_EQ_STR(classify(s_old, p), "UPDATE");
-    /* ... but a config source of "api" is not static */
-    json_t *a_old = wh_json_copy(old);
-    json_object_set_new(json_object_get(json_object_get(a_old, "metadata"), "annotations"),
-                        "kubernetes.io/config.source", json_string("api"));
-    p = wh_json_copy(a_old);
-    set_resources(p, "{\"requests\":{\"cpu\":\"800m\"},\"limits\":{\"cpu\":\"1\"}}");
-    CHECK_EQ_STR(classify(a_old, p), "RESIZE");
+    /* a static Pod: UPDATE; a config source of "api" is not static */
+    CHECK_EQ_STR(resize_with_source(old, "file"), "UPDATE");
+    CHECK_EQ_STR(resize_with_source(old, "api"), "RESIZE");
     json_decref(old);
 }
 
@@ -742,10 +742,14 @@ TEST(pub_budget_spent_and_recorded)
 TEST(pub_budget_dry_run_and_full_records)
 {
     struct fx f;
-    fx_init(&f, "", json_pack("[o]", pub("pub", 1, 3)));
-    /* a dry run (options, request.dryRun, an eviction's deleteOptions) is answered, never
-     * written */
+    fx_init(&f, "", json_pack("[o,o]", pub("pub", 1, 3), pod("web-1")));
+    /* a dry run (DeleteOptions, or an Eviction's deleteOptions) is answered, never written */
     CHECK(delete_pod(&f, pod("web-0"), DRY_DELETE).allowed);
+    CHECK(send(&f, "CREATE", "eviction", "web-1",
+               wh_test_json("{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\","
+                            "\"deleteOptions\":{\"dryRun\":[\"All\"]}}"),
+               NULL, CREATE_OPTIONS)
+              .allowed);
     json_t *after = stored(&f, "pub");
     CHECK_EQ_INT(allowed_of(after), 1);
     CHECK(status_map(after, "disruptedPods") == NULL);
@@ -888,34 +892,15 @@ struct api_fx {
 static bool api_start(struct api_fx *a, json_t *objects)
 {
     struct wh_errbuf eb = {{0}};
-    char *kc = NULL;
-    struct wh_kube_client *c = NULL;
     memset(a, 0, sizeof(*a));
     wh_features_init(&a->f.cfg.features);
-    wh_test_curl_init();
     struct wh_apiserver_opts ao = {.kruise_crds = true};
-    enum wh_err rc = wh_apiserver_start(&ao, &a->srv, &eb);
-    char *body = wh_json_dumps(objects);
+    enum wh_err rc = wh_apiserver_cluster_new(&ao, objects, 0, &a->srv, &a->f.cl, &eb);
     json_decref(objects);
-    if (!rc)
-        rc = wh_apiserver_control(a->srv, "POST", "objects", body, NULL, &eb);
-    free(body);
-    struct wh_kc_opts ko = {WH_KC_AUTH_NONE, WH_KC_CA_DATA, NULL, NULL, NULL, NULL};
-    if (!rc)
-        rc = wh_apiserver_write_kubeconfig(a->srv, &ko, NULL, &kc, &eb);
-    struct wh_kube_opts o = {.kubeconfig = kc, .timeout_ms = 20000, .max_retries = 0};
-    if (!rc)
-        rc = wh_kube_client_new(&o, &c, &eb);
-    free(kc);
-    if (!rc)
-        rc = wh_cluster_new_api(c, &a->f.cl, &eb);
     if (!rc)
         rc = wh_pod_routes_setup(a->f.cl, &a->f.cfg, &eb);
     if (!rc)
-        rc = wh_cluster_start(a->f.cl, &eb);
-    char why[256];
-    for (int i = 0; !rc && i < 1000 && !wh_cluster_synced(a->f.cl, why, sizeof(why)); i++)
-        wh_time_sleep_ms(10);
+        rc = wh_apiserver_cluster_start(a->f.cl, &eb);
     a->f.ctx.cfg = &a->f.cfg;
     a->f.ctx.cluster = a->f.cl;
     if (rc)

@@ -75,7 +75,8 @@ static bool is_time(const json_t *v)
            (json_is_string(v) && !wh_time_parse_rfc3339(json_string_value(v), &t));
 }
 
-static bool is_str_list(const json_t *v)
+/* A list whose items all satisfy ok. */
+static bool is_list(const json_t *v, bool (*ok)(const json_t *))
 {
     if (!v || json_is_null(v))
         return true;
@@ -83,7 +84,7 @@ static bool is_str_list(const json_t *v)
         return false;
     size_t i;
     const json_t *e;
-    json_array_foreach(v, i, e) if (!is_str(e)) return false;
+    json_array_foreach(v, i, e) if (!ok(e)) return false;
     return true;
 }
 
@@ -108,7 +109,7 @@ static bool is_container_status(const json_t *v)
 static bool is_batch(const json_t *v)
 {
     return is_obj(v) && is_time(json_object_get(v, "timestamp")) &&
-           is_str_list(json_object_get(v, "containers"));
+           is_list(json_object_get(v, "containers"), is_str);
 }
 
 /* appspub.InPlaceUpdateState, the fields whose types can make Unmarshal fail. */
@@ -116,14 +117,6 @@ static bool is_inplace_state(const json_t *s)
 {
     if (!is_obj(s))
         return false;
-    const json_t *batches = json_object_get(s, "containerBatchesRecord");
-    if (batches && !json_is_null(batches)) {
-        if (!json_is_array(batches))
-            return false;
-        size_t i;
-        const json_t *b;
-        json_array_foreach(batches, i, b) if (!is_batch(b)) return false;
-    }
     const json_t *pre = json_object_get(s, "preCheckBeforeNext");
     return is_str(json_object_get(s, "revision")) &&
            is_time(json_object_get(s, "updateTimestamp")) &&
@@ -134,7 +127,8 @@ static bool is_inplace_state(const json_t *s)
            is_map(json_object_get(s, "nextContainerImages"), is_str) &&
            is_map(json_object_get(s, "nextContainerRefMetadata"), is_obj) &&
            is_map(json_object_get(s, "nextContainerResources"), is_obj) && is_obj(pre) &&
-           is_str_list(json_object_get(pre, "containersRequiredReady"));
+           is_list(json_object_get(s, "containerBatchesRecord"), is_batch) &&
+           is_list(json_object_get(pre, "containersRequiredReady"), is_str);
 }
 
 static bool is_uint(const json_t *v)
@@ -156,17 +150,7 @@ static bool is_runtime_container(const json_t *c)
 /* appspub.RuntimeContainerMetaSet. */
 static bool is_runtime_meta(const json_t *m)
 {
-    if (!is_obj(m))
-        return false;
-    const json_t *list = json_object_get(m, "containers");
-    if (!list || json_is_null(list))
-        return true;
-    if (!json_is_array(list))
-        return false;
-    size_t i;
-    const json_t *c;
-    json_array_foreach(list, i, c) if (!is_runtime_container(c)) return false;
-    return true;
+    return is_obj(m) && is_list(json_object_get(m, "containers"), is_runtime_container);
 }
 
 /* Parses an annotation's JSON text; NULL when it is not JSON. Returns: new ref. */

@@ -107,16 +107,27 @@ static void total_replicas_annotation(struct wh_field_errors *l, const json_t *o
     }
 }
 
+/* Exactly one of spec's members a and b: Required errors at "spec.<a>, <b>" otherwise.
+ * Returns: 'a' or 'b' for the one that is set, 0 when neither or both are. */
+static char one_of(struct wh_field_errors *l, const json_t *spec, const char *a, const char *b,
+                   const char *neither, const char *both)
+{
+    bool has_a = member(spec, a) != NULL, has_b = member(spec, b) != NULL;
+    if (has_a != has_b)
+        return has_a ? 'a' : 'b';
+    char path[96];
+    snprintf(path, sizeof(path), "spec.%s, %s", a, b);
+    wh_ferr_required(l, path, has_a ? both : neither);
+    return 0;
+}
+
 static void target(struct wh_field_errors *l, const json_t *spec)
 {
     const json_t *sel = member(spec, "selector"), *ref = member(spec, "targetRef");
-    if (!sel && !ref) {
-        wh_ferr_required(l, "spec.selector, targetRef",
-                         "no selector or targetRef defined in PodUnavailableBudget");
-    } else if (sel && ref) {
-        wh_ferr_required(l, "spec.selector, targetRef",
-                         "selector and targetRef are mutually exclusive");
-    } else if (ref) {
+    char which = one_of(l, spec, "selector", "targetRef",
+                        "no selector or targetRef defined in PodUnavailableBudget",
+                        "selector and targetRef are mutually exclusive");
+    if (which == 'b') {
         const char *av = wh_json_str_or_empty(ref, "apiVersion");
         if (!*av || !*wh_json_str_or_empty(ref, "name") || !*wh_json_str_or_empty(ref, "kind"))
             invalid_target(l, ref, "spec.targetRef",
@@ -126,7 +137,7 @@ static void target(struct wh_field_errors *l, const json_t *spec)
             snprintf(detail, sizeof(detail), "unexpected GroupVersion string: %s", av);
             invalid_target(l, ref, "spec.targetRef", detail);
         }
-    } else {
+    } else if (which == 'a') {
         wh_validate_label_selector(l, sel, "spec.selector");
         if (requirements(sel) == 0)
             invalid_selector(l, sel, "spec.selector",
@@ -138,18 +149,15 @@ static void target(struct wh_field_errors *l, const json_t *spec)
 
 static void budget(struct wh_field_errors *l, const json_t *spec)
 {
-    const json_t *max = member(spec, "maxUnavailable"), *min = member(spec, "minAvailable");
-    if (!max && !min) {
-        wh_ferr_required(l, "spec.maxUnavailable, minAvailable",
-                         "no maxUnavailable or minAvailable defined in PodUnavailableBudget");
-    } else if (max && min) {
-        wh_ferr_required(l, "spec.maxUnavailable, minAvailable",
-                         "maxUnavailable and minAvailable are mutually exclusive");
-    } else {
-        const char *path = max ? "spec.maxUnavailable" : "spec.minAvailable";
-        wh_validate_positive_int_or_percent(l, max ? max : min, path);
-        wh_validate_not_more_than_100_percent(l, max ? max : min, path);
-    }
+    char which = one_of(l, spec, "maxUnavailable", "minAvailable",
+                        "no maxUnavailable or minAvailable defined in PodUnavailableBudget",
+                        "maxUnavailable and minAvailable are mutually exclusive");
+    if (!which)
+        return;
+    const char *path = which == 'a' ? "spec.maxUnavailable" : "spec.minAvailable";
+    const json_t *v = member(spec, path + strlen("spec."));
+    wh_validate_positive_int_or_percent(l, v, path);
+    wh_validate_not_more_than_100_percent(l, v, path);
 }
 
 static void operations(struct wh_field_errors *l, const json_t *spec)
