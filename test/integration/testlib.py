@@ -199,7 +199,12 @@ class RealApiServer:
         r = c.getresponse()
         data = r.read()
         c.close()
-        return r.status, (self._json.loads(data) if data else None)
+        try:
+            return r.status, (self._json.loads(data) if data else None)
+        except ValueError:
+            # not JSON: a path the server does not serve yet ("404 page not found" while a CRD
+            # is being established)
+            return r.status, data.decode(errors="replace")
 
     def stop(self):
         import subprocess

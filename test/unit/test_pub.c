@@ -923,14 +923,11 @@ static void other_replica_sets(struct api_fx *a, int allowed, const char *record
     if (recorded)
         set_path(o, "status", "disruptedPods",
                  json_pack("{s:s}", recorded, "2025-01-01T00:00:00Z"));
-    char *body = wh_json_dumps(o);
-    json_decref(o);
     json_t *stored_obj = NULL;
     struct wh_kube_status kst = {0};
-    if (wh_kube_update(wh_cluster_client(a->f.cl), PUB_PATH "/status", wh_test_json(body),
-                       &stored_obj, &kst))
+    if (wh_kube_update(wh_cluster_client(a->f.cl), PUB_PATH "/status", o, &stored_obj, &kst))
         fprintf(stderr, "update: %s\n", kst.message);
-    free(body);
+    json_decref(o);
     json_decref(stored_obj);
 }
 
