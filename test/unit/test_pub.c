@@ -9,6 +9,7 @@
 
 #include "config/config.h"
 #include "config/features.h"
+#include "gocompat/gotime.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/pub/pub.h"
 #include "kube/cluster.h"
@@ -389,6 +390,18 @@ TEST(pub_examined_requests)
     CHECK(!a.allowed);
     CHECK_EQ_INT(a.code, 400);
     CHECK_EQ_STR(a.msg, "there is no content to decode");
+    /* what Go's decoder refuses is a 400 with its words: the options, the deleted Pod */
+    a = delete_pod(&f, pod("web-0"), "{\"dryRun\":\"All\"}");
+    CHECK_EQ_INT(a.code, 400);
+    CHECK_EQ_STR(a.msg, "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun "
+                        "of type []string");
+    p = pod("web-0");
+    set_path(p, "spec", "containers", wh_test_json("{}"));
+    a = delete_pod(&f, p, DELETE_OPTIONS);
+    CHECK_EQ_INT(a.code, 400);
+    CHECK_EQ_STR(a.msg,
+                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
+                 "of type []v1.Container");
     /* a subresource DELETE, and a CREATE of another subresource: allowed */
     CHECK(send(&f, "DELETE", "status", "web-0", NULL, pod("web-0"), DELETE_OPTIONS).allowed);
     CHECK(send(&f, "CREATE", "binding", "web-0", pod("web-0"), NULL, CREATE_OPTIONS).allowed);
@@ -703,8 +716,10 @@ TEST(pub_budget_spent_and_recorded)
     CHECK_EQ_INT(allowed_of(after), 2);
     const char *when =
         json_string_value(json_object_get(status_map(after, "disruptedPods"), "web-0"));
-    time_t t;
-    CHECK(when && wh_time_parse_rfc3339(when, &t) == 0 && strlen(when) == 20);
+    struct wh_gotime t;
+    struct wh_errbuf teb;
+    CHECK(when && wh_gotime_parse(when, strlen(when), WH_GOTIME_RFC3339, &t, &teb) == WH_OK &&
+          strlen(when) == 20);
     json_decref(after);
     /* the same Pod again: already accounted for, nothing spent */
     CHECK(delete_pod(&f, pod("web-0"), DELETE_OPTIONS).allowed);

@@ -242,6 +242,17 @@ TEST(pub_validate_versions_operations_gates)
     CHECK_EQ_INT(v.code, 400);
     CHECK_EQ_STR(v.msg, "unsupported version: v2");
     CHECK(review(&f, "DELETE", "v1beta1", NULL, BETA_PUB("{}")).allowed);
+    /* what Go's decoder refuses, in its words */
+    v = review(&f, "CREATE", "v1beta1", BETA_PUB("{" SEL ",\"maxUnavailable\":{}}"), NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK(wh_str_has_prefix(v.msg, "json: cannot unmarshal object into Go "));
+    v = review(
+        &f, "CREATE", "v1alpha1",
+        "{\"apiVersion\":\"policy.kruise.io/v1alpha1\",\"kind\":\"PodUnavailableBudget\"," META
+        ",\"spec\":{" SEL ",\"minAvailable\":[1]}}",
+        NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK(wh_str_has_prefix(v.msg, "json: cannot unmarshal array into Go "));
     /* 7.6: selector and targetRef cannot change (null and absent are the same) */
     v = review(&f, "UPDATE", "v1beta1", BETA_PUB("{" SEL ",\"maxUnavailable\":2}"),
                BETA_PUB("{\"selector\":{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":"

@@ -18,13 +18,13 @@
 #include <time.h>
 
 #include "config/features.h"
+#include "gocompat/gotime.h"
 #include "k8s/meta.h"
 #include "k8s/selector.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/str.h"
-#include "util/time.h"
 
 #define DECISIONS "kruise_webhook_pub_decisions_total"
 #define DECISIONS_HELP                                                                             \
@@ -168,7 +168,7 @@ struct decision {
     const char *pod;
     const char *pub;
     enum wh_pub_op op;
-    char now[32];
+    char now[WH_GOTIME_MAX];
     enum { SPEND, ALREADY, REFUSE } verdict;
     char why[160];
 };
@@ -231,7 +231,8 @@ static void spend(struct wh_pod_review *pr, const json_t *pod, const char *ns, c
         .pub = name,
         .op = op,
     };
-    wh_time_format_rfc3339(pr->now ? pr->now : time(NULL), d.now, sizeof(d.now));
+    struct wh_gotime now = {.sec = pr->now ? (int64_t)pr->now : (int64_t)time(NULL)};
+    wh_gotime_format(now, WH_GOTIME_RFC3339, d.now, sizeof(d.now));
     bool dry = !wh_pod_review_may_write(pr);
     struct wh_writeback_opts wo = {.dry_run = dry, .max_attempts = 0};
     struct wh_rmw_result res = {0};

@@ -4,6 +4,7 @@
 #include "handlers/pub/pub.h"
 
 #include "config/features.h"
+#include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
 #include "util/json.h"
 
@@ -12,51 +13,56 @@ static bool gate(const struct wh_pod_review *pr, enum wh_feature f)
     return pr->ctx && pr->ctx->cfg && wh_feature_on(&pr->ctx->cfg->features, f);
 }
 
-/* What upstream's decoder says of a member it cannot decode into type. */
-static enum wh_err undecodable(const json_t *v, const char *type, struct wh_errbuf *eb)
+/* Whether upstream's decoder takes v as the Go type kind of API path api: "there is no content
+ * to decode" when it is missing, else Go's error for a value of the wrong type. */
+static enum wh_err decodes(const json_t *v, const char *api, const char *kind, struct wh_errbuf *eb)
 {
     if (!v || json_is_null(v))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    return wh_errbuf_set(eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
-                         wh_json_go_type_name(v), type);
+    return wh_gotype_check(v, wh_gotype_lookup(api, kind), eb);
 }
 
-/* The request's options decode as type (DeleteOptions, UpdateOptions). */
-static enum wh_err need_options(const struct wh_pod_review *pr, const char *type,
+/* The request's options decode as kind (DeleteOptions, UpdateOptions). */
+static enum wh_err need_options(const struct wh_pod_review *pr, const char *kind,
                                 struct wh_errbuf *eb)
 {
-    const json_t *o = pr->req->options;
-    return json_is_object(o) ? WH_OK : undecodable(o, type, eb);
+    return decodes(pr->req->options, "meta.k8s.io/v1", kind, eb);
 }
 
-/* A Pod without a related PUB is let through; otherwise the budget decides. */
+/* A Pod without a related PUB is let through; otherwise the budget decides. Upstream decodes
+ * the Pod before it looks at the annotation; the API server only ever sends Pods it encoded
+ * itself, so the type check waits until the Pod is protected, and a DELETE of a Pod no PUB
+ * covers costs what the review costs. */
 static enum wh_err examine(struct wh_pod_review *pr, const json_t *pod, enum wh_pub_op op,
                            struct wh_errbuf *eb)
 {
-    if (!wh_pub_related_name(pod)) {
+    if (json_is_object(pod) && !wh_pub_related_name(pod)) {
         wh_pub_count_unprotected(op);
         return WH_OK;
     }
-    return wh_pub_check(pr, pod, op, eb);
+    enum wh_err rc = decodes(pod, "v1", "Pod", eb);
+    return rc ? rc : wh_pub_check(pr, pod, op, eb);
 }
 
 static enum wh_err validate_update(struct wh_pod_review *pr, struct wh_errbuf *eb)
 {
     const json_t *new_pod = pr->req->object, *old_pod = pr->req->old_object;
-    if (!json_is_object(new_pod))
-        return undecodable(new_pod, "v1.Pod", eb);
-    if (!wh_pub_related_name(new_pod)) {
+    enum wh_err rc = WH_OK;
+    if (json_is_object(new_pod) && !wh_pub_related_name(new_pod)) {
         wh_pub_count_unprotected(WH_PUB_OP_UPDATE);
         return WH_OK;
     }
-    if (!json_is_object(old_pod))
-        return undecodable(old_pod, "v1.Pod", eb);
+    rc = decodes(new_pod, "v1", "Pod", eb);
+    if (!rc)
+        rc = decodes(old_pod, "v1", "Pod", eb);
+    if (rc)
+        return rc;
     bool resize = wh_pub_can_resize(old_pod, new_pod);
     if (!wh_pub_unavailable_changed(old_pod, new_pod)) {
         wh_pub_count_unprotected(WH_PUB_OP_UPDATE);
         return WH_OK;
     }
-    enum wh_err rc = need_options(pr, "v1.UpdateOptions", eb);
+    rc = need_options(pr, "UpdateOptions", eb);
     if (rc)
         return rc;
     /* the Pod before the change is the one whose availability is at stake */
@@ -71,17 +77,14 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     case WH_POD_DELETE:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
             return WH_OK;
-        pod = pr->req->old_object;
-        if (!json_is_object(pod))
-            return undecodable(pod, "v1.Pod", eb);
-        rc = need_options(pr, "v1.DeleteOptions", eb);
-        return rc ? rc : examine(pr, pod, WH_PUB_OP_DELETE, eb);
+        rc = need_options(pr, "DeleteOptions", eb);
+        return rc ? rc : examine(pr, pr->req->old_object, WH_PUB_OP_DELETE, eb);
     case WH_POD_EVICT:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
             return WH_OK;
-        if (!json_is_object(pr->eviction))
-            return undecodable(pr->eviction, "policy.Eviction", eb);
-        rc = wh_pod_review_evicted(pr, &pod, eb);
+        rc = decodes(pr->eviction, "policy/v1", "Eviction", eb);
+        if (!rc)
+            rc = wh_pod_review_evicted(pr, &pod, eb);
         return rc ? rc : examine(pr, pod, WH_PUB_OP_EVICT, eb);
     case WH_POD_UPDATE:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetUpdateGate))

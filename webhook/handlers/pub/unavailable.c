@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/gotime.h"
 #include "k8s/imageref.h"
 #include "k8s/pod.h"
 #include "k8s/quantity.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
-#include "util/time.h"
 
 #define ANN_SIDECARSET_LIST "kruise.io/sidecarset-injected-list"
 #define ANN_SIDECARSET_STATE "kruise.io/sidecarset-inplace-update-state"
@@ -70,9 +70,11 @@ static bool is_obj(const json_t *v)
 
 static bool is_time(const json_t *v)
 {
-    time_t t;
+    struct wh_gotime t;
+    struct wh_errbuf eb;
     return !v || json_is_null(v) ||
-           (json_is_string(v) && !wh_time_parse_rfc3339(json_string_value(v), &t));
+           (json_is_string(v) && wh_gotime_parse(json_string_value(v), json_string_length(v),
+                                                 WH_GOTIME_RFC3339, &t, &eb) == WH_OK);
 }
 
 /* A list whose items all satisfy ok. */

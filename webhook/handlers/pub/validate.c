@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conversion/convert.h"
+#include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
 #include "k8s/fielderr.h"
 #include "k8s/meta.h"
@@ -17,6 +18,7 @@
 #include "util/str.h"
 
 #define BETA "policy.kruise.io/v1beta1"
+#define ALPHA "policy.kruise.io/v1alpha1"
 
 /* A member that is there: present and not null (a nil pointer in Go). */
 static const json_t *member(const json_t *o, const char *key)
@@ -348,17 +350,16 @@ static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx
 
 /* --- the handler ------------------------------------------------------------------------------ */
 
-/* Upstream's decoder accepts raw as a PUB; else answers 400 through resp. */
+/* Upstream's decoder accepts raw as a PUB of its version; else answers 400 through resp. */
 static bool decodable(const json_t *raw, bool alpha, struct wh_admission_response *resp)
 {
+    struct wh_errbuf eb = {{0}};
     if (!raw || json_is_null(raw)) {
         wh_admission_deny(resp, 400, "there is no content to decode");
         return false;
     }
-    if (!json_is_object(raw)) {
-        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type %s",
-                          wh_json_go_type_name(raw),
-                          alpha ? "v1alpha1.PodUnavailableBudget" : "v1beta1.PodUnavailableBudget");
+    if (wh_gotype_check(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "PodUnavailableBudget"), &eb)) {
+        wh_admission_deny(resp, 400, "%s", eb.msg);
         return false;
     }
     return true;
