@@ -7,7 +7,9 @@ storms of reviews POSTed straight to both servers over HTTPS at once:
   - 100 evictions: exactly 5 allowed, 95 denied with the budget message, the PUB's status lists
     exactly those 5 in disruptedPods with unavailableAllowed 0;
   - the same with 20 DELETEs and 20 in-place image UPDATEs mixed in: exactly 5 allowed in all,
-    recorded in disruptedPods (DELETE, eviction) or unavailablePods (UPDATE).
+    recorded in disruptedPods (DELETE, eviction) or unavailablePods (UPDATE);
+  - 100 evictions against a budget of 50, which both replicas spend at once (most writes race
+    the other replica's): exactly 50 allowed and recorded.
 No request fails or times out. Prints each storm's wall time and the conflict retries the
 servers counted. Skipped with one line when no real API server can be started. Ends with
 "N passed, N failed".
@@ -87,13 +89,13 @@ def create_cluster(api):
         check(st == 200, "pod status: %s %s" % (st, out))
 
 
-def reset_budget(api):
+def reset_budget(api, budget=BUDGET):
     """The controller's part: a full budget and no records."""
     st, pub = api.call("GET", PUB_PATH)
     check(st == 200, "get PUB: %s" % st)
     pub["status"] = {"observedGeneration": 1, "totalReplicas": PODS,
-                     "desiredAvailable": PODS - BUDGET, "currentAvailable": PODS,
-                     "unavailableAllowed": BUDGET}
+                     "desiredAvailable": PODS - budget, "currentAvailable": PODS,
+                     "unavailableAllowed": budget}
     st, out = api.call("PUT", PUB_PATH + "/status", pub)
     check(st == 200, "reset PUB status: %s %s" % (st, out))
     return out
@@ -277,6 +279,21 @@ def two_servers_one_budget_exact(tmp):
               "%d conflict retries" % (wall, len(allowed),
                                        ", ".join(sorted(set(op for _, op in allowed))), denied,
                                        retries(servers) - before))
+
+        # 4. a budget both replicas spend at once: every write races the other replica's
+        reset_budget(api, 50)
+        before = retries(servers)
+        results, wall = storm(clients, [eviction(i, False) for i in range(100)])
+        allowed, denied = outcome(results)
+        st, pub = api.call("GET", PUB_PATH)
+        status = pub.get("status") or {}
+        check(len(allowed) == 50 and denied == 50,
+              "budget 50: %d allowed, %d denied" % (len(allowed), denied))
+        check(status.get("unavailableAllowed") == 0 and
+              sorted(status.get("disruptedPods") or {}) == sorted(n for n, _ in allowed),
+              "budget 50: status %s" % status)
+        print("  100 evictions, budget 50: %.2fs, %d allowed, %d denied, %d conflict retries" %
+              (wall, len(allowed), denied, retries(servers) - before))
     finally:
         stop_all(*(servers + [api]))
 
