@@ -1084,6 +1084,32 @@ TEST(pub_hot_path_api_calls)
     api_stop(&a);
 }
 
+TEST(pub_mutate_live_workloads)
+{
+    /* kinds the caches do not hold are found through discovery and a live read */
+    json_t *ud = workload("apps.kruise.io/v1beta1", "UnitedDeployment", "ud", "u-ud", NULL);
+    struct api_fx a;
+    if (!api_start(&a, json_pack("[o,o]", ud,
+                                 target_pub("p-ud", "apps.kruise.io/v1alpha1", "UnitedDeployment",
+                                            "ud")))) {
+        CHECK(false);
+        api_stop(&a);
+        return;
+    }
+    CHECK_EQ_STR(
+        annotated(&a.f, "{}", OWNER("apps.kruise.io/v1beta1", "UnitedDeployment", "ud", "x")),
+        "p-ud");
+    CHECK_EQ_STR(
+        annotated(&a.f, "{}", OWNER("apps.kruise.io/v1beta1", "UnitedDeployment", "gone", "x")),
+        "(none)");
+    /* a kind the API server does not know, and names that are no group: no workload */
+    CHECK_EQ_STR(annotated(&a.f, "{}", OWNER("apps.kruise.io/v1beta1", "Nope", "ud", "x")),
+                 "(none)");
+    CHECK_EQ_STR(annotated(&a.f, "{}", OWNER("x?watch=1/v1", "UnitedDeployment", "ud", "x")),
+                 "(none)");
+    api_stop(&a);
+}
+
 /* --- 6: the order of the steps --------------------------------------------------------------- */
 
 TEST(pub_steps_follow_workloadspread)

@@ -154,11 +154,31 @@ static struct wh_object *cached(struct wh_cluster *cl, enum wh_resource_id id, c
     return c ? wh_cache_get(c, ns, name) : NULL;
 }
 
+/* A group (may be empty) or version: letters, digits, dots and dashes, at most 253. */
+static bool segment_ok(const char *s, bool empty_ok)
+{
+    size_t n = strlen(s);
+    if ((!n && !empty_ok) || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 /* The plural of group/version kind, from the API server's discovery document. */
 static enum wh_err discover_resource(struct wh_kube_client *client, const char *group,
                                      const char *version, const char *kind, char *plural,
                                      size_t pluralsz, struct wh_errbuf *eb)
 {
+    /* the names come from a Pod's owner reference: nothing but a group and a version may
+     * reach the path */
+    if (!segment_ok(group, true) || !segment_ok(version, false))
+        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no API group \"%s\" version \"%s\"", group,
+                             version);
     char path[600];
     if (group[0])
         snprintf(path, sizeof(path), "/apis/%s/%s", group, version);
