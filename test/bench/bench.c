@@ -19,6 +19,7 @@
 #include "server/dispatch.h"
 #include "test/support/bench_conversion.h"
 #include "test/support/bench_jsonpatch.h"
+#include "test/support/bench_pub.h"
 #include "test/support/bench_sidecarset.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -297,6 +298,8 @@ int main(void)
         wh_bench_conversion();
     if (wanted("sidecarset"))
         wh_bench_sidecarset();
+    if (wanted("pub"))
+        wh_bench_pub();
     if (wanted("cache"))
         bench_cache_memory();
     wh_arena_release();

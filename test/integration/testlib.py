@@ -118,6 +118,16 @@ def real_apiserver_missing():
     return None
 
 
+def real_apiserver_or_skip(workdir):
+    """A RealApiServer, or None after printing why none can be started here (the test is then
+    skipped)."""
+    missing = real_apiserver_missing()
+    if missing:
+        print("  skipped: no real API server: %s" % missing)
+        return None
+    return RealApiServer(workdir)
+
+
 def _unpacked_apiserver():
     """The kube-apiserver binary unpacked once into build/k8s (start.sh would unpack the .xz
     again for every start, which takes longer than the start itself)."""
@@ -145,13 +155,20 @@ class RealApiServer:
         import json
         import ssl
         import subprocess
-        self.dir = os.path.join(workdir, "k8s")
-        os.makedirs(self.dir, exist_ok=True)
         env = dict(os.environ)
         env.setdefault("KUBE_APISERVER", _unpacked_apiserver())
-        out = subprocess.run([os.path.join(K8S_DIR, "start.sh"), self.dir], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, timeout=180, env=env)
-        if out.returncode != 0:
+        # start.sh picks free ports and binds them a moment later; on a busy machine another
+        # process can take one in between (etcd: "address already in use"): start over.
+        for attempt in range(3):
+            self.dir = os.path.join(workdir, "k8s" if attempt == 0 else "k8s-%d" % attempt)
+            os.makedirs(self.dir, exist_ok=True)
+            out = subprocess.run([os.path.join(K8S_DIR, "start.sh"), self.dir],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180,
+                                 env=env)
+            if out.returncode == 0:
+                break
+            self.stop()
+        else:
             raise Failure("start.sh failed: %s" % out.stderr.decode()[-2000:])
         self.kubeconfig = out.stdout.decode().strip().splitlines()[-1]
         text = open(self.kubeconfig).read()
@@ -185,7 +202,8 @@ class RealApiServer:
         try:
             return r.status, (self._json.loads(data) if data else None)
         except ValueError:
-            # e.g. "404 page not found" for a CRD's path before it is established
+            # not JSON: a path the server does not serve yet ("404 page not found" while a CRD
+            # is being established)
             return r.status, data.decode(errors="replace")
 
     def stop(self):

@@ -20,8 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kube/client.h"
+#include "kube/cluster.h"
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -167,8 +170,8 @@ enum wh_err wh_apiserver_start(const struct wh_apiserver_opts *opts, struct wh_a
     out_path = wh_str_printf("%s/stdout", s->dir);
     log_path = wh_str_printf("%s/apiserver.log", s->dir);
     if (!realpath(env_or("WH_APISERVER", "test/apiserver/apiserver.py"), script)) {
-        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: %s", env_or("WH_APISERVER", "test/apiserver/apiserver.py"),
-                           strerror(errno));
+        rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: %s",
+                           env_or("WH_APISERVER", "test/apiserver/apiserver.py"), strerror(errno));
         goto out;
     }
     snprintf(cert, sizeof(cert), "%s", wh_apiserver_tls_file("server.pem"));
@@ -243,8 +246,8 @@ enum wh_err wh_apiserver_start(const struct wh_apiserver_opts *opts, struct wh_a
             char tail[200];
             s->pid = -1;
             tail_of(out_path, tail, sizeof(tail));
-            rc = wh_errbuf_set(eb, WH_ERR_IO, "fake apiserver exited (status %d): %s", status,
-                               tail);
+            rc =
+                wh_errbuf_set(eb, WH_ERR_IO, "fake apiserver exited (status %d): %s", status, tail);
             goto out;
         }
         if (wh_time_mono_ns() > deadline) {
@@ -391,9 +394,8 @@ enum wh_err wh_apiserver_write_kubeconfig(const struct wh_apiserver *s, const st
     if (o->ns)
         json_object_set_new(ctx, "namespace", json_string(o->ns));
     root = json_pack("{s:s, s:s, s:s, s:[{s:s, s:o}], s:[{s:s, s:o}], s:[{s:s, s:o}]}",
-                     "apiVersion", "v1", "kind", "Config", "current-context", "fake",
-                     "clusters", "name", "fake", "cluster", cluster,
-                     "users", "name", "tester", "user", user,
+                     "apiVersion", "v1", "kind", "Config", "current-context", "fake", "clusters",
+                     "name", "fake", "cluster", cluster, "users", "name", "tester", "user", user,
                      "contexts", "name", "fake", "context", ctx);
     if (rc)
         goto out;
@@ -421,9 +423,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     return wh_buf_add(b, p, size * n) ? 0 : size * n;
 }
 
-enum wh_err wh_apiserver_control(const struct wh_apiserver *s, const char *method,
-                                 const char *what, const char *body, json_t **out,
-                                 struct wh_errbuf *eb)
+enum wh_err wh_apiserver_control(const struct wh_apiserver *s, const char *method, const char *what,
+                                 const char *body, json_t **out, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     struct wh_buf b;
@@ -454,8 +455,8 @@ enum wh_err wh_apiserver_control(const struct wh_apiserver *s, const char *metho
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     CURLcode cr = curl_easy_perform(h);
     if (cr != CURLE_OK) {
-        rc = wh_errbuf_set(eb, WH_ERR_IO, "control %s %s: %s", method, what,
-                           curl_easy_strerror(cr));
+        rc =
+            wh_errbuf_set(eb, WH_ERR_IO, "control %s %s: %s", method, what, curl_easy_strerror(cr));
         goto out;
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
@@ -467,8 +468,7 @@ enum wh_err wh_apiserver_control(const struct wh_apiserver *s, const char *metho
     if (out) {
         *out = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
         if (!*out)
-            rc = wh_errbuf_set(eb, WH_ERR_PARSE, "control %s %s: answer is not JSON", method,
-                               what);
+            rc = wh_errbuf_set(eb, WH_ERR_PARSE, "control %s %s: answer is not JSON", method, what);
     }
 out:
     if (h)
@@ -486,4 +486,43 @@ void wh_apiserver_post(const struct wh_apiserver *s, const char *what)
         fprintf(stderr, "fake apiserver control failed: %s\n", eb.msg);
         abort();
     }
+}
+
+enum wh_err wh_apiserver_cluster_new(const struct wh_apiserver_opts *opts, const json_t *objects,
+                                     int max_retries, struct wh_apiserver **srv,
+                                     struct wh_cluster **cl, struct wh_errbuf *eb)
+{
+    char *kc = NULL;
+    struct wh_kube_client *c = NULL;
+    *srv = NULL;
+    *cl = NULL;
+    wh_test_curl_init();
+    enum wh_err rc = wh_apiserver_start(opts, srv, eb);
+    if (!rc && objects) {
+        char *body = wh_json_dumps(objects);
+        rc = wh_apiserver_control(*srv, "POST", "objects", body, NULL, eb);
+        free(body);
+    }
+    struct wh_kc_opts ko = {WH_KC_AUTH_NONE, WH_KC_CA_DATA, NULL, NULL, NULL, NULL};
+    if (!rc)
+        rc = wh_apiserver_write_kubeconfig(*srv, &ko, NULL, &kc, eb);
+    struct wh_kube_opts o = {.kubeconfig = kc, .timeout_ms = 20000, .max_retries = max_retries};
+    if (!rc)
+        rc = wh_kube_client_new(&o, &c, eb);
+    free(kc);
+    if (!rc)
+        rc = wh_cluster_new_api(c, cl, eb);
+    return rc;
+}
+
+enum wh_err wh_apiserver_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb)
+{
+    enum wh_err rc = wh_cluster_start(cl, eb);
+    char why[256];
+    for (int i = 0; !rc && !wh_cluster_synced(cl, why, sizeof(why)); i++) {
+        if (i == 1000)
+            return wh_errbuf_set(eb, WH_ERR_TIMEOUT, "caches not synced: %s", why);
+        wh_time_sleep_ms(10);
+    }
+    return rc;
 }

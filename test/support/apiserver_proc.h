@@ -75,9 +75,8 @@ struct wh_kc_opts {
  * context. It is written as JSON, which is YAML too (kubectl reads it). *written (may be NULL)
  * receives a new string, the path used (caller frees). */
 WH_NODISCARD enum wh_err wh_apiserver_write_kubeconfig(const struct wh_apiserver *s,
-                                                       const struct wh_kc_opts *o,
-                                                       const char *path, char **written,
-                                                       struct wh_errbuf *eb);
+                                                       const struct wh_kc_opts *o, const char *path,
+                                                       char **written, struct wh_errbuf *eb);
 
 /* One request to the control endpoint: method "GET", "POST" or "DELETE", what is the part after
  * /_control/ ("reset", "fail?code=500&count=2", "requests?clear=true", ...), body (may be
@@ -86,6 +85,21 @@ WH_NODISCARD enum wh_err wh_apiserver_write_kubeconfig(const struct wh_apiserver
 WH_NODISCARD enum wh_err wh_apiserver_control(const struct wh_apiserver *s, const char *method,
                                               const char *what, const char *body, json_t **out,
                                               struct wh_errbuf *eb);
+
+struct wh_cluster;
+
+/* A fake API server (opts as for wh_apiserver_start) holding objects (borrowed JSON array of
+ * objects, status included; NULL: none), and an API-mode cluster (kube/cluster.h) pointed at
+ * it through a client that retries max_retries times. The cluster is not started: declare
+ * caches, then wh_apiserver_cluster_start. On failure *srv and *cl may still need freeing (both
+ * accept NULL). */
+WH_NODISCARD enum wh_err wh_apiserver_cluster_new(const struct wh_apiserver_opts *opts,
+                                                  const json_t *objects, int max_retries,
+                                                  struct wh_apiserver **srv, struct wh_cluster **cl,
+                                                  struct wh_errbuf *eb);
+
+/* Starts cl and waits (up to 10 s) until every declared cache has synced. */
+WH_NODISCARD enum wh_err wh_apiserver_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb);
 
 /* Shorthand: POST what, answer ignored; aborts the test program when it fails (control
  * requests failing means the fixture is broken, not the code under test). */

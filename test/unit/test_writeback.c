@@ -51,37 +51,15 @@ struct fx {
 static bool fx_start(struct fx *fx, bool cache)
 {
     struct wh_errbuf eb = {{0}};
-    char *kc = NULL;
-    struct wh_kube_client *c = NULL;
     memset(fx, 0, sizeof(*fx));
-    wh_test_curl_init();
     struct wh_apiserver_opts ao = {.kruise_crds = true};
-    if (wh_apiserver_start(&ao, &fx->srv, &eb)) {
-        fprintf(stderr, "cannot start the fake apiserver: %s\n", eb.msg);
-        return false;
-    }
-    char *body = NULL;
     json_t *objs = json_pack("[o]", pub_object());
-    body = wh_json_dumps(objs);
+    enum wh_err rc = wh_apiserver_cluster_new(&ao, objs, 2, &fx->srv, &fx->cl, &eb);
     json_decref(objs);
-    enum wh_err rc = wh_apiserver_control(fx->srv, "POST", "objects", body, NULL, &eb);
-    free(body);
-    struct wh_kc_opts ko = {WH_KC_AUTH_NONE, WH_KC_CA_DATA, NULL, NULL, NULL, NULL};
-    if (!rc)
-        rc = wh_apiserver_write_kubeconfig(fx->srv, &ko, NULL, &kc, &eb);
-    struct wh_kube_opts o = {.kubeconfig = kc, .timeout_ms = 20000, .max_retries = 2};
-    if (!rc)
-        rc = wh_kube_client_new(&o, &c, &eb);
-    free(kc);
-    if (!rc)
-        rc = wh_cluster_new_api(c, &fx->cl, &eb);
     if (!rc && cache)
         (void)wh_cluster_declare(fx->cl, WH_RES_PUB, NULL);
     if (!rc)
-        rc = wh_cluster_start(fx->cl, &eb);
-    char why[256];
-    for (int i = 0; !rc && i < 500 && !wh_cluster_synced(fx->cl, why, sizeof(why)); i++)
-        wh_time_sleep_ms(10);
+        rc = wh_apiserver_cluster_start(fx->cl, &eb);
     if (rc)
         fprintf(stderr, "fixture: %s\n", eb.msg);
     return rc == WH_OK;

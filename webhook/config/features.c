@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/str.h"
+
 enum stage { ALPHA, BETA };
 
 struct gate {
@@ -28,24 +30,6 @@ void wh_features_init(struct wh_features *f)
 bool wh_feature_on(const struct wh_features *f, enum wh_feature gate)
 {
     return f->on[gate];
-}
-
-/* The spellings Go's strconv.ParseBool accepts, which is what kruise-manager's flag parser uses. */
-static int parse_go_bool(const char *s, bool *out)
-{
-    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 static void apply_implications(struct wh_features *f)
@@ -100,7 +84,7 @@ enum wh_err wh_features_parse(struct wh_features *f, const char *spec, struct wh
         memcpy(vbuf, val, vlen);
         vbuf[vlen] = '\0';
         bool on = false;
-        if (parse_go_bool(vbuf, &on))
+        if (wh_str_to_go_bool(vbuf, &on))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
                                  "invalid value of %s=%s, err: want true or false", name, vbuf);
         if (strcmp(name, "AllAlpha") == 0) {

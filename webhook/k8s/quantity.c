@@ -526,6 +526,48 @@ int wh_quantity_cmp(const struct wh_quantity *a, const struct wh_quantity *b)
     return sa > 0 ? m : -m;
 }
 
+bool wh_quantity_add(struct wh_quantity *sum, const struct wh_quantity *x)
+{
+    WH_ASSERT(!sum->neg && !x->neg);
+    if (mantissa_is_zero(x))
+        return true;
+    if (mantissa_is_zero(sum)) {
+        *sum = *x;
+        sum->cached[0] = 0;
+        return true;
+    }
+    /* Align both mantissas to the smaller scale, then add digit by digit from the right. */
+    int32_t scale = sum->scale < x->scale ? sum->scale : x->scale;
+    int64_t na = (int64_t)sum->ndigits + (sum->scale - scale);
+    int64_t nb = (int64_t)x->ndigits + (x->scale - scale);
+    int64_t n = (na > nb ? na : nb) + 1;
+    if (n > WH_QUANTITY_MAX_DIGITS + 1)
+        return false;
+    uint8_t out[WH_QUANTITY_MAX_DIGITS + 1];
+    unsigned carry = 0;
+    for (int64_t k = 0; k < n; k++) { /* k-th digit from the right, at the common scale */
+        int64_t ia = (int64_t)sum->ndigits - 1 - (k - (sum->scale - scale));
+        int64_t ib = (int64_t)x->ndigits - 1 - (k - (x->scale - scale));
+        unsigned v = carry;
+        if (k >= sum->scale - scale && ia >= 0)
+            v += sum->digits[ia];
+        if (k >= x->scale - scale && ib >= 0)
+            v += x->digits[ib];
+        out[n - 1 - k] = (uint8_t)(v % 10);
+        carry = v / 10;
+    }
+    size_t lead = 0;
+    while (lead < (size_t)n && out[lead] == 0)
+        lead++;
+    if ((size_t)n - lead > WH_QUANTITY_MAX_DIGITS)
+        return false;
+    memcpy(sum->digits, out + lead, (size_t)n - lead);
+    sum->ndigits = (uint8_t)((size_t)n - lead);
+    sum->scale = scale;
+    sum->cached[0] = 0;
+    return true;
+}
+
 bool wh_quantity_round_up(struct wh_quantity *q, int32_t scale)
 {
     if (q->scale >= scale)

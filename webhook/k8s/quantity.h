@@ -52,6 +52,10 @@ int wh_quantity_sign(const struct wh_quantity *q);
 /* Compares the values (formats ignored): -1, 0 or 1. */
 int wh_quantity_cmp(const struct wh_quantity *a, const struct wh_quantity *b);
 
+/* sum += x for values that are not negative (sums of requests and limits); the text cache is
+ * dropped. False, with sum unchanged, when the result needs more than WH_QUANTITY_MAX_DIGITS. */
+bool wh_quantity_add(struct wh_quantity *sum, const struct wh_quantity *x);
+
 /* Rounds the magnitude up (away from zero) so that q->scale >= scale; true when nothing was
  * lost. Drops the cached text when it changes the value's representation. */
 bool wh_quantity_round_up(struct wh_quantity *q, int32_t scale);

@@ -10,6 +10,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/str.h"
 
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 #define QNAME_MSG                                                                                  \
@@ -399,6 +400,63 @@ void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char 
 {
     if (v < 0)
         wh_ferr_invalid_int(l, path, v, "must be greater than or equal to 0");
+}
+
+char *wh_gosyntax_intstr(const json_t *v)
+{
+    if (json_is_string(v)) {
+        char *q = wh_go_quote(json_string_value(v));
+        char *out = wh_str_printf("intstr.IntOrString{Type:1, IntVal:0, StrVal:%s}", q);
+        free(q);
+        return out;
+    }
+    return wh_str_printf("intstr.IntOrString{Type:0, IntVal:%lld, StrVal:\"\"}",
+                         (long long)json_integer_value(v));
+}
+
+/* validation.IsValidPercent: digits followed by one '%'. */
+static bool valid_percent(const char *s)
+{
+    size_t n = strlen(s), i = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i > 0 && i == n - 1 && s[i] == '%';
+}
+
+void wh_validate_positive_int_or_percent(struct wh_field_errors *l, const json_t *v,
+                                         const char *path)
+{
+    if (json_is_string(v)) {
+        if (!valid_percent(json_string_value(v))) {
+            char *g = wh_gosyntax_intstr(v);
+            wh_ferr_invalid_raw(l, path, g,
+                                "a valid percent string must be a numeric string followed by an "
+                                "ending '%' (e.g. '1%',  or '93%', regex used for validation is "
+                                "'[0-9]+%')");
+            free(g);
+        }
+    } else {
+        wh_validate_nonnegative(l, json_integer_value(v), path);
+    }
+}
+
+void wh_validate_not_more_than_100_percent(struct wh_field_errors *l, const json_t *v,
+                                           const char *path)
+{
+    if (!json_is_string(v) || !valid_percent(json_string_value(v)))
+        return;
+    /* strconv.Atoi saturates on overflow, which is more than 100 too */
+    const char *s = json_string_value(v);
+    size_t digits = strlen(s) - 1;
+    while (digits > 1 && *s == '0') {
+        s++;
+        digits--;
+    }
+    if (digits < 3 || (digits == 3 && strncmp(s, "100", 3) <= 0))
+        return;
+    char *g = wh_gosyntax_intstr(v);
+    wh_ferr_invalid_raw(l, path, g, "must not be greater than 100%");
+    free(g);
 }
 
 static void owner_references(struct wh_field_errors *l, const json_t *refs, const char *path)

@@ -59,6 +59,16 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
 /* ValidateNonnegativeField. */
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path);
 
+/* apps validation ValidatePositiveIntOrPercent: v, an IntOrString as JSON (an integer or a
+ * string), is an integer >= 0 or a percent string ("[0-9]+%"). */
+void wh_validate_positive_int_or_percent(struct wh_field_errors *l, const json_t *v,
+                                         const char *path);
+/* apps validation IsNotMoreThan100Percent: a valid percent string is at most "100%". */
+void wh_validate_not_more_than_100_percent(struct wh_field_errors *l, const json_t *v,
+                                           const char *path);
+/* Go's %#v of an intstr.IntOrString value given as JSON. Returns: new string. */
+char *wh_gosyntax_intstr(const json_t *v);
+
 /* Go's %#v of a metav1.LabelSelector value given as JSON (absent/null members print as nil
  * maps and slices). Returns: new string. */
 char *wh_gosyntax_label_selector(const json_t *sel);

@@ -24,7 +24,7 @@ static const double buckets[] = {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.
 struct wh_metric {
     struct wh_metric *next;
     char *labels;
-    bool counter; /* value holds a count, not the bits of a double */
+    bool counter;           /* value holds a count, not the bits of a double */
     _Atomic uint64_t value; /* counters: the count; gauges: the bits of a double */
     double (*fn)(void *);
     void *arg;
@@ -137,8 +137,7 @@ void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
     pthread_mutex_unlock(&lock);
 }
 
-struct wh_histogram *wh_metrics_histogram(const char *name, const char *help,
-                                          const char *labels)
+struct wh_histogram *wh_metrics_histogram(const char *name, const char *help, const char *labels)
 {
     const char *l = labels ? labels : "";
     pthread_mutex_lock(&lock);
@@ -202,8 +201,8 @@ void wh_metric_dec(struct wh_metric *m)
 
 double wh_metric_value(const struct wh_metric *m)
 {
-    uint64_t v = atomic_load_explicit(&((struct wh_metric *)(uintptr_t)m)->value,
-                                      memory_order_relaxed);
+    uint64_t v =
+        atomic_load_explicit(&((struct wh_metric *)(uintptr_t)m)->value, memory_order_relaxed);
     return m->counter ? (double)v : bitsd(v);
 }
 
@@ -293,4 +292,22 @@ void wh_metrics_reset(void)
     families = NULL;
     families_tail = &families;
     pthread_mutex_unlock(&lock);
+}
+
+void wh_metrics_count_capped(const char *name, const char *help, const char *label_name,
+                             const char *label_value, const char *username, unsigned max_series,
+                             atomic_uint *series)
+{
+    char labels[1024];
+    if (atomic_load_explicit(series, memory_order_relaxed) >= max_series) {
+        label_value = "_overflow_";
+        username = "_overflow_";
+    }
+    wh_metrics_labels(labels, sizeof(labels), label_name, label_value, "username", username, NULL);
+    struct wh_metric *m = wh_metrics_counter(name, help, labels);
+    /* Series are only ever created here, right before their first increment, so a zero value
+     * means a new series. */
+    if (wh_metric_value(m) == 0)
+        atomic_fetch_add_explicit(series, 1, memory_order_relaxed);
+    wh_metric_add(m, 1);
 }

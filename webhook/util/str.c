@@ -42,6 +42,23 @@ enum wh_err wh_str_to_bool(const char *s, bool *out)
     return WH_ERR_INVALID;
 }
 
+enum wh_err wh_str_to_go_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+    for (size_t i = 0; s && i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *out = true;
+            return WH_OK;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *out = false;
+            return WH_OK;
+        }
+    }
+    return WH_ERR_INVALID;
+}
+
 enum wh_err wh_str_to_duration_ms(const char *s, long long *out_ms)
 {
     if (!s || !*s)

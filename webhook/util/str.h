@@ -12,10 +12,12 @@
 
 /* Parses the whole of s as a base-10 integer in [min, max]; rejects empty strings, trailing
  * characters and overflow. */
-WH_NODISCARD enum wh_err wh_str_to_ll(const char *s, long long min, long long max,
-                                      long long *out);
+WH_NODISCARD enum wh_err wh_str_to_ll(const char *s, long long min, long long max, long long *out);
 /* "true"/"false" (also "1"/"0", "yes"/"no", case-insensitive). */
 WH_NODISCARD enum wh_err wh_str_to_bool(const char *s, bool *out);
+/* Go's strconv.ParseBool: "1", "t", "T", "TRUE", "true", "True" and their false
+ * counterparts, nothing else (what OpenKruise's flags and annotations accept). */
+WH_NODISCARD enum wh_err wh_str_to_go_bool(const char *s, bool *out);
 /* A duration such as "10s", "500ms", "2m", "1h30m", or a bare number of seconds. */
 WH_NODISCARD enum wh_err wh_str_to_duration_ms(const char *s, long long *out_ms);
 

@@ -172,25 +172,14 @@ void wh_dp_workload_rule(const struct wh_admission_request *req, const json_t *o
 /* --- denial side effects -------------------------------------------------------------------- */
 
 /* Upstream's counters carry object names and usernames as labels; a request can name anything,
- * so each family keeps at most this many series and counts the rest under "_overflow_". */
+ * so each family keeps at most this many series. */
 #define MAX_UPSTREAM_SERIES 1000
 
 static void count_upstream(const char *metric, const char *help, const char *label_name,
                            const char *label_value, const char *username, atomic_uint *series)
 {
-    char labels[1024];
-    if (atomic_load_explicit(series, memory_order_relaxed) >= MAX_UPSTREAM_SERIES) {
-        label_value = "_overflow_";
-        username = "_overflow_";
-    }
-    wh_metrics_labels(labels, sizeof(labels), label_name, label_value, "username", username, NULL);
-    struct wh_metric *m = wh_metrics_counter(metric, help, labels);
-    /* Series are only ever created here, right before their first increment, so a zero value
-     * means a new series. (wh_metric_value returns a counter's count as double bits today;
-     * zero reads as zero either way.) */
-    if (wh_metric_value(m) == 0)
-        atomic_fetch_add_explicit(series, 1, memory_order_relaxed);
-    wh_metric_add(m, 1);
+    wh_metrics_count_capped(metric, help, label_name, label_value, username, MAX_UPSTREAM_SERIES,
+                            series);
 }
 
 static void count_denial(const struct wh_admission_request *req, const json_t *old,

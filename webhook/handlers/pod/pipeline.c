@@ -4,6 +4,7 @@
 
 #include "gocompat/gotype.h"
 #include "handlers/pod/steps.h"
+#include "handlers/pub/pub.h"
 #include "handlers/sidecarset/inject.h"
 #include "handlers/workloadspread/pod.h"
 #include "log/log.h"
@@ -18,10 +19,12 @@ static const struct wh_pod_step *const mutate_steps[] = {
     &wh_workloadspread_pod_step,
     &wh_sidecarset_pod_step,
     &wh_pod_launch_priority_step,
+    &wh_pub_pod_step,
 };
 
 static const struct wh_pod_step *const validate_steps[] = {
     &wh_workloadspread_pod_step,
+    &wh_pub_pod_step,
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

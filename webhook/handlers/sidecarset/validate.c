@@ -116,18 +116,6 @@ static char *gosyntax_resources_policy(const json_t *pol)
     return out;
 }
 
-static char *gosyntax_intstr(const json_t *v)
-{
-    if (json_is_string(v)) {
-        char *q = wh_go_quote(json_string_value(v));
-        char *out = wh_str_printf("intstr.IntOrString{Type:1, IntVal:0, StrVal:%s}", q);
-        free(q);
-        return out;
-    }
-    return wh_str_printf("intstr.IntOrString{Type:0, IntVal:%lld, StrVal:\"\"}",
-                         (long long)json_integer_value(v));
-}
-
 /* fmt's %++v of a *SidecarSetUpdateStrategy (upstream formats it into the error value). */
 static char *plusv_update_strategy(const json_t *us)
 {
@@ -281,27 +269,6 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
     }
 }
 
-/* apps validation ValidatePositiveIntOrPercent. */
-static void positive_int_or_percent(struct vctx *v, const json_t *val, const char *path)
-{
-    if (json_is_string(val)) {
-        const char *s = json_string_value(val);
-        size_t n = strlen(s), i = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-        if (!(i > 0 && i == n - 1 && s[i] == '%')) {
-            char *g = gosyntax_intstr(val);
-            wh_ferr_invalid_raw(&v->errs, path, g,
-                                "a valid percent string must be a numeric string followed by an "
-                                "ending '%' (e.g. '1%',  or '93%', regex used for validation is "
-                                "'[0-9]+%')");
-            free(g);
-        }
-    } else {
-        wh_validate_nonnegative(&v->errs, json_integer_value(val), path);
-    }
-}
-
 /* pub.UpdatePriorityStrategy.FieldsValidation: the first problem, or NULL. */
 static const char *priority_problem(const json_t *ps, char *buf, size_t bufsz)
 {
@@ -350,10 +317,10 @@ static void update_strategy(struct vctx *v, const json_t *spec)
     if (wh_json_present(us, "selector"))
         validate_selector(v, json_object_get(us, "selector"), "spec.updateStrategy.selector");
     if (wh_json_present(us, "partition"))
-        positive_int_or_percent(v, part, "spec.updateStrategy.partition");
+        wh_validate_positive_int_or_percent(&v->errs, part, "spec.updateStrategy.partition");
     if (wh_json_present(us, "maxUnavailable"))
-        positive_int_or_percent(v, json_object_get(us, "maxUnavailable"),
-                                "spec.updateStrategy.maxUnavailable");
+        wh_validate_positive_int_or_percent(&v->errs, json_object_get(us, "maxUnavailable"),
+                                            "spec.updateStrategy.maxUnavailable");
     char buf[600];
     const char *prob = priority_problem(wh_json_obj(us, "priorityStrategy"), buf, sizeof(buf));
     if (prob)

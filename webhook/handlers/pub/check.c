@@ -1,0 +1,301 @@
+/* The budget check (spec pub.md 5.3): the Pod and PUB conditions that let a request through
+ * without touching the budget, then the decision to spend one unit, taken inside the status
+ * write-back so that it is taken again on the PUB as it is after every conflict.
+ *
+ * Departures from upstream, on purpose:
+ *  - conflicts are retried until the request's deadline (upstream: 4 attempts 500 ms apart, then
+ *    the conflict's text); a request whose budget could not be recorded by then is denied with
+ *    a message saying so;
+ *  - the decision also looks again at whether the Pod is already recorded in the PUB as it is
+ *    now, so that the same Pod admitted by another replica meanwhile is not counted twice;
+ *  - a dry run never writes (upstream writes on dry-run evictions through a decoding bug; see
+ *    spec 5.2's note). */
+#include "handlers/pub/pub_int.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/features.h"
+#include "gocompat/gotime.h"
+#include "k8s/meta.h"
+#include "k8s/selector.h"
+#include "log/log.h"
+#include "metrics/metrics.h"
+#include "util/json.h"
+#include "util/str.h"
+
+#define DECISIONS "kruise_webhook_pub_decisions_total"
+#define DECISIONS_HELP                                                                             \
+    "Pod deletions, evictions and updates judged by PodUnavailableBudget, by operation and "       \
+    "outcome"
+#define RETRIES "kruise_webhook_pub_conflict_retries_total"
+#define RETRIES_HELP                                                                               \
+    "Conflicting PodUnavailableBudget status writes retried, by the outcome of their request"
+#define UPSTREAM "pod_unavailable_budget"
+#define UPSTREAM_HELP "Pod Unavailable Budget Metrics"
+#define UPSTREAM_MAX_SERIES 1000
+
+/* What became of a request the step examined. */
+enum outcome {
+    OUT_ALLOWED,     /* one unit spent and recorded */
+    OUT_DRY_RUN,     /* a dry run the budget allows: nothing written */
+    OUT_UNPROTECTED, /* let through without touching the budget */
+    OUT_DENIED,      /* the budget is spent (or its records are full) */
+    OUT_DEADLINE,    /* the budget could not be recorded before the request's deadline */
+    OUT_ERROR,       /* an API error while recording, or a PUB that cannot be read */
+    OUT_COUNT
+};
+
+static const char *const outcome_names[OUT_COUNT] = {"allowed", "dry_run",  "unprotected",
+                                                     "denied",  "deadline", "error"};
+
+static const enum wh_pub_op all_ops[] = {WH_PUB_OP_DELETE, WH_PUB_OP_UPDATE, WH_PUB_OP_EVICT,
+                                         WH_PUB_OP_RESIZE};
+
+static void count(enum wh_pub_op op, enum outcome o, int conflicts)
+{
+    char labels[128];
+    wh_metrics_labels(labels, sizeof(labels), "operation", wh_pub_op_name(op), "outcome",
+                      outcome_names[o], NULL);
+    wh_metric_add(wh_metrics_counter(DECISIONS, DECISIONS_HELP, labels), 1);
+    if (conflicts > 0) {
+        wh_metrics_labels(labels, sizeof(labels), "outcome", outcome_names[o], NULL);
+        wh_metric_add(wh_metrics_counter(RETRIES, RETRIES_HELP, labels), (uint64_t)conflicts);
+    }
+}
+
+void wh_pub_count_unprotected(enum wh_pub_op op)
+{
+    count(op, OUT_UNPROTECTED, 0);
+}
+
+void wh_pub_metrics_setup(void)
+{
+    char labels[128];
+    for (size_t i = 0; i < sizeof(all_ops) / sizeof(all_ops[0]); i++) {
+        for (int o = 0; o < OUT_COUNT; o++) {
+            wh_metrics_labels(labels, sizeof(labels), "operation", wh_pub_op_name(all_ops[i]),
+                              "outcome", outcome_names[o], NULL);
+            (void)wh_metrics_counter(DECISIONS, DECISIONS_HELP, labels);
+        }
+    }
+    for (int o = 0; o < OUT_COUNT; o++) {
+        wh_metrics_labels(labels, sizeof(labels), "outcome", outcome_names[o], NULL);
+        (void)wh_metrics_counter(RETRIES, RETRIES_HELP, labels);
+    }
+}
+
+/* Upstream's counter of refusals: pod_unavailable_budget{kind_namespace_name, username}, the
+ * workload (else "unknown" and the Pod) and the user. */
+static void count_upstream(const struct wh_pod_review *pr, const json_t *pod, const char *ns)
+{
+    static atomic_uint series;
+    const json_t *ref = wh_meta_controller_of(pod);
+    char knn[768];
+    snprintf(knn, sizeof(knn), "%s_%s_%s", ref ? wh_json_str_or_empty(ref, "kind") : "unknown",
+             ns[0] ? ns : "default",
+             ref ? wh_json_str_or_empty(ref, "name")
+                 : wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"));
+    const char *user = wh_json_str(pr->req->user_info, "username");
+    wh_metrics_count_capped(UPSTREAM, UPSTREAM_HELP, "kind_namespace_name", knn, user ? user : "",
+                            UPSTREAM_MAX_SERIES, &series);
+}
+
+/* --- the PUB's settings ----------------------------------------------------------------------- */
+
+/* The operations the PUB protects (isNeedPubProtection). */
+static unsigned protected_ops(const json_t *pub, const struct wh_config *cfg)
+{
+    unsigned ops = 0;
+    const json_t *list = wh_json_path(pub, "spec", "protectOperations", NULL);
+    bool listed = json_array_size(list) > 0;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        const char *s = json_string_value(e);
+        ops |= s ? (unsigned)wh_pub_op_parse(s, strlen(s)) : 0u;
+    }
+    /* the v1alpha1 annotation, split on commas; items are neither trimmed nor checked here */
+    const char *ann = listed ? NULL : wh_json_annotation(pub, WH_PUB_ANN_OPERATIONS);
+    for (const char *p = ann && *ann ? ann : NULL; p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        listed |= n > 0;
+        ops |= (unsigned)wh_pub_op_parse(p, n);
+        p = comma ? comma + 1 : NULL;
+    }
+    if (!listed)
+        ops = WH_PUB_OP_DELETE | WH_PUB_OP_UPDATE | WH_PUB_OP_EVICT;
+    /* without in-place vertical scaling a resize is an update */
+    if (!wh_feature_on(&cfg->features, WH_FEATURE_InPlacePodVerticalScaling) &&
+        (ops & WH_PUB_OP_UPDATE))
+        ops |= WH_PUB_OP_RESIZE;
+    return ops;
+}
+
+static bool recorded(const json_t *pub, const char *pod)
+{
+    const json_t *st = wh_json_obj(pub, "status");
+    return json_object_get(wh_json_obj(st, "disruptedPods"), pod) ||
+           json_object_get(wh_json_obj(st, "unavailablePods"), pod);
+}
+
+/* spec.ignoredPodSelector exempts the Pod: WH_OK with *ignored, or WH_ERR_INVALID when the
+ * selector cannot be built (upstream answers that with a 400). */
+static enum wh_err ignored_by(const json_t *pub, const json_t *pod, bool *ignored,
+                              struct wh_errbuf *eb)
+{
+    *ignored = false;
+    const json_t *sel = wh_json_path(pub, "spec", "ignoredPodSelector", NULL);
+    if (!sel)
+        return WH_OK;
+    struct wh_selector *s = wh_selector_new(sel);
+    enum wh_err rc = WH_OK;
+    if (wh_selector_state(s) == WH_SELECTOR_INVALID)
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", wh_selector_error(s));
+    else if (wh_selector_state(s) == WH_SELECTOR_REQUIREMENTS)
+        *ignored = wh_selector_matches(s, wh_json_path(pod, "metadata", "labels", NULL));
+    wh_selector_free(s);
+    return rc;
+}
+
+/* --- the decision inside the write ------------------------------------------------------------ */
+
+struct decision {
+    const char *pod;
+    const char *pub;
+    enum wh_pub_op op;
+    char now[WH_GOTIME_MAX];
+    enum { SPEND, ALREADY, REFUSE } verdict;
+    char why[160];
+};
+
+/* checkAndDecrement on the PUB as it is now (kube/rmw.h wh_rmw_decide_fn). */
+static enum wh_err decide(void *arg, const json_t *current, json_t **desired, struct wh_errbuf *eb)
+{
+    (void)eb;
+    struct decision *d = arg;
+    *desired = NULL;
+    const json_t *st = wh_json_obj(current, "status");
+    if (recorded(current, d->pod)) {
+        d->verdict = ALREADY;
+        return WH_OK;
+    }
+    json_int_t allowed = json_integer_value(json_object_get(st, "unavailableAllowed"));
+    d->verdict = REFUSE;
+    if (allowed <= 0) {
+        snprintf(d->why, sizeof(d->why), "pub unavailable allowed is negative");
+        return WH_OK;
+    }
+    if (json_object_size(wh_json_obj(st, "disruptedPods")) +
+            json_object_size(wh_json_obj(st, "unavailablePods")) >
+        WH_PUB_MAX_RECORDED) {
+        snprintf(d->why, sizeof(d->why),
+                 "DisruptedPods and UnavailablePods map too big - too many unavailable not "
+                 "confirmed by PUB controller");
+        return WH_OK;
+    }
+    d->verdict = SPEND;
+    json_t *obj = wh_json_copy(current);
+    json_t *status = wh_json_obj_ensure(obj, "status");
+    json_object_set_new(status, "unavailableAllowed", json_integer(allowed - 1));
+    /* in-place updates wait in unavailablePods; deletions, evictions and resizes in
+     * disruptedPods */
+    json_t *map =
+        wh_json_obj_ensure(status, d->op == WH_PUB_OP_UPDATE ? "unavailablePods" : "disruptedPods");
+    json_object_set_new(map, d->pod, json_string(d->now));
+    *desired = obj;
+    return WH_OK;
+}
+
+/* Denies with message msg (403 Forbidden) and logs it with the review's uid. */
+static void deny(struct wh_pod_review *pr, const json_t *pod, const char *ns, const char *pub,
+                 enum wh_pub_op op, const char *msg)
+{
+    wh_admission_deny(pr->resp, 403, "%s", msg);
+    const char *pod_name = wh_json_meta_str(pod, "name");
+    wh_log_req(WH_LOG_INFO, pr->req->uid, "/validate-pod",
+               "PodUnavailableBudget %s/%s denied %s of pod %s%s%s: %s", ns, pub,
+               wh_pub_op_name(op), ns, ns[0] ? "/" : "", pod_name ? pod_name : "", msg);
+}
+
+/* 5.3 step 9: spend one unit of the budget of PUB ns/name on the Pod, through the write-back. */
+static void spend(struct wh_pod_review *pr, const json_t *pod, const char *ns, const char *name,
+                  enum wh_pub_op op)
+{
+    struct decision d = {
+        .pod = wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"),
+        .pub = name,
+        .op = op,
+    };
+    struct wh_gotime now = {.sec = pr->now ? (int64_t)pr->now : (int64_t)time(NULL)};
+    wh_gotime_format(now, WH_GOTIME_RFC3339, d.now, sizeof(d.now));
+    bool dry = !wh_pod_review_may_write(pr);
+    struct wh_writeback_opts wo = {.dry_run = dry, .max_attempts = 0};
+    struct wh_rmw_result res = {0};
+    struct wh_errbuf eb = {{0}};
+    enum wh_err rc =
+        wh_cluster_write_status(pr->ctx->cluster, WH_RES_PUB, ns, name, decide, &d, &wo, &res, &eb);
+    int conflicts = res.conflicts;
+    wh_rmw_result_fini(&res);
+    char msg[1024];
+    if (rc == WH_ERR_NOT_FOUND || (rc == WH_OK && d.verdict == ALREADY)) {
+        count(op, OUT_UNPROTECTED, conflicts);
+    } else if (rc == WH_OK && d.verdict == REFUSE) {
+        snprintf(msg, sizeof(msg), "podunavailablebudget.policy.kruise.io \"%s\" is forbidden: %s",
+                 name, d.why);
+        deny(pr, pod, ns, name, op, msg);
+        count_upstream(pr, pod, ns);
+        count(op, OUT_DENIED, conflicts);
+    } else if (rc == WH_OK) {
+        count(op, dry ? OUT_DRY_RUN : OUT_ALLOWED, conflicts);
+    } else if (rc == WH_ERR_TIMEOUT) {
+        snprintf(msg, sizeof(msg),
+                 "podunavailablebudget.policy.kruise.io \"%s\" is forbidden: the disruption could "
+                 "not be recorded in its status before the request's deadline, try again (%s)",
+                 name, eb.msg);
+        deny(pr, pod, ns, name, op, msg);
+        count(op, OUT_DEADLINE, conflicts);
+    } else {
+        /* upstream answers the API error's own text */
+        deny(pr, pod, ns, name, op, eb.msg[0] ? eb.msg : wh_strerror(rc));
+        count(op, OUT_ERROR, conflicts);
+    }
+}
+
+enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod, enum wh_pub_op op,
+                         struct wh_errbuf *eb)
+{
+    bool no_protect = false;
+    const char *np = wh_json_annotation(pod, WH_PUB_ANN_NO_PROTECT);
+    if ((np && wh_str_to_go_bool(np, &no_protect) == WH_OK && no_protect) ||
+        !wh_pub_pod_ready(pod) || !wh_pub_pod_consistent(pod)) {
+        /* exempt, or already unavailable: it does not count against the budget */
+        count(op, OUT_UNPROTECTED, 0);
+        return WH_OK;
+    }
+    const char *name = wh_pub_related_name(pod);
+    const char *pns = wh_json_meta_str(pod, "namespace");
+    const char *ns = pns && *pns ? pns : pr->namespace_;
+    struct wh_cluster *cl = pr->ctx ? pr->ctx->cluster : NULL;
+    json_t *pub = cl && name ? wh_cluster_freshest(cl, WH_RES_PUB, ns, name) : NULL;
+    bool ignored = false;
+    enum wh_err rc = pub ? ignored_by(pub, pod, &ignored, eb) : WH_OK;
+    if (rc) {
+        count(op, OUT_ERROR, 0);
+    } else if (!pub || ignored ||
+               json_integer_value(wh_json_path(pub, "status", "desiredAvailable", NULL)) == 0 ||
+               !(protected_ops(pub, pr->ctx->cfg) & op) ||
+               recorded(pub, wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"))) {
+        /* no such PUB, the Pod is ignored, nothing to protect, the operation is not protected,
+         * or the Pod is already accounted for */
+        count(op, OUT_UNPROTECTED, 0);
+    } else {
+        spend(pr, pod, ns, name, op);
+    }
+    json_decref(pub);
+    return rc;
+}
