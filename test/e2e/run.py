@@ -64,11 +64,21 @@ def check(cond, what):
 
 
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A free loopback port below the kernel's ephemeral range (32768 and up), which the server
+    keeps through restarts: the webhook URLs name it. Ports that other processes get from the
+    kernel with bind(0) come from the ephemeral range, so none of them can take it meanwhile."""
+    import random
+    for _ in range(200):
+        port = random.randrange(20000, 32000)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise Failure("no free port in 20000-32000")
 
 
 # --- the server under test -------------------------------------------------------------------
