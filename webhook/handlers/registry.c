@@ -17,7 +17,7 @@ static const struct wh_route routes[] = {
     /* Of the sub-handlers upstream runs here, only SidecarSet injection exists so far. */
     /* The Pod pipeline (handlers/pod/pipeline.h) runs each feature's step in upstream's order. */
     {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_routes_enabled,
-     wh_pod_routes_setup, "sidecarset"},
+     wh_pod_routes_setup, "sidecarset,workloadspread"},
     {"/validate-apps-deployment", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
      wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
@@ -42,7 +42,7 @@ static const struct wh_route routes[] = {
     {"/validate-ingress", WH_ROUTE_VALIDATE, wh_dp_admit_ingress, NULL,
      wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
     {"/validate-pod", WH_ROUTE_VALIDATE, wh_pod_validate_admit, NULL, wh_pod_routes_enabled,
-     wh_pod_routes_setup, ""},
+     wh_pod_routes_setup, "workloadspread"},
     {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup,
      NULL},
     {"/validate-service", WH_ROUTE_VALIDATE, wh_dp_admit_service, NULL,
