@@ -8,6 +8,8 @@
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/mutate.h"
 #include "handlers/sidecarset/validate.h"
+#include "handlers/workloadspread/match.h"
+#include "handlers/workloadspread/validate.h"
 
 static const struct wh_route routes[] = {
     /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches), areas} */
@@ -28,6 +30,9 @@ static const struct wh_route routes[] = {
      NULL, NULL, wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
      NULL, NULL, wh_dp_setup, NULL},
+    /* Served with the gate off too: it then answers 403 (spec workloadspread.md 2). */
+    {"/validate-apps-kruise-io-workloadspread", WH_ROUTE_VALIDATE, wh_ws_validate_admit, NULL, NULL,
+     wh_ws_caches_setup, NULL},
     /* The Helm chart's older names of the two paths above (spec deletion-protection 3). */
     {"/validate-apps-kruise-io-v1alpha1-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL,
      NULL, wh_dp_setup, NULL},

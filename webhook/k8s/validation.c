@@ -9,7 +9,9 @@
 
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/time.h"
 #include "util/mem.h"
+#include "util/str.h"
 
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 #define QNAME_MSG                                                                                  \
@@ -253,7 +255,7 @@ static const char **sorted_keys(const json_t *o, size_t *n)
     return keys;
 }
 
-static void label_name(struct wh_field_errors *l, const char *key, const char *path)
+void wh_validate_label_name(struct wh_field_errors *l, const char *key, const char *path)
 {
     struct wh_vmsgs m = {0};
     wh_is_qualified_name(key, &m);
@@ -270,7 +272,7 @@ void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const c
     for (size_t i = 0; i < n; i++) {
         const char *v = json_string_value(json_object_get(labels, keys[i]));
         struct wh_vmsgs m = {0};
-        label_name(l, keys[i], path);
+        wh_validate_label_name(l, keys[i], path);
         wh_is_valid_label_value(v ? v : "", &m);
         for (size_t k = 0; k < m.n; k++)
             wh_ferr_invalid_str(l, path, v ? v : "", m.m[k]);
@@ -332,7 +334,7 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
             wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.operator", base), op,
                                 "not a valid selector operator");
         }
-        label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
+        wh_validate_label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
         for (size_t k = 0; k < nv; k++) {
             const char *v = json_string_value(json_array_get(values, k));
             struct wh_vmsgs m = {0};
@@ -344,55 +346,114 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
     }
 }
 
-static bool key_and_values_ok(const char *key, const json_t *values)
+static void gosyntax_strings(struct wh_buf *b, const json_t *arr);
+
+/* %#v of the values NewRequirement holds: a copy made with append, so none is a nil slice. */
+static char *requirement_values(const json_t *values)
 {
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    gosyntax_strings(&b, json_array_size(values) ? values : NULL);
+    return wh_buf_take(&b, NULL);
+}
+
+/* labels.NewRequirement(key, op, values): its errors, in its order, as one aggregate. */
+static void new_requirement(struct wh_field_errors *l, const char *key, const char *op,
+                            const json_t *values)
+{
+    char p[512];
     struct wh_vmsgs m = {0};
-    size_t i;
-    const json_t *v;
-    wh_is_qualified_name(key ? key : "", &m);
-    json_array_foreach(values, i, v)
-    {
-        const char *s = json_string_value(v);
-        wh_is_valid_label_value(s ? s : "", &m);
+    wh_is_qualified_name(key, &m);
+    if (m.n) {
+        char joined[1024] = "";
+        for (size_t i = 0; i < m.n; i++)
+            snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+                     i ? "; " : "", m.m[i]);
+        wh_ferr_invalid_str(l, "key", key, joined);
     }
-    return m.n == 0;
+    size_t nv = json_array_size(values);
+    char *rendered = requirement_values(values);
+    if ((!strcmp(op, "in") || !strcmp(op, "notin")) && nv == 0)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "for 'in', 'notin' operators, values set can't be empty");
+    else if (!strcmp(op, "=") && nv != 1)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "exact-match compatibility requires one single value");
+    else if ((!strcmp(op, "exists") || !strcmp(op, "!")) && nv != 0)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "values set must be empty for exists and does not exist");
+    free(rendered);
+    for (size_t i = 0; i < nv; i++) {
+        const char *v = json_string_value(json_array_get(values, i));
+        struct wh_vmsgs vm = {0};
+        wh_is_valid_label_value(v ? v : "", &vm);
+        if (!vm.n)
+            continue;
+        char joined[1024] = "";
+        for (size_t k = 0; k < vm.n; k++)
+            snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+                     k ? "; " : "", vm.m[k]);
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "values[%zu][%s]", i, key), v ? v : "",
+                            joined);
+    }
+}
+
+bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = '\0';
+    if (!json_is_object(sel))
+        return true;
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    bool ok = true;
+    /* Go walks matchLabels in map order; byte order here, so the first error is stable */
+    size_t n;
+    const json_t *labels = wh_json_obj(sel, "matchLabels");
+    const char **keys = labels ? sorted_keys(labels, &n) : NULL;
+    for (size_t i = 0; keys && i < n && ok; i++) {
+        const json_t *one = json_pack("[O]", json_object_get(labels, keys[i]));
+        new_requirement(&l, keys[i], "=", one);
+        json_decref((json_t *)(uintptr_t)one);
+        ok = l.n == 0;
+    }
+    free(keys);
+    size_t i;
+    const json_t *expr;
+    json_array_foreach(ok ? wh_json_arr(sel, "matchExpressions") : NULL, i, expr)
+    {
+        static const char *const ops[][2] = {
+            {"In", "in"}, {"NotIn", "notin"}, {"Exists", "exists"}, {"DoesNotExist", "!"}};
+        const char *op = wh_json_str_or_empty(expr, "operator");
+        const char *sop = NULL;
+        for (size_t k = 0; k < 4 && !sop; k++)
+            sop = strcmp(op, ops[k][0]) == 0 ? ops[k][1] : NULL;
+        if (!sop) {
+            char *q = wh_go_quote(op);
+            if (err && errsz)
+                snprintf(err, errsz, "%s is not a valid label selector operator", q);
+            free(q);
+            ok = false;
+            break;
+        }
+        new_requirement(&l, wh_json_str_or_empty(expr, "key"), sop, wh_json_arr(expr, "values"));
+        if (l.n) {
+            ok = false;
+            break;
+        }
+    }
+    if (l.n && err && errsz) {
+        char *agg = wh_ferrs_aggregate(&l);
+        snprintf(err, errsz, "%s", agg);
+        free(agg);
+    }
+    wh_ferrs_fini(&l);
+    return ok;
 }
 
 bool wh_label_selector_convertible(const json_t *sel)
 {
-    const char *key;
-    json_t *v;
-    size_t i;
-    const json_t *expr;
-    if (!json_is_object(sel))
-        return true;
-    json_object_foreach(wh_json_obj(sel, "matchLabels"), key, v)
-    {
-        struct wh_vmsgs m = {0};
-        wh_is_qualified_name(key, &m);
-        wh_is_valid_label_value(json_string_value(v) ? json_string_value(v) : "", &m);
-        if (m.n)
-            return false;
-    }
-    json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, expr)
-    {
-        const char *op = wh_json_str(expr, "operator");
-        const json_t *values = wh_json_arr(expr, "values");
-        size_t nv = json_array_size(values);
-        op = op ? op : "";
-        if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
-            if (nv == 0)
-                return false;
-        } else if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) {
-            if (nv != 0)
-                return false;
-        } else {
-            return false;
-        }
-        if (!key_and_values_ok(wh_json_str(expr, "key"), values))
-            return false;
-    }
-    return true;
+    return wh_label_selector_as_selector(sel, NULL, 0);
 }
 
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path)
@@ -601,4 +662,133 @@ char *wh_gosyntax_label_selector(const json_t *sel)
     }
     put(&b, "}");
     return wh_buf_take(&b, NULL);
+}
+
+/* metav1.Time as fmt prints it (time.Time.String, in UTC): "2025-01-01 00:00:00 +0000 UTC". */
+static void go_time_string(const char *rfc3339, char *out, size_t outsz)
+{
+    time_t t = 0;
+    struct tm tm;
+    if (!rfc3339 || wh_time_parse_rfc3339(rfc3339, &t) != 0) {
+        snprintf(out, outsz, "0001-01-01 00:00:00 +0000 UTC");
+        return;
+    }
+    gmtime_r(&t, &tm);
+    snprintf(out, outsz, "%04d-%02d-%02d %02d:%02d:%02d +0000 UTC", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* ValidateImmutableField of a string member (a name, or a named string type such as a UID). */
+static void immutable_str(struct wh_field_errors *l, const json_t *meta, const json_t *old,
+                          const char *key, const char *path)
+{
+    const char *a = wh_json_str_or_empty(meta, key), *b = wh_json_str_or_empty(old, key);
+    char p[512];
+    if (strcmp(a, b) != 0)
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a, "field is immutable");
+}
+
+/* The same for a time (compared as instants; nil and zero alike), printed as Go prints it. */
+static void immutable_time(struct wh_field_errors *l, const json_t *meta, const json_t *old,
+                           const char *key, bool pointer, const char *path)
+{
+    const char *a = wh_json_str(meta, key), *b = wh_json_str(old, key);
+    time_t ta = 0, tb = 0;
+    bool ha = a && wh_time_parse_rfc3339(a, &ta) == 0, hb = b && wh_time_parse_rfc3339(b, &tb) == 0;
+    if (ha == hb && ta == tb)
+        return;
+    char p[512], v[64];
+    if (pointer && !ha)
+        snprintf(v, sizeof(v), "\"null\"");
+    else
+        go_time_string(a, v, sizeof(v));
+    wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), v, "field is immutable");
+}
+
+void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *meta,
+                                    const json_t *old_meta, const char *path)
+{
+    char p[512];
+    wh_fpath(p, sizeof(p), "%s.finalizers", path);
+    const json_t *fin = wh_json_arr(meta, "finalizers"),
+                 *old_fin = wh_json_arr(old_meta, "finalizers");
+    if (wh_json_present(old_meta, "deletionTimestamp")) {
+        /* sets.NewString(new...).Difference(old...).List(): sorted, unique */
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 16);
+        const char **extra = wh_xcalloc(json_array_size(fin) + 1, sizeof(*extra));
+        size_t n = 0, i, k;
+        const json_t *f, *o;
+        json_array_foreach(fin, i, f)
+        {
+            const char *s = json_string_value(f);
+            bool known = !s;
+            json_array_foreach(old_fin, k, o) known |= s && wh_str_eq(json_string_value(o), s);
+            for (size_t j = 0; j < n && !known; j++)
+                known = strcmp(extra[j], s) == 0;
+            if (!known)
+                extra[n++] = s;
+        }
+        qsort(extra, n, sizeof(*extra), cmp_keys);
+        enum wh_err rc = wh_buf_adds(&b, "no new finalizers can be added if the object is being "
+                                         "deleted, found new finalizers []string{");
+        for (i = 0; i < n && !rc; i++) {
+            char *q = wh_go_quote(extra[i]);
+            rc = wh_buf_printf(&b, "%s%s", i ? ", " : "", q);
+            free(q);
+        }
+        if (!rc)
+            rc = wh_buf_addc(&b, '}');
+        if (n > 0 && !rc)
+            wh_ferr_forbidden(l, p, b.data);
+        free(extra);
+        wh_buf_fini(&b);
+    }
+    const char *rv = wh_json_str_or_empty(meta, "resourceVersion");
+    if (!*rv)
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.resourceVersion", path), rv,
+                            "must be specified for an update");
+    long long gen = json_integer_value(json_object_get(meta, "generation"));
+    if (gen < json_integer_value(json_object_get(old_meta, "generation")))
+        wh_ferr_invalid_int(l, wh_fpath(p, sizeof(p), "%s.generation", path), gen,
+                            "must not be decremented");
+    immutable_str(l, meta, old_meta, "name", path);
+    immutable_str(l, meta, old_meta, "namespace", path);
+    immutable_str(l, meta, old_meta, "uid", path);
+    immutable_time(l, meta, old_meta, "creationTimestamp", false, path);
+    immutable_time(l, meta, old_meta, "deletionTimestamp", true, path);
+    const json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
+    const json_t *og = json_object_get(old_meta, "deletionGracePeriodSeconds");
+    bool hg = json_is_integer(g), hog = json_is_integer(og);
+    if (hg != hog || (hg && json_integer_value(g) != json_integer_value(og))) {
+        char v[32];
+        if (hg)
+            snprintf(v, sizeof(v), "%lld", (long long)json_integer_value(g));
+        else
+            snprintf(v, sizeof(v), "\"null\"");
+        wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.deletionGracePeriodSeconds", path), v,
+                            "field is immutable");
+    }
+    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
+    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
+                            wh_fpath(p, sizeof(p), "%s.annotations", path));
+    owner_references(l, wh_json_arr(meta, "ownerReferences"),
+                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+    /* validateKubeFinalizerName: qualified, and a name without '/' must be a standard one */
+    size_t i;
+    const json_t *f;
+    json_array_foreach(fin, i, f)
+    {
+        const char *s = json_is_string(f) ? json_string_value(f) : "";
+        wh_fpath(p, sizeof(p), "%s.finalizers[%zu]", path, i);
+        struct wh_vmsgs m = {0};
+        wh_is_qualified_name(s, &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, p, s, m.m[k]);
+        if (!strchr(s, '/') && strcmp(s, "kubernetes") && strcmp(s, "orphan") &&
+            strcmp(s, "foregroundDeletion"))
+            wh_ferr_invalid_str(l, p, s,
+                                "name is neither a standard finalizer name nor is it fully "
+                                "qualified");
+    }
 }
