@@ -238,10 +238,8 @@ enum wh_err wh_ws_match_pod(struct wh_cluster *cl, const char *kruise_ns, const 
     wh_cache_by_index(cache, WH_WS_INDEX_NAMESPACE, ns, &l);
     struct chain c = {.cl = cl, .kruise_ns = kruise_ns, .ns = ns, .pod = pod};
     enum wh_err rc = WH_OK;
-    if (l.n == 0) {
-        wh_pod_review_explain(pr, NULL, false, "no WorkloadSpread in namespace %s", ns);
+    if (l.n == 0) /* the common case, and nothing worth a note */
         goto out;
-    }
     if (!wh_ws_pod_active(pod)) {
         wh_pod_review_explain(pr, NULL, false, "the Pod is not active (finished or deleted)");
         goto out;
