@@ -359,7 +359,8 @@ static enum wh_err start_api(struct wh_cluster *cl, struct wh_errbuf *eb)
         if (r->versions[1]) {
             const char *chosen = NULL;
             struct wh_kube_status st = {0};
-            enum wh_err rc = wh_kube_pick_version(cl->client, r->group, r->versions, &chosen, &st);
+            enum wh_err rc = wh_kube_pick_resource_version(cl->client, r->group, r->resource,
+                                                           r->versions, &chosen, &st);
             if (rc == WH_OK) {
                 cl->versions[i] = chosen;
             } else if (rc == WH_ERR_NOT_FOUND) {
