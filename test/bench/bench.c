@@ -19,6 +19,7 @@
 #include "test/support/bench_conversion.h"
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_sidecarset.h"
+#include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -267,6 +268,8 @@ int main(void)
         wh_bench_conversion();
     if (wanted("sidecarset"))
         wh_bench_sidecarset();
+    if (wanted("workloadspread"))
+        wh_bench_workloadspread();
     if (wanted("cache"))
         bench_cache_memory();
     wh_arena_release();
