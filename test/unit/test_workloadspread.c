@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "config/config.h"
+#include "cli/inject.h"
 #include "config/features.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/workloadspread/match.h"
@@ -1361,4 +1362,28 @@ TEST(ws_offline_computes_and_writes_nothing)
     json_decref(after);
     run_fini(&r);
     fx_fini(&f);
+}
+
+/* `kruise-webhook inject --explain` with WorkloadSpreads in the state: which subset each Pod
+ * would get and why, the patched Pods on stdout, and the state untouched (it is read only). */
+TEST(ws_inject_explain)
+{
+#define WS_DATA "test/data/inject/workloadspread/"
+    struct wh_test_cli c =
+        wh_test_cli_run(wh_inject_run, "inject", "-f", WS_DATA "pods.yaml", "--state",
+                        WS_DATA "state", "--explain", "--timestamp=2025-01-01T00:00:00Z", NULL);
+    CHECK_EQ_INT(c.status, 0);
+    char *want_out = wh_test_read_file(WS_DATA "expected/pods.yaml", NULL);
+    char *want_err = wh_test_read_file(WS_DATA "expected/explain.txt", NULL);
+    CHECK_EQ_STR(c.out, want_out);
+    CHECK_EQ_STR(c.err, want_err);
+    /* the lines that matter, spelled out */
+    CHECK(strstr(c.err, "  note: workloadspread ws-demo: subset-a chosen: missingReplicas 1 > 0; "
+                        "creatingPods would record (missingReplicas 1 -> 0)\n") != NULL);
+    CHECK(strstr(c.err, "  note: workloadspread ws-filtered: skipped: spec.targetFilter has no "
+                        "selector, which selects no Pod\n") != NULL);
+    free(want_out);
+    free(want_err);
+    wh_test_cli_fini(&c);
+#undef WS_DATA
 }
