@@ -118,6 +118,16 @@ def real_apiserver_missing():
     return None
 
 
+def real_apiserver_or_skip(workdir):
+    """A started RealApiServer, or None after printing why none can be started (the test then
+    ends as passed: the machine has no kube-apiserver)."""
+    missing = real_apiserver_missing()
+    if missing:
+        print("  skipped: no real API server: %s" % missing)
+        return None
+    return RealApiServer(workdir)
+
+
 def _unpacked_apiserver():
     """The kube-apiserver binary unpacked once into build/k8s (start.sh would unpack the .xz
     again for every start, which takes longer than the start itself)."""

@@ -23,7 +23,7 @@ import time
 
 import certs
 from certs import ApiServer, Server, wait_for
-from testlib import Failure, RealApiServer, Suite, check, real_apiserver_missing, stop_all
+from testlib import Failure, Suite, check, real_apiserver_or_skip, stop_all
 
 SUITE = Suite("wh-workloadspread-")
 test = SUITE.test
@@ -247,11 +247,9 @@ def two_processes_fake_apiserver_exact(tmp):
 
 @test
 def two_processes_real_apiserver_exact(tmp):
-    missing = real_apiserver_missing()
-    if missing:
-        print("  skipped: no real API server: %s" % missing)
-        return
-    run_storm(tmp, RealApiServer(tmp), True)
+    api = real_apiserver_or_skip(tmp)
+    if api:
+        run_storm(tmp, api, True)
 
 
 def main():

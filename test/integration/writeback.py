@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from testlib import Failure, RealApiServer, Suite, check, real_apiserver_missing
+from testlib import Failure, Suite, check, real_apiserver_or_skip
 from certs import ApiServer  # the fake API server fixture
 
 SUITE = Suite("wh-writeback-")
@@ -79,11 +79,9 @@ def two_processes_fake_apiserver_exact(tmp):
 
 @test
 def two_processes_real_apiserver_exact(tmp):
-    missing = real_apiserver_missing()
-    if missing:
-        print("  skipped: no real API server: %s" % missing)
+    api = real_apiserver_or_skip(tmp)
+    if not api:
         return
-    api = RealApiServer(tmp)
     try:
         st, out = api.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                            PUB_CRD)

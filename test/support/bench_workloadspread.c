@@ -13,6 +13,7 @@
 #include "kube/cluster.h"
 #include "server/dispatch.h"
 #include "test/support/apiserver_proc.h"
+#include "test/support/bench_loop.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -90,22 +91,8 @@ static void run_case(const char *label, const struct wh_route *route,
         exit(1);
     }
     wh_reply_fini(&reply);
-    for (int i = 0; i < 200; i++) { /* warm up */
-        wh_dispatch(route, ctx, body, len, &reply);
-        wh_reply_fini(&reply);
-    }
-    long iters = 0;
-    int64_t start = wh_time_mono_ns(), now = start;
-    while (now - start < 400000000) {
-        for (int i = 0; i < 50; i++) {
-            wh_dispatch(route, ctx, body, len, &reply);
-            wh_reply_fini(&reply);
-        }
-        iters += 50;
-        now = wh_time_mono_ns();
-    }
-    printf("%-60s %8.1f us/op  (%zu-byte review)\n", label,
-           (double)(now - start) / (double)iters / 1000.0, len);
+    double per_op = wh_bench_dispatch_ns(label, route, ctx, body, len, 400000000, NULL);
+    printf("%-60s %8.1f us/op  (%zu-byte review)\n", label, per_op / 1000.0, len);
     free(body);
 }
 
@@ -114,11 +101,7 @@ static void bench_mutate(int others)
 {
     struct wh_config cfg;
     struct wh_errbuf eb = {{0}};
-    char *argv[] = {"kruise-webhook", NULL};
-    if (wh_config_load(&cfg, 1, argv, &eb)) {
-        fprintf(stderr, "bench: %s\n", eb.msg);
-        exit(1);
-    }
+    wh_bench_config(&cfg);
     json_t *objs = json_pack("[o,o]", cloneset("web", "shop"), workloadspread("ws", "shop", "web"));
     for (int i = 0; i < others; i++) {
         char ns[32];

@@ -1,8 +1,9 @@
 /* WorkloadSpread (spec workloadspread.md), rule by rule: the annotation (3.3), which Pods are
  * handled (4.1-4.3), the subset choice and its bookkeeping (5.1-5.6), the Pod patch (6), the
  * deletion bookkeeping (8), each through the Pod step against standalone state (whose status
- * writes go through the same write-back as the API server's) or through the pure functions. The
- * object webhook (9) is in test_workloadspread_validate.c. */
+ * writes go through the same write-back as the API server's) or through the pure functions; the
+ * object webhook (9) with its exact messages, and the Kubernetes validators it uses
+ * (k8s/scheduling, the object metadata update rules, LabelSelectorAsSelector's errors). */
 #include "test/unit/test.h"
 
 #include <stdlib.h>
@@ -15,8 +16,12 @@
 #include "handlers/workloadspread/patch.h"
 #include "handlers/workloadspread/pod.h"
 #include "handlers/workloadspread/subset.h"
+#include "handlers/workloadspread/validate.h"
 #include "handlers/workloadspread/whitelist.h"
 #include "handlers/workloadspread/workload.h"
+#include "k8s/fielderr.h"
+#include "k8s/scheduling.h"
+#include "k8s/validation.h"
 #include "kube/cluster.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
@@ -150,6 +155,12 @@ static void run(struct fx *f, struct run *r, const char *op, const char *sub, co
     }
 }
 
+/* CREATE of pod on /mutate-pod, with CreateOptions. */
+static void create(struct fx *f, struct run *r, const char *pod)
+{
+    run(f, r, "CREATE", "", pod, NULL, CREATE_OPTIONS, false);
+}
+
 static void run_fini(struct run *r)
 {
     wh_admission_response_fini(&r->resp);
@@ -184,6 +195,23 @@ static long long missing(struct fx *f, const char *version, size_t i)
 static const char *annotation(const struct run *r)
 {
     return wh_json_annotation(r->resp.mutated, WH_WS_MATCHED_ANNOTATION);
+}
+
+/* Creates pod against objects in a fresh fixture: returns the patched Pod (new ref, NULL when
+ * unpatched), the explain notes in notes (notessz bytes; may be NULL). */
+static json_t *create_in(const char *objects, const char *pod, char *notes, size_t notessz)
+{
+    struct fx f;
+    fx_init(&f, "", objects);
+    struct run r;
+    create(&f, &r, pod);
+    CHECK_EQ_INT(r.rc, WH_OK);
+    json_t *out = r.resp.mutated ? wh_json_copy(r.resp.mutated) : NULL;
+    if (notes)
+        snprintf(notes, notessz, "%s", r.notes);
+    run_fini(&r);
+    fx_fini(&f);
+    return out;
 }
 
 static double metric(const char *name, const char *labels)
@@ -249,7 +277,7 @@ TEST(ws_mutate_handles_an_owned_pod)
     struct fx f;
     fx_init(&f, "", "[" BASIC "]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed);
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
@@ -329,7 +357,7 @@ TEST(ws_mutate_gate_off_does_nothing)
     /* no cache declared, and the pipeline skips the step */
     CHECK(wh_cluster_cache(f.cl, WH_RES_WORKLOADSPREAD) == NULL);
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK(r.resp.allowed && !r.resp.mutated);
     CHECK_EQ_STR(r.notes, "");
     run_fini(&r);
@@ -374,13 +402,13 @@ TEST(ws_match_walks_owner_chain)
             "[" DEPLOYMENT "," REPLICASET("web-6d4") "," WS(TARGET_DEP, SUBSETS_A2_B, "{}") "]");
     struct run r;
     /* Pod -> ReplicaSet web-6d4 (read from the cache) -> Deployment web == targetRef */
-    run(&f, &r, "CREATE", "", RS_POD("web-6d4-x", "6d4"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, RS_POD("web-6d4-x", "6d4"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK_EQ_INT(missing(&f, "6d4", 0), 1); /* the Deployment revision's own list */
     run_fini(&r);
     /* a ReplicaSet that is missing fails the request with its NotFound text */
-    run(&f, &r, "CREATE", "", RS_POD("web-9zz-x", "9zz"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, RS_POD("web-9zz-x", "9zz"));
     CHECK_EQ_INT(r.rc, WH_ERR_NOT_FOUND);
     CHECK_EQ_STR(r.eb.msg, "replicasets.apps \"web-9zz\" not found");
     run_fini(&r);
@@ -421,7 +449,7 @@ TEST(ws_match_versions_are_ignored_and_unusable_ones_skipped)
                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'CloneSet','name':'cs-demo'}",
                 SUBSETS_A2_B, STATUS_A("2")) "]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     run_fini(&r);
     fx_fini(&f);
@@ -441,7 +469,7 @@ TEST(ws_match_versions_are_ignored_and_unusable_ones_skipped)
     };
     for (size_t i = 0; i < 3; i++) {
         fx_init(&f, "", unusable[i]);
-        run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+        create(&f, &r, CS_POD("cs-demo-1"));
         CHECK_EQ_INT(r.rc, WH_OK);
         CHECK(!r.resp.mutated);
         CHECK(strstr(r.notes, "[workloadspread ws-demo 0 skipped") != NULL);
@@ -468,23 +496,18 @@ TEST(ws_match_target_filter)
          false, "\"Foo\" is not a valid pod selector operator"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *objs = wh_str_printf("[%s,%s]", CLONESET("cs-demo", "5"),
-                                   "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread',"
-                                   "'metadata':{'name':'ws-demo','namespace':'ns'},'spec':{"
-                                   "'targetRef':" TARGET_CS ",'subsets':[{'name':'only'}]FILTER}}");
-        char *at = strstr(objs, "FILTER");
-        char *full = wh_str_printf("%.*s%s%s", (int)(at - objs), objs, cases[i].filter, at + 6);
-        struct fx f;
-        fx_init(&f, "", full);
-        struct run r;
-        run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
-        CHECK_EQ_INT(r.rc, WH_OK);
-        CHECK_EQ_INT(annotation(&r) != NULL, cases[i].selected);
+        char *full = wh_str_printf(
+            "[" CLONESET("cs-demo", "5") ",{'apiVersion':'apps.kruise.io/v1beta1','kind':"
+                                         "'WorkloadSpread','metadata':{'name':'ws-demo','namespace'"
+                                         ":'ns'},'spec':{'targetRef':" TARGET_CS
+                                         ",'subsets':[{'name':'only'}]%s}}]",
+            cases[i].filter);
+        char notes[4096];
+        json_t *pod = create_in(full, CS_POD("cs-demo-1"), notes, sizeof(notes));
+        CHECK_EQ_INT(wh_json_annotation(pod, WH_WS_MATCHED_ANNOTATION) != NULL, cases[i].selected);
         if (cases[i].note)
-            CHECK(strstr(r.notes, cases[i].note) != NULL);
-        run_fini(&r);
-        fx_fini(&f);
-        free(objs);
+            CHECK(strstr(notes, cases[i].note) != NULL);
+        json_decref(pod);
         free(full);
     }
 }
@@ -509,7 +532,7 @@ TEST(ws_match_first_of_several_in_name_order)
                                      ",'subsets':[{'name':"
                                      "'z'}]}}]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-1\",\"subset\":\"x\"}");
     run_fini(&r);
     fx_fini(&f);
@@ -695,12 +718,12 @@ TEST(ws_create_takes_first_subset_with_room)
     struct run r;
     double before = metric("kruise_webhook_workloadspread_pods_total",
                            "operation=\"create\",outcome=\"subset_chosen\"");
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK(strstr(r.notes, "a chosen: missingReplicas 2 > 0; creatingPods recorded "
                           "(missingReplicas 2 -> 1)") != NULL);
     run_fini(&r);
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-2"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-2"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     run_fini(&r);
     json_t *hold = NULL;
@@ -711,7 +734,7 @@ TEST(ws_create_takes_first_subset_with_room)
     json_decref(hold);
     /* a is full: the next goes to b, which is unlimited, and nothing is written */
     json_t *full = ws_now(&f, "ws-demo");
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-3"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-3"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"b\"}");
     CHECK(strstr(r.notes, "b chosen: the first subset with room, without maxReplicas") != NULL);
     json_t *now = ws_now(&f, "ws-demo");
@@ -737,7 +760,7 @@ TEST(ws_create_no_room_no_patch_no_write)
                 "{'name':'b','missingReplicas':0}]}}") "]");
     json_t *before = ws_now(&f, "ws-demo");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed && !r.resp.mutated); /* admitted unpatched, never denied (10) */
     CHECK(strstr(r.notes, "no subset has room") != NULL);
@@ -760,7 +783,7 @@ TEST(ws_create_retried_pod_keeps_its_subset)
                 "'}}]}}") "]");
     json_t *before = ws_now(&f, "ws-demo");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"b\"}");
     json_t *after = ws_now(&f, "ws-demo");
     CHECK_EQ_JSON(after, before);
@@ -784,7 +807,7 @@ TEST(ws_create_skips_unschedulable_and_follows_list_order)
                 "'conditions':[{'type':'Schedulable','status':'False'}]},{'name':'c',"
                 "'missingReplicas':3},{'name':'a','missingReplicas':3}]}}") "]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"c\"}");
     CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 2);
     run_fini(&r);
@@ -895,7 +918,7 @@ TEST(ws_fresh_list_is_built_and_written_only_when_used)
                 "{'old':[{'name':'a','missingReplicas':0}]}}") "]");
     struct run r;
     /* a new revision starts from a full budget, whatever subsetStatuses and other versions say */
-    run(&f, &r, "CREATE", "", RS_POD("web-6d4-a", "6d4"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, RS_POD("web-6d4-a", "6d4"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     json_t *hold = NULL;
     const json_t *a = entry(&f, "ws-demo", "6d4", 0, &hold);
@@ -918,7 +941,7 @@ TEST(ws_fresh_list_is_built_and_written_only_when_used)
     fx_init(&f, "",
             "[" DEPLOYMENT "," REPLICASET("web-6d4") "," WS(
                 TARGET_DEP, ",'subsets':[{'name':'a','maxReplicas':0}]", "{}") "]");
-    run(&f, &r, "CREATE", "", RS_POD("web-6d4-a", "6d4"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, RS_POD("web-6d4-a", "6d4"));
     CHECK(!r.resp.mutated);
     json_t *ws = ws_now(&f, "ws-demo");
     CHECK(wh_json_path(ws, "status", "versionedSubsetStatuses", NULL) == NULL);
@@ -961,7 +984,7 @@ TEST(ws_percent_rounding_in_the_fresh_list)
                                                 "'maxReplicas':'x'}]",
                                                 "{}") "]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 4);
@@ -974,7 +997,7 @@ TEST(ws_percent_rounding_in_the_fresh_list)
                    ",'subsets':[{'name':'a','maxReplicas':'50%'},{'name':'b',"
                    "'maxReplicas':'50%'}]",
                    "{}") "]");
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_OK); /* the owner is the target itself: nothing to read */
     CHECK(!r.resp.mutated);
     CHECK(strstr(r.notes, "no subset has room") != NULL);
@@ -1070,27 +1093,18 @@ TEST(ws_path_int_errors)
 /* --- 6 the patch
  * ---------------------------------------------------------------------------------- */
 
-/* Creates pod (from a CloneSet) against a WorkloadSpread whose only limited subset is subset,
- * and returns the patched Pod (new ref). */
+/* Creates pod (from a CloneSet) against a WorkloadSpread whose first subset is subset, and
+ * returns the patched Pod (new ref). */
 static json_t *patched(const char *subset, const char *pod)
 {
-    char *objs = wh_str_printf(
-        "[%s,%s]", CLONESET("cs-demo", "5"),
-        "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{'name':"
-        "'ws-demo','namespace':'ns'},'spec':{'targetRef':" TARGET_CS ",'subsets':[SUBSET,{'name':"
-        "'rest'}]}}");
-    char *at = strstr(objs, "SUBSET");
-    char *full = wh_str_printf("%.*s%s%s", (int)(at - objs), objs, subset, at + 6);
-    struct fx f;
-    fx_init(&f, "", full);
-    struct run r;
-    run(&f, &r, "CREATE", "", pod, NULL, CREATE_OPTIONS, false);
-    CHECK_EQ_INT(r.rc, WH_OK);
-    json_t *out = r.resp.mutated ? wh_json_copy(r.resp.mutated) : NULL;
-    run_fini(&r);
-    fx_fini(&f);
+    char *objs =
+        wh_str_printf("[" CLONESET("cs-demo", "5") ",{'apiVersion':'apps.kruise.io/v1beta1','kind':"
+                                                   "'WorkloadSpread','metadata':{'name':'ws-demo','"
+                                                   "namespace':'ns'},'spec':{'targetRef':" TARGET_CS
+                                                   ",'subsets':[%s,{'name':'rest'}]}}]",
+                      subset);
+    json_t *out = create_in(objs, pod, NULL, 0);
     free(objs);
-    free(full);
     return out;
 }
 
@@ -1185,7 +1199,7 @@ TEST(ws_patch_status_only_subset_is_not_patched)
                                                 "{'versionedSubsetStatuses':{'versionIgnored':[{"
                                                 "'name':'gone','missingReplicas':1}]}}") "]");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK(!r.resp.mutated);
     CHECK(strstr(r.notes, "subset gone is no longer in spec.subsets") != NULL);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
@@ -1352,7 +1366,7 @@ TEST(ws_offline_computes_and_writes_nothing)
     f.ctx.offline = true;
     json_t *before = ws_now(&f, "ws-demo");
     struct run r;
-    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, false);
+    create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK(strstr(r.notes, "[workloadspread ws-demo 1 a chosen: missingReplicas 2 > 0; "
                           "creatingPods would record (missingReplicas 2 -> 1)]") != NULL);
@@ -1386,4 +1400,444 @@ TEST(ws_inject_explain)
     free(want_err);
     wh_test_cli_fini(&c);
 #undef WS_DATA
+}
+
+/* --- 9 the object webhook ------------------------------------------------------------------- */
+
+/* The answer to op of object (and old) at resource version version: "" when allowed, else
+ * "<code> <message>". Returns: new string. */
+static char *answer(struct fx *f, const char *op, const char *version, const char *object,
+                    const char *old)
+{
+    json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s}", "uid", "u",
+                            "kind", "group", "apps.kruise.io", "version", version, "kind",
+                            "WorkloadSpread", "resource", "group", "apps.kruise.io", "version",
+                            version, "resource", "workloadspreads", "subResource", "", "operation",
+                            op, "namespace", "ns", "name", "ws");
+    json_object_set_new(req, "object", object ? jq(object) : json_null());
+    json_object_set_new(req, "oldObject", old ? jq(old) : json_null());
+    json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "request", req);
+    struct wh_admission_request r;
+    struct wh_admission_response resp;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_admission_decode(review, &r, &eb), WH_OK);
+    wh_admission_response_init(&resp);
+    CHECK_EQ_INT(wh_ws_validate_admit(&f->ctx, &r, &resp, &eb), WH_OK);
+    char *out = resp.allowed ? wh_xstrdup("")
+                             : wh_str_printf("%d %s", resp.code, resp.message ? resp.message : "");
+    wh_admission_response_fini(&resp);
+    json_decref(review);
+    return out;
+}
+
+#define CHECK_ANSWER(f, op, version, obj, old, want)                                               \
+    do {                                                                                           \
+        char *got_ = answer(f, op, version, obj, old);                                             \
+        CHECK_EQ_STR(got_, want);                                                                  \
+        free(got_);                                                                                \
+    } while (0)
+
+/* A v1beta1 WorkloadSpread ws in namespace ns with the given spec members. */
+#define WSB(spec)                                                                                  \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{'name':'ws',"      \
+    "'namespace':'ns'},'spec':{" spec "}}"
+#define CS_REF "'targetRef':{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet','name':'cs'}"
+#define ONE ",'subsets':[{'name':'a'}]"
+
+TEST(ws_validate_gate_off_is_403)
+{
+    struct fx f;
+    fx_init(&f, "WorkloadSpread=false", "[]");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ONE), NULL,
+                 "403 feature-gate WorkloadSpread is not enabled");
+    fx_fini(&f);
+}
+
+TEST(ws_validate_decoding)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ONE), NULL, "");
+    /* v1alpha1: decoded as v1alpha1 (Go's type errors), converted, checked at v1beta1 paths */
+    CHECK_ANSWER(
+        &f, "CREATE", "v1alpha1",
+        "{'apiVersion':'apps.kruise.io/v1alpha1','kind':'WorkloadSpread','metadata':{'name':'ws',"
+        "'namespace':'ns'},'spec':{" CS_REF ",'subsets':[{'name':'a','requiredNodeSelectorTerm':{"
+        "'matchExpressions':[{'key':'zone','operator':'In'}]}}]}}",
+        NULL,
+        "400 spec.subsets[0].requiredNodeSelector.matchExpressions[0].values: Required value: must "
+        "be specified when `operator` is 'In' or 'NotIn'");
+    CHECK_ANSWER(&f, "CREATE", "v1alpha1",
+                 "{'apiVersion':'apps.kruise.io/v1alpha1','kind':'WorkloadSpread','metadata':{"
+                 "'name':'ws','namespace':'ns'},'spec':{" CS_REF ",'subsets':{}}}",
+                 NULL,
+                 "400 json: cannot unmarshal object into Go struct field "
+                 "WorkloadSpreadSpec.spec.subsets of type []v1alpha1.WorkloadSpreadSubset");
+    /* operations other than CREATE and UPDATE are allowed */
+    CHECK_ANSWER(&f, "DELETE", "v1beta1", WSB(""), NULL, "");
+    fx_fini(&f);
+}
+
+TEST(ws_validate_target_ref)
+{
+    struct fx f;
+    fx_init(&f, "",
+            "[{'apiVersion':'v1','kind':'ConfigMap','metadata':{'name':'kruise-configuration',"
+            "'namespace':'kruise-system'},'data':{'WorkloadSpread_Watch_Custom_Workload_WhiteList':"
+            "'{\\\"workloads\\\":[{\\\"Group\\\":\\\"mock.kruise.io\\\",\\\"Kind\\\":"
+            "\\\"GameServerSet\\\"}]}'}}]");
+    struct {
+        const char *ref, *want;
+    } cases[] = {
+        {"", "400 spec.targetRef: Required value: no targetRef defined in WorkloadSpread"},
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'Deployment'}",
+         "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:\"apps/v1\", "
+         "Kind:\"Deployment\", Name:\"\"}: empty TargetReference is not valid for WorkloadSpread."},
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'CloneSet','name':'x'}",
+         "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:\"apps/v1\", "
+         "Kind:\"CloneSet\", Name:\"x\"}: TargetReference is not valid for CloneSet."},
+        {"'targetRef':{'apiVersion':'extensions/v1beta1','kind':'Deployment','name':'x'}",
+         "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:"
+         "\"extensions/v1beta1\", Kind:\"Deployment\", Name:\"x\"}: TargetReference is not valid "
+         "for Deployment."},
+        {"'targetRef':{'apiVersion':'a/b/c','kind':'Job','name':'x'}",
+         "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:\"a/b/c\", "
+         "Kind:\"Job\", Name:\"x\"}: TargetReference is not valid for Job."},
+        {"'targetRef':{'apiVersion':'apps.kruise.io/v1beta1','kind':'StatefulSet','name':'x'}", ""},
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'ReplicaSet','name':'x'}", ""},
+        {"'targetRef':{'apiVersion':'batch/v1','kind':'Job','name':'x'}", ""},
+        {"'targetRef':{'apiVersion':'mock.kruise.io/v1','kind':'GameServerSet','name':'x'}", ""},
+        {"'targetRef':{'apiVersion':'mock.kruise.io/v1','kind':'GameServer','name':'x'}",
+         "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:"
+         "\"mock.kruise.io/v1\", Kind:\"GameServer\", Name:\"x\"}: TargetReference's GroupKind "
+         "is not permitted."},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *obj = wh_str_printf(WSB("%s%s"), cases[i].ref,
+                                  cases[i].ref[0] ? ONE : "'subsets':[{'name':'a'}]");
+        CHECK_ANSWER(&f, "CREATE", "v1beta1", obj, NULL, cases[i].want);
+        free(obj);
+    }
+    fx_fini(&f);
+    /* a white list that does not decode is an internal error at targetRef */
+    fx_init(&f, "",
+            "[{'apiVersion':'v1','kind':'ConfigMap','metadata':{'name':'kruise-configuration',"
+            "'namespace':'kruise-system'},'data':{'WorkloadSpread_Watch_Custom_Workload_WhiteList':"
+            "'{'}}]");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1",
+                 WSB("'targetRef':{'apiVersion':'mock.kruise.io/v1','kind':'GameServerSet','name':"
+                     "'x'}" ONE),
+                 NULL, "400 spec.targetRef: Internal error: unexpected end of JSON input");
+    fx_fini(&f);
+}
+
+TEST(ws_validate_subsets)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    struct {
+        const char *subsets, *want;
+    } cases[] = {
+        {"", "400 spec.subsets: Required value: subsets number must >= 1 in WorkloadSpread"},
+        {",'subsets':[]", "400 spec.subsets: Required value: subsets number must >= 1 in "
+                          "WorkloadSpread"},
+        {",'subsets':[{'name':''},{'name':'a'},{'name':'a'}]",
+         "400 [spec.subsets[0].name: Invalid value: \"\", spec.subsets[2].name: Invalid value: "
+         "\"a\": duplicated subset name a]"},
+        {",'subsets':[{'name':'a','preferredNodeSelector':[{'weight':0,'preference':{}}]}]",
+         "400 spec.subsets[0].preferredNodeSelector[0].weight: Invalid value: 0: must be in the "
+         "range 1-100"},
+        {",'subsets':[{'name':'a','tolerations':[{'operator':'Equal','value':'x'}]}]",
+         "400 spec.subsets[0].tolerations[0].operator: Invalid value: \"Equal\": operator must "
+         "be Exists when `key` is empty, which means \"match all values and all keys\""},
+        {",'subsets':[{'name':'a','maxReplicas':2},{'name':'b','maxReplicas':'50%'},{'name':"
+         "'c'}]",
+         "400 spec.subsets[1].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"50%\"}: the maxReplicas type of all subsets must be the same"},
+        {",'subsets':[{'name':'a','maxReplicas':-1}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:0, IntVal:-1, "
+         "StrVal:\"\"}: maxReplicas is not valid for subset"},
+        {",'subsets':[{'name':'a','maxReplicas':'0.2%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"0.2%\"}: maxReplicas is not valid for subset"},
+        {",'subsets':[{'name':'a','maxReplicas':'5'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"5\"}: maxReplicas is not valid for subset"},
+        {",'subsets':[{'name':'a','maxReplicas':'-1%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"-1%\"}: maxReplicas is not valid for subset"},
+        {",'subsets':[{'name':'a','maxReplicas':'60%'},{'name':'b','maxReplicas':'50%'},{'name':"
+         "'','maxReplicas':1}]",
+         "400 spec.subsets[1].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"50%\"}: the sum of all subset's maxReplicas exceeds 100% is no permitted"},
+        {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b','maxReplicas':'40%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"40%\"}: maxReplicas sum of all subsets must equal 100% when type is specified "
+         "as percent"},
+        /* below 100% with an unlimited last subset, or exactly 100%: fine */
+        {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b'}]", ""},
+        {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b','maxReplicas':'60%'}]", ""},
+        /* the first subset without maxReplicas renders as null */
+        {",'subsets':[{'name':'a'},{'name':'b','maxReplicas':'40%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: \"null\": maxReplicas sum of all "
+         "subsets must equal 100% when type is specified as percent"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *obj = wh_str_printf(WSB(CS_REF "%s"), cases[i].subsets);
+        CHECK_ANSWER(&f, "CREATE", "v1beta1", obj, NULL, cases[i].want);
+        free(obj);
+    }
+    /* StatefulSet targets take integers only */
+    CHECK_ANSWER(&f, "CREATE", "v1beta1",
+                 WSB("'targetRef':{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'},"
+                     "'subsets':[{'name':'a','maxReplicas':'50%'},{'name':'b'}]"),
+                 NULL,
+                 "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, "
+                 "IntVal:0, StrVal:\"50%\"}: the maxReplicas type must be Int for StatefulSet");
+    fx_fini(&f);
+}
+
+TEST(ws_validate_schedule_strategy_and_filter)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    struct {
+        const char *rest, *want;
+    } cases[] = {
+        {ONE ",'scheduleStrategy':{'type':'Fixed'}", ""},
+        {ONE ",'scheduleStrategy':{'type':'Smart'}",
+         "400 spec.scheduleStrategy.type: Invalid value: \"Smart\": ScheduleStrategy's type is "
+         "not valid"},
+        {ONE ",'scheduleStrategy':{'type':'Fixed','adaptive':{'rescheduleCriticalSeconds':10}}",
+         "400 spec.scheduleStrategy.type: Invalid value: 10: the scheduleStrategy's type must be "
+         "adaptive when using adaptive scheduleStrategy"},
+        {",'subsets':[{'name':'a','maxReplicas':1},{'name':'b','maxReplicas':1}],"
+         "'scheduleStrategy':{'type':'Adaptive','adaptive':{}}",
+         "400 spec.scheduleStrategy.adaptive: Invalid value: \"null\": the last subset's "
+         "maxReplicas must be not specified when using adaptive scheduleStrategy"},
+        {",'subsets':[{'name':'a','maxReplicas':1},{'name':'b'},{'name':'c'}],"
+         "'scheduleStrategy':{'type':'Adaptive','adaptive':{'rescheduleCriticalSeconds':148}}",
+         "400 spec.scheduleStrategy.adaptive.rescheduleCriticalSeconds: Invalid value: 148: "
+         "rescheduleCriticalSeconds < 0 or rescheduleCriticalSeconds > 147 is not permitted"},
+        {",'subsets':[{'name':'a','maxReplicas':1},{'name':'b'}],"
+         "'scheduleStrategy':{'type':'Adaptive','adaptive':{'rescheduleCriticalSeconds':295}}",
+         ""},
+        {ONE ",'scheduleStrategy':{'type':'Adaptive','adaptive':{'rescheduleCriticalSeconds':-1}}",
+         "400 spec.scheduleStrategy.adaptive.rescheduleCriticalSeconds: Invalid value: -1: "
+         "rescheduleCriticalSeconds < 0 or rescheduleCriticalSeconds > 2147483647 is not "
+         "permitted"},
+        {ONE ",'targetFilter':{'selector':{'matchExpressions':[{'key':'a','operator':'Foo'}]}}",
+         "400 spec.targetFilter: Invalid value: v1beta1.TargetFilter{Selector:"
+         "(*v1.LabelSelector)(0xc000010000), ReplicasPathList:[]string(nil)}: \"Foo\" is not a "
+         "valid label selector operator"},
+        {ONE ",'targetFilter':{'selector':{'matchExpressions':[{'key':'a','operator':'In'}]},"
+             "'replicasPathList':['spec.replicas']}",
+         "400 spec.targetFilter: Invalid value: v1beta1.TargetFilter{Selector:"
+         "(*v1.LabelSelector)(0xc000010000), ReplicasPathList:[]string{\"spec.replicas\"}}: "
+         "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be "
+         "empty"},
+        {ONE ",'targetFilter':{'selector':{'matchLabels':{'a b':'x'}}}",
+         "400 spec.targetFilter: Invalid value: v1beta1.TargetFilter{Selector:"
+         "(*v1.LabelSelector)(0xc000010000), ReplicasPathList:[]string(nil)}: key: Invalid "
+         "value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', "
+         "and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+         "'my.name',  or '123-abc', regex used for validation is "
+         "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
+        {ONE ",'targetFilter':{'replicasPathList':['x']}", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *obj = wh_str_printf(WSB(CS_REF "%s"), cases[i].rest);
+        CHECK_ANSWER(&f, "CREATE", "v1beta1", obj, NULL, cases[i].want);
+        free(obj);
+    }
+    fx_fini(&f);
+}
+
+#define OTHER_WS(name, ref)                                                                        \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{'name':'" name     \
+    "','namespace':'ns'},'spec':{'targetRef':" ref ",'subsets':[{'name':'a'}]}}"
+
+TEST(ws_validate_conflicts)
+{
+    struct fx f;
+    fx_init(
+        &f, "",
+        "[" OTHER_WS(
+            "ws-a",
+            "{'apiVersion':'apps.kruise.io/v1beta1','kind':'CloneSet','name':"
+            "'cs'}") ","
+                     /* another namespace, or another name: no conflict */
+                     "{'apiVersion':'apps.kruise.io/"
+                     "v1beta1','kind':'WorkloadSpread','metadata':{'name':"
+                     "'ws-b','namespace':'other'},'spec':{" CS_REF ",'subsets':[{'name':'a'}]}},"
+                     "" OTHER_WS("ws-c",
+                                 "{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet','name':"
+                                 "'cs2'}") "]");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ONE), NULL,
+                 "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:"
+                 "\"apps.kruise.io/v1alpha1\", Kind:\"CloneSet\", Name:\"cs\"}: "
+                 "ws.spec.targetRef is in conflict with other WorkloadSpread ws-a");
+    /* the same name is the object itself */
+    CHECK_ANSWER(&f, "CREATE", "v1beta1",
+                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{"
+                 "'name':'ws-a','namespace':'ns'},'spec':{" CS_REF ONE "}}",
+                 NULL, "");
+    fx_fini(&f);
+}
+
+#define META_OLD                                                                                   \
+    "'metadata':{'name':'ws','namespace':'ns','uid':'u1','resourceVersion':'5','generation':2,"    \
+    "'creationTimestamp':'2025-01-01T00:00:00Z'}"
+
+TEST(ws_validate_update)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    const char *old = "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread'," META_OLD
+                      ",'spec':{" CS_REF ONE "}}";
+    /* only the version of the target changes: allowed */
+    CHECK_ANSWER(&f, "UPDATE", "v1beta1",
+                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread'," META_OLD
+                 ",'spec':{'targetRef':{'apiVersion':'apps.kruise.io/v1beta1','kind':'CloneSet',"
+                 "'name':'cs'}" ONE "}}",
+                 old, "");
+    CHECK_ANSWER(&f, "UPDATE", "v1beta1",
+                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread'," META_OLD
+                 ",'spec':{'targetRef':{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet',"
+                 "'name':'cs2'}" ONE "}}",
+                 old,
+                 "400 spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:"
+                 "\"apps.kruise.io/v1alpha1\", Kind:\"CloneSet\", Name:\"cs2\"}: change "
+                 "TargetReference is not permitted for WorkloadSpread");
+    /* the metadata rules */
+    CHECK_ANSWER(&f, "UPDATE", "v1beta1",
+                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{"
+                 "'name':'ws','namespace':'ns','uid':'u2','generation':1,'creationTimestamp':"
+                 "'2025-01-02T00:00:00Z'},'spec':{" CS_REF ONE "}}",
+                 old,
+                 "400 [metadata.resourceVersion: Invalid value: \"\": must be specified for an "
+                 "update, metadata.generation: Invalid value: 1: must not be decremented, "
+                 "metadata.uid: Invalid value: \"u2\": field is immutable, "
+                 "metadata.creationTimestamp: Invalid value: 2025-01-02 00:00:00 +0000 UTC: field "
+                 "is immutable]");
+    /* spec errors come first, then the update's */
+    CHECK_ANSWER(&f, "UPDATE", "v1beta1",
+                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread'," META_OLD
+                 ",'spec':{'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'d'}}}",
+                 old,
+                 "400 [spec.subsets: Required value: subsets number must >= 1 in WorkloadSpread, "
+                 "spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:\"apps/v1\", "
+                 "Kind:\"Deployment\", Name:\"d\"}: change TargetReference is not permitted for "
+                 "WorkloadSpread]");
+    /* a missing oldObject */
+    CHECK_ANSWER(&f, "UPDATE", "v1beta1", WSB(CS_REF ONE), NULL,
+                 "400 there is no content to decode");
+    fx_fini(&f);
+}
+
+TEST(ws_validate_aggregation_dedups)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    /* the same error twice is reported once */
+    CHECK_ANSWER(&f, "CREATE", "v1beta1",
+                 WSB(CS_REF ",'subsets':[{'name':'a','tolerations':[{'key':'k','operator':"
+                            "'Bad'},{'key':'k','operator':'Bad'}]}]"),
+                 NULL,
+                 "400 [spec.subsets[0].tolerations[0].operator: Unsupported value: \"Bad\": "
+                 "supported values: \"Equal\", \"Exists\", "
+                 "spec.subsets[0].tolerations[1].operator: Unsupported value: \"Bad\": supported "
+                 "values: \"Equal\", \"Exists\"]");
+    fx_fini(&f);
+}
+
+/* --- the Kubernetes validators ------------------------------------------------------------------
+ */
+
+static char *errors_of(void (*fn)(struct wh_field_errors *, const json_t *, const char *),
+                       const char *json)
+{
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    json_t *v = jq(json);
+    fn(&l, v, "p");
+    json_decref(v);
+    char *out = wh_ferrs_aggregate(&l);
+    wh_ferrs_fini(&l);
+    return out ? out : wh_xstrdup("");
+}
+
+static void term_strict(struct wh_field_errors *l, const json_t *v, const char *path)
+{
+    wh_validate_node_selector_term(l, v, false, path);
+}
+
+TEST(k8s_node_selector_term_validation)
+{
+    struct {
+        const char *term, *want;
+    } cases[] = {
+        {"{'matchExpressions':[{'key':'k','operator':'Exists','values':['a']}]}",
+         "p.matchExpressions[0].values: Forbidden: may not be specified when `operator` is "
+         "'Exists' or 'DoesNotExist'"},
+        {"{'matchExpressions':[{'key':'k','operator':'Gt','values':[]}]}",
+         "p.matchExpressions[0].values: Required value: must be specified single value when "
+         "`operator` is 'Lt' or 'Gt'"},
+        {"{'matchExpressions':[{'key':'k','operator':'Eq'}]}",
+         "p.matchExpressions[0].operator: Invalid value: \"Eq\": not a valid selector operator"},
+        {"{'matchExpressions':[{'key':'k','operator':'In','values':['a b']}]}",
+         "p.matchExpressions[0].values[0]: Invalid value: \"a b\": a valid label must be an "
+         "empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+         "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+         "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+        {"{'matchFields':[{'key':'metadata.name','operator':'In','values':['a','b']}]}",
+         "p.matchFields[0].values: Required value: must be only one value when `operator` is "
+         "'In' or 'NotIn' for node field selector"},
+        {"{'matchFields':[{'key':'spec.x','operator':'Exists'}]}",
+         "[p.matchFields[0].operator: Invalid value: \"Exists\": not a valid selector operator, "
+         "p.matchFields[0].key: Invalid value: \"spec.x\": not a valid field selector key]"},
+        {"{'matchFields':[{'key':'metadata.name','operator':'In','values':['Bad_Name']}]}",
+         "p.matchFields[0].values[0]: Invalid value: \"Bad_Name\": a lowercase RFC 1123 "
+         "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+         "start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+         "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+        {"{'matchExpressions':[{'key':'zone','operator':'NotIn','values':['a']}]}", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = errors_of(term_strict, cases[i].term);
+        CHECK_EQ_STR(got, cases[i].want);
+        free(got);
+    }
+}
+
+TEST(k8s_toleration_validation)
+{
+    struct {
+        const char *t, *want;
+    } cases[] = {
+        {"[{'key':'k','operator':'Exists','value':'v'}]",
+         "p[0].operator: Invalid value: core.Toleration{Key:\"k\", Operator:\"Exists\", "
+         "Value:\"v\", Effect:\"\", TolerationSeconds:(*int64)(nil)}: value must be empty when "
+         "`operator` is 'Exists'"},
+        {"[{'key':'k','value':'v','effect':'NoSchedule','tolerationSeconds':5}]",
+         "p[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when "
+         "`tolerationSeconds` is set"},
+        {"[{'key':'k','value':'v','effect':'Never'}]",
+         "p[0].effect: Unsupported value: \"Never\": supported values: \"NoSchedule\", "
+         "\"PreferNoSchedule\", \"NoExecute\""},
+        {"[{'key':'k','value':'a b'}]",
+         "p[0].operator: Invalid value: \"a b\": a valid label must be an empty string or "
+         "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+         "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+         "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+        {"[{'operator':'Exists'},{'key':'k','operator':'Equal','value':'v','effect':'NoExecute',"
+         "'tolerationSeconds':5}]",
+         ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = errors_of(wh_validate_tolerations, cases[i].t);
+        CHECK_EQ_STR(got, cases[i].want);
+        free(got);
+    }
 }

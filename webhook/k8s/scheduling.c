@@ -9,6 +9,29 @@
 
 #define P(...) wh_fpath(p, sizeof(p), __VA_ARGS__)
 
+/* One Invalid at path.values[i] per message check gives a value. */
+static void each_value(struct wh_field_errors *l, const json_t *values, const char *path,
+                       void (*check)(const char *v, struct wh_vmsgs *out))
+{
+    char p[512];
+    size_t i;
+    const json_t *v;
+    json_array_foreach(values, i, v)
+    {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        struct wh_vmsgs m = {0};
+        check(s, &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, P("%s.values[%zu]", path, i), s, m.m[k]);
+    }
+}
+
+/* ValidateNodeName: a DNS subdomain. */
+static void node_name(const char *v, struct wh_vmsgs *out)
+{
+    wh_name_is_dns_subdomain(v, false, out);
+}
+
 static void node_selector_requirement(struct wh_field_errors *l, const json_t *rq,
                                       bool allow_invalid_label_value, const char *path)
 {
@@ -35,16 +58,7 @@ static void node_selector_requirement(struct wh_field_errors *l, const json_t *r
     wh_validate_label_name(l, wh_json_str_or_empty(rq, "key"), P("%s.key", path));
     if (allow_invalid_label_value)
         return;
-    size_t i;
-    const json_t *v;
-    json_array_foreach(values, i, v)
-    {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        struct wh_vmsgs m = {0};
-        wh_is_valid_label_value(s, &m);
-        for (size_t k = 0; k < m.n; k++)
-            wh_ferr_invalid_str(l, P("%s.values[%zu]", path, i), s, m.m[k]);
-    }
+    each_value(l, values, path, wh_is_valid_label_value);
 }
 
 static void node_field_selector_requirement(struct wh_field_errors *l, const json_t *rq,
@@ -67,16 +81,7 @@ static void node_field_selector_requirement(struct wh_field_errors *l, const jso
         wh_ferr_invalid_str(l, P("%s.key", path), key, "not a valid field selector key");
         return;
     }
-    size_t i;
-    const json_t *v;
-    json_array_foreach(values, i, v)
-    {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        struct wh_vmsgs m = {0};
-        wh_name_is_dns_subdomain(s, false, &m);
-        for (size_t k = 0; k < m.n; k++)
-            wh_ferr_invalid_str(l, P("%s.values[%zu]", path, i), s, m.m[k]);
-    }
+    each_value(l, values, path, node_name);
 }
 
 void wh_validate_node_selector_term(struct wh_field_errors *l, const json_t *term,

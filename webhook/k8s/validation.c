@@ -510,6 +510,18 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
     }
 }
 
+/* What creates and updates check alike: labels, annotations, owner references. */
+static void labels_annotations_owners(struct wh_field_errors *l, const json_t *meta,
+                                      const char *path)
+{
+    char p[512];
+    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
+    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
+                            wh_fpath(p, sizeof(p), "%s.annotations", path));
+    owner_references(l, wh_json_arr(meta, "ownerReferences"),
+                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+}
+
 void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
                              wh_name_fn name_fn, const char *path)
 {
@@ -547,11 +559,7 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
     }
     wh_validate_nonnegative(l, json_integer_value(json_object_get(meta, "generation")),
                             wh_fpath(p, sizeof(p), "%s.generation", path));
-    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
-    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
-                            wh_fpath(p, sizeof(p), "%s.annotations", path));
-    owner_references(l, wh_json_arr(meta, "ownerReferences"),
-                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+    labels_annotations_owners(l, meta, path);
 
     size_t i;
     const json_t *f;
@@ -769,11 +777,7 @@ void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *met
         wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.deletionGracePeriodSeconds", path), v,
                             "field is immutable");
     }
-    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
-    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
-                            wh_fpath(p, sizeof(p), "%s.annotations", path));
-    owner_references(l, wh_json_arr(meta, "ownerReferences"),
-                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+    labels_annotations_owners(l, meta, path);
     /* validateKubeFinalizerName: qualified, and a name without '/' must be a standard one */
     size_t i;
     const json_t *f;

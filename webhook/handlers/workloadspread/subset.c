@@ -267,16 +267,11 @@ static void copy_name(struct wh_ws_decision *d, const json_t *entry)
     snprintf(d->subset, sizeof(d->subset), "%s", wh_json_str_or_empty(entry, "name"));
 }
 
-enum wh_err wh_ws_decide_create(const json_t *current, const struct wh_ws_pod_in *in,
-                                struct wh_ws_decision *d, json_t **desired, struct wh_errbuf *eb)
+/* 5.5 on list: fills d, and *desired when the status changes. */
+static void choose_create(const json_t *current, const struct wh_ws_pod_in *in,
+                          const json_t *list, json_t *fresh, struct wh_ws_decision *d,
+                          json_t **desired)
 {
-    memset(d, 0, sizeof(*d));
-    *desired = NULL;
-    const json_t *list = NULL;
-    json_t *fresh = NULL;
-    enum wh_err rc = version_list(current, in, &list, &fresh, eb);
-    if (rc)
-        return rc;
     size_t i;
     const json_t *e;
     if (in->name && in->name[0]) {
@@ -287,7 +282,7 @@ enum wh_err wh_ws_decide_create(const json_t *current, const struct wh_ws_pod_in
                 d->outcome = WH_WS_RECORDED;
                 copy_name(d, e);
                 d->missing = d->missing_now = missing_of(e);
-                goto out;
+                return;
             }
         }
     }
@@ -301,37 +296,29 @@ enum wh_err wh_ws_decide_create(const json_t *current, const struct wh_ws_pod_in
         d->missing = d->missing_now = m;
         if (m == -1) {
             d->outcome = WH_WS_UNLIMITED;
-            goto out;
+            return;
         }
         d->outcome = WH_WS_COUNTED;
         d->used_uid = !(in->name && in->name[0]);
         d->missing_now = m - 1;
         *desired = with_change(current, in, fresh, i, "creatingPods",
                                d->used_uid ? in->uid : in->name, d->missing_now);
-        goto out;
+        return;
     }
-out:
-    json_decref(fresh);
-    return WH_OK;
 }
 
-enum wh_err wh_ws_decide_delete(const json_t *current, const struct wh_ws_pod_in *in,
-                                struct wh_ws_decision *d, json_t **desired, struct wh_errbuf *eb)
+/* 8.2 on list: as choose_create. */
+static void choose_delete(const json_t *current, const struct wh_ws_pod_in *in,
+                          const json_t *list, json_t *fresh, struct wh_ws_decision *d,
+                          json_t **desired)
 {
-    memset(d, 0, sizeof(*d));
-    *desired = NULL;
-    const json_t *list = NULL;
-    json_t *fresh = NULL;
-    enum wh_err rc = version_list(current, in, &list, &fresh, eb);
-    if (rc)
-        return rc;
     size_t i;
     const json_t *e;
     json_array_foreach(list, i, e)
     {
         if (recorded_in(e, in->name)) {
             d->outcome = WH_WS_RECORDED;
-            goto out;
+            return;
         }
     }
     d->outcome = WH_WS_NO_SUBSET;
@@ -344,15 +331,42 @@ enum wh_err wh_ws_decide_delete(const json_t *current, const struct wh_ws_pod_in
         d->missing = d->missing_now = m;
         if (m == -1) {
             d->outcome = WH_WS_UNLIMITED;
-            goto out;
+            return;
         }
         d->outcome = WH_WS_COUNTED;
         if (m >= 0)
             d->missing_now = m + 1;
         *desired = with_change(current, in, fresh, i, "deletingPods", in->name, d->missing_now);
-        goto out;
+        return;
     }
-out:
+}
+
+static enum wh_err decide(const json_t *current, const struct wh_ws_pod_in *in, bool create,
+                          struct wh_ws_decision *d, json_t **desired, struct wh_errbuf *eb)
+{
+    memset(d, 0, sizeof(*d));
+    *desired = NULL;
+    const json_t *list = NULL;
+    json_t *fresh = NULL;
+    enum wh_err rc = version_list(current, in, &list, &fresh, eb);
+    if (rc)
+        return rc;
+    if (create)
+        choose_create(current, in, list, fresh, d, desired);
+    else
+        choose_delete(current, in, list, fresh, d, desired);
     json_decref(fresh);
     return WH_OK;
+}
+
+enum wh_err wh_ws_decide_create(const json_t *current, const struct wh_ws_pod_in *in,
+                                struct wh_ws_decision *d, json_t **desired, struct wh_errbuf *eb)
+{
+    return decide(current, in, true, d, desired, eb);
+}
+
+enum wh_err wh_ws_decide_delete(const json_t *current, const struct wh_ws_pod_in *in,
+                                struct wh_ws_decision *d, json_t **desired, struct wh_errbuf *eb)
+{
+    return decide(current, in, false, d, desired, eb);
 }

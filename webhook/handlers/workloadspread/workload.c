@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/workloadspread/subset.h"
 #include "k8s/ref.h"
 #include "kube/cache.h"
 #include "util/json.h"
@@ -125,19 +126,6 @@ static long long replicas_field(const json_t *obj, const char *field)
     return json_is_integer(v) ? to_int32(json_integer_value(v)) : 0;
 }
 
-static bool has_percent_subset(const json_t *ws)
-{
-    size_t i;
-    const json_t *s;
-    json_array_foreach(wh_json_path(ws, "spec", "subsets", NULL), i, s)
-    {
-        const char *max = wh_json_str(s, "maxReplicas");
-        if (max && wh_str_has_suffix(max, "%"))
-            return true;
-    }
-    return false;
-}
-
 /* GetReplicasFromCustomWorkload: the white list's replicasPath, 0 when anything fails. */
 static long long custom_replicas(struct wh_cluster *cl, const char *kruise_ns, const json_t *obj,
                                  const char *group, const char *kind)
@@ -159,7 +147,7 @@ enum wh_err wh_ws_total_replicas(struct wh_cluster *cl, const char *kruise_ns, c
 {
     *total = 0;
     const json_t *ref = wh_json_path(ws, "spec", "targetRef", NULL);
-    if (!json_is_object(ref) || !has_percent_subset(ws))
+    if (!json_is_object(ref) || !wh_ws_has_percent(ws))
         return WH_OK;
     const char *av = wh_json_str_or_empty(ref, "apiVersion");
     const char *kind = wh_json_str_or_empty(ref, "kind");
