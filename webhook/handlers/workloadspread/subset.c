@@ -268,9 +268,8 @@ static void copy_name(struct wh_ws_decision *d, const json_t *entry)
 }
 
 /* 5.5 on list: fills d, and *desired when the status changes. */
-static void choose_create(const json_t *current, const struct wh_ws_pod_in *in,
-                          const json_t *list, json_t *fresh, struct wh_ws_decision *d,
-                          json_t **desired)
+static void choose_create(const json_t *current, const struct wh_ws_pod_in *in, const json_t *list,
+                          json_t *fresh, struct wh_ws_decision *d, json_t **desired)
 {
     size_t i;
     const json_t *e;
@@ -308,9 +307,8 @@ static void choose_create(const json_t *current, const struct wh_ws_pod_in *in,
 }
 
 /* 8.2 on list: as choose_create. */
-static void choose_delete(const json_t *current, const struct wh_ws_pod_in *in,
-                          const json_t *list, json_t *fresh, struct wh_ws_decision *d,
-                          json_t **desired)
+static void choose_delete(const json_t *current, const struct wh_ws_pod_in *in, const json_t *list,
+                          json_t *fresh, struct wh_ws_decision *d, json_t **desired)
 {
     size_t i;
     const json_t *e;
