@@ -192,7 +192,11 @@ class RealApiServer:
         r = c.getresponse()
         data = r.read()
         c.close()
-        return r.status, (self._json.loads(data) if data else None)
+        try:
+            return r.status, (self._json.loads(data) if data else None)
+        except ValueError:
+            # a path not served yet (a CRD being established) answers "404 page not found"
+            return r.status, data.decode(errors="replace")
 
     def stop(self):
         import subprocess
