@@ -91,6 +91,16 @@ $(BUILD)/gen/unit_tests.inc: $(UNIT_SRCS) Makefile
 
 $(BUILD)/obj/test/unit/runner.o: $(BUILD)/gen/unit_tests.inc
 
+# The Go-type model (webhook/gocompat/types/*.gotypes) is compiled into the program as C string
+# literals, one per line, each file opened by a "# file: <name>" line for error messages.
+GOTYPES := $(sort $(wildcard webhook/gocompat/types/*.gotypes))
+$(BUILD)/gen/gotypes.inc: $(GOTYPES)
+	@mkdir -p $(@D)
+	@for f in $(GOTYPES); do echo "\"# file: $$(basename $$f)\","; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/",/' $$f; done > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/webhook/gocompat/gotype.o: $(BUILD)/gen/gotypes.inc
+
 $(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")

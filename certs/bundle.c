@@ -12,6 +12,7 @@
 #include <openssl/x509v3.h>
 
 #include "certs/pem.h"
+#include "gocompat/gotime.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -417,10 +418,10 @@ static json_t *name_json(const X509_NAME *name)
 static json_t *time_json(const ASN1_TIME *t)
 {
     time_t v = 0;
-    char buf[32];
+    char buf[WH_GOTIME_MAX];
     if (wh_certs_verify_asn1_time(t, &v) != WH_OK)
         return json_string("?");
-    wh_time_format_rfc3339(v, buf, sizeof(buf));
+    wh_gotime_format((struct wh_gotime){(int64_t)v, 0}, WH_GOTIME_RFC3339, buf, sizeof(buf));
     return json_string(buf);
 }
 

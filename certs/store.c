@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/gotime.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -40,8 +41,9 @@ void wh_certs_store_decode(const json_t *obj, enum wh_certs_secret_keys keys,
     if (prev && *prev)
         out->previous_ca = wh_xstrdup(prev);
     const char *since = wh_json_annotation(obj, WH_CERTS_ANN_PREVIOUS_SINCE);
-    if (since && wh_time_parse_rfc3339(since, &out->previous_since) != 0)
-        out->previous_since = 0;
+    struct wh_gotime t;
+    if (since && wh_gotime_parse(since, strlen(since), WH_GOTIME_RFC3339, &t, NULL) == WH_OK)
+        out->previous_since = (time_t)t.sec;
 }
 
 enum wh_err wh_certs_store_read(struct wh_kube_client *c, const char *ns, const char *name,
@@ -70,8 +72,8 @@ json_t *wh_certs_store_object(const char *ns, const char *name, const struct wh_
 {
     json_t *obj = wh_certs_secret_object(ns, name, NULL, b);
     if (previous_ca && *previous_ca) {
-        char ts[32];
-        wh_time_format_rfc3339(since, ts, sizeof(ts));
+        char ts[WH_GOTIME_MAX];
+        wh_gotime_format((struct wh_gotime){(int64_t)since, 0}, WH_GOTIME_RFC3339, ts, sizeof(ts));
         json_t *ann = wh_json_obj_ensure(wh_json_obj(obj, "metadata"), "annotations");
         if (json_object_set_new(ann, WH_CERTS_ANN_PREVIOUS_CA, json_string(previous_ca)) ||
             json_object_set_new(ann, WH_CERTS_ANN_PREVIOUS_SINCE, json_string(ts)))

@@ -12,6 +12,7 @@
 
 #include "conversion/convert.h"
 #include "config/config.h"
+#include "gocompat/gotype.h"
 #include "handlers/registry.h"
 #include "kube/cluster.h"
 #include "log/log.h"
@@ -255,6 +256,34 @@ static void bench_convert_pipeline(void)
     free(body);
 }
 
+/* What /mutate-pod's decoding check costs on the pod-create Pod (Go's typed decoding, checked
+ * against the model without building anything). */
+static void bench_pod_check(void)
+{
+    const char *label = "gotype: check the pod-create Pod";
+    if (!wanted(label))
+        return;
+    json_error_t jerr;
+    json_t *review = json_load_file("test/bench/data/pod-create.json", 0, &jerr);
+    const json_t *pod = wh_json_path(review, "request", "object", NULL);
+    const struct wh_gotype *t = wh_gotype_lookup("v1", "Pod");
+    struct wh_errbuf eb;
+    const char *fixed = getenv("WH_BENCH_ITERS");
+    long want = fixed ? strtol(fixed, NULL, 10) : 0, iters = 0;
+    int64_t start = wh_time_mono_ns(), now = start;
+    while (want > 0 ? iters < want : now - start < 300000000) {
+        if (wh_gotype_check(pod, t, &eb)) {
+            fprintf(stderr, "bench %s: %s\n", label, eb.msg);
+            exit(1);
+        }
+        iters++;
+        if (iters % 64 == 0 || want > 0)
+            now = wh_time_mono_ns();
+    }
+    printf("%-44s %10.0f ns/op\n", label, (double)(now - start) / (double)iters);
+    json_decref(review);
+}
+
 int main(void)
 {
     wh_json_init();
@@ -262,6 +291,7 @@ int main(void)
     printf("kruise-webhook benchmarks (one core, in process)\n");
     bench_pipeline_overhead();
     bench_convert_pipeline();
+    bench_pod_check();
     if (wanted("diff"))
         wh_bench_jsonpatch();
     if (wanted("conver"))

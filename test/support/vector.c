@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "config/config.h"
+#include "gocompat/gotime.h"
 #include "handlers/registry.h"
 #include "jsonpatch/apply.h"
 #include "kube/cluster.h"
@@ -153,7 +154,8 @@ static void diff_json(const json_t *want, const json_t *got, struct wh_buf *ptr,
         }
         return;
     }
-    if (json_is_array(want) && json_is_array(got) && json_array_size(want) == json_array_size(got)) {
+    if (json_is_array(want) && json_is_array(got) &&
+        json_array_size(want) == json_array_size(got)) {
         for (size_t i = 0; i < json_array_size(want); i++) {
             if (wh_buf_printf(ptr, "/%zu", i))
                 break;
@@ -249,8 +251,9 @@ static bool subset_matches(const json_t *want, const json_t *got)
         }
         return true;
     }
-    time_t t;
-    if (json_is_string(want) && wh_time_parse_rfc3339(json_string_value(want), &t) == 0)
+    struct wh_gotime t;
+    if (json_is_string(want) && wh_gotime_parse(json_string_value(want), json_string_length(want),
+                                                WH_GOTIME_RFC3339, &t, NULL) == WH_OK)
         return json_is_string(got);
     return json_equal((json_t *)(uintptr_t)want, (json_t *)(uintptr_t)got);
 }
@@ -363,8 +366,8 @@ static bool check_admission(const struct wh_vec *v, const json_t *answer, wh_vec
     }
     const json_t *want_allowed = json_object_get(v->expect, "allowed");
     const char *msg = wh_json_path_str(resp, "status", "message", NULL);
-    if (want_allowed && json_equal((json_t *)(uintptr_t)want_allowed,
-                                   json_object_get(resp, "allowed")) == 0) {
+    if (want_allowed &&
+        json_equal((json_t *)(uintptr_t)want_allowed, json_object_get(resp, "allowed")) == 0) {
         say(diff, "allowed: want %s, got %s (code %lld, message \"%s\")",
             json_is_true(want_allowed) ? "true" : "false",
             json_is_true(json_object_get(resp, "allowed")) ? "true" : "false",
@@ -466,8 +469,8 @@ static void api_group(const char *api_version, char *group, size_t gsz, const ch
     *version = slash ? slash + 1 : api_version;
 }
 
-static enum wh_err fetch_local(void *arg, const char *api_version, const char *kind,
-                               const char *ns, const char *name, json_t **out)
+static enum wh_err fetch_local(void *arg, const char *api_version, const char *kind, const char *ns,
+                               const char *name, json_t **out)
 {
     struct wh_cluster *cl = arg;
     char group[128];

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gocompat/gotime.h"
 #include "util/mem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -293,16 +294,12 @@ static json_t *norm(const json_t *v, bool quantity, bool quantities)
         }
     }
     if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        time_t t;
-        if (s && wh_time_parse_rfc3339(s, &t) == 0) {
-            char buf[40];
-            struct tm tm;
-            if (gmtime_r(&t, &tm)) {
-                snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-                return json_string(buf);
-            }
+        struct wh_gotime t;
+        if (wh_gotime_parse(json_string_value(v), json_string_length(v), WH_GOTIME_RFC3339, &t,
+                            NULL) == WH_OK) {
+            char buf[WH_GOTIME_MAX];
+            wh_gotime_format(t, WH_GOTIME_RFC3339, buf, sizeof(buf));
+            return json_string(buf);
         }
     }
     return json_incref((json_t *)(uintptr_t)v);

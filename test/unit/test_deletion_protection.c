@@ -570,6 +570,16 @@ TEST(dp_malformed_old_objects_are_400)
     CHECK_DENIED(run(cl, "/validate-apps-deployment",
                      del("apps", "v1", "Deployment", "deployments", jf("{\"spec\":5}"))),
                  400, NULL);
+    /* the whole typed object is decoded, the pod template too, with Go's message */
+    CHECK_DENIED(run(cl, "/validate-apps-deployment",
+                     del("apps", "v1", "Deployment", "deployments",
+                         jf("{\"spec\":{\"template\":{\"spec\":{\"containers\":{}}}}}"))),
+                 400,
+                 "json: cannot unmarshal object into Go struct field "
+                 "PodSpec.spec.template.spec.containers of type []v1.Container");
+    CHECK_DENIED(run(cl, "/validate-namespace",
+                     ns_del(jf("{\"metadata\":{\"deletionTimestamp\":\"2026-13-01T00:00:00Z\"}}"))),
+                 400, "parsing time \"2026-13-01T00:00:00Z\": month out of range");
     /* The object must be of the kind the request names. */
     CHECK_DENIED(run(cl, "/validate-apps-deployment",
                      del("apps", "v1", "ReplicaSet", "replicasets",

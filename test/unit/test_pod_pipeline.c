@@ -338,7 +338,6 @@ TEST(pod_pipeline_eviction_reads_the_pod_once)
     CHECK(q.resp.allowed);
     req_fini(&q);
     /* a Pod that does not exist: the read error is a 400 with the API server's words */
-    json_decref(q.review);
     req_init(&q, "CREATE", "eviction", "{\"kind\":\"Eviction\"}", NULL, NULL, false);
     json_object_set_new(json_object_get(q.review, "request"), "name", json_string("gone"));
     CHECK_EQ_INT(wh_admission_decode(q.review, &q.r, &eb), WH_OK);

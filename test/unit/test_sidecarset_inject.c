@@ -1143,6 +1143,37 @@ TEST(sidecarset_inject_options_and_undecodable_pods)
     CHECK(!r.allowed);
     CHECK_EQ_INT(r.code, 400);
     inj_fini(&r);
+    /* type-confused Pods are refused with the decoder's message, as upstream refuses them */
+    static const char *const confused[][2] = {
+        {"{'object':{'metadata':{'labels':{'app':'web'}},'spec':{'containers':{'name':'app'}}}}",
+         "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type "
+         "[]v1.Container"},
+        {"{'object':{'metadata':{'labels':{'app':'web'}},'spec':{'containers':['app']}}}",
+         "json: cannot unmarshal string into Go struct field PodSpec.spec.containers of type "
+         "v1.Container"},
+        {"{'object':{'metadata':{'labels':{'app':'web'}},'spec':{'containers':[{'name':'app',"
+         "'resources':{'limits':{'cpu':'lots'}}}]}}}",
+         "quantities must match the regular expression "
+         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+        {"{'object':{'metadata':{'labels':{'app':'web'},'creationTimestamp':'now'},'spec':{}}}",
+         "parsing time \"now\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"now\" as "
+         "\"2006\""},
+    };
+    for (size_t i = 0; i < sizeof(confused) / sizeof(confused[0]); i++) {
+        run(cl, WEB_POD, "CREATE", NULL, confused[i][0], &r);
+        CHECK(!r.allowed);
+        CHECK_EQ_INT(r.code, 400);
+        CHECK_EQ_STR(r.msg, confused[i][1]);
+        CHECK(r.pod == NULL);
+        inj_fini(&r);
+    }
+    /* null is a nil list to Go's decoder, not an error */
+    run(cl, WEB_POD, "CREATE", NULL,
+        "{'object':{'metadata':{'labels':{'app':'web'}},"
+        "'spec':{'containers':null}}}",
+        &r);
+    CHECK(r.allowed);
+    inj_fini(&r);
     free(cl);
     free(a);
 }

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "k8s/fielderr.h"
-#include "gocompat/gotype.h"
 #include "k8s/validation.h"
 #include "test/unit/test.h"
 #include "util/buf.h"
@@ -78,32 +77,4 @@ TEST(validation_selector_and_gosyntax)
     sel = wh_test_json("{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"In\"}]}");
     CHECK(!wh_label_selector_convertible(sel));
     json_decref(sel);
-}
-
-TEST(gojson_volume_and_meta)
-{
-    json_t *v = wh_test_json("{\"name\":\"v\",\"x\":1,\"projected\":{\"defaultMode\":420},"
-                             "\"hostPath\":null}");
-    json_t *out = NULL;
-    struct wh_errbuf eb;
-    CHECK_EQ_INT(wh_gojson_normalize(v, &wh_gojson_volume, false, &out, &eb), WH_OK);
-    /* non-omitempty slices print null; unknown members dropped */
-    json_t *want = wh_test_json("{\"name\":\"v\",\"projected\":{\"sources\":null,"
-                                "\"defaultMode\":420}}");
-    CHECK_EQ_JSON(out, want);
-    json_decref(want);
-    json_decref(out);
-    json_decref(v);
-    json_t *ss = wh_test_json("{\"metadata\":{\"creationTimestamp\":\"2024-05-01T12:00:00+02:00\","
-                              "\"labels\":{}}}");
-    CHECK_EQ_INT(wh_gojson_normalize(ss, &wh_gojson_sidecarset_v1beta1, false, &out, &eb), WH_OK);
-    struct wh_buf b;
-    wh_buf_init(&b, 1 << 16);
-    CHECK_EQ_INT(wh_gojson_dump(out, &b), WH_OK);
-    CHECK_EQ_STR(b.data, "{\"metadata\":{\"creationTimestamp\":\"2024-05-01T10:00:00Z\"},"
-                         "\"spec\":{\"updateStrategy\":{},\"injectionStrategy\":{}},\"status\":{"
-                         "\"matchedPods\":0,\"updatedPods\":0,\"readyPods\":0}}");
-    wh_buf_fini(&b);
-    json_decref(out);
-    json_decref(ss);
 }

@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/docs.h"
 #include "config/config.h"
+#include "gocompat/gotime.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
 #include "handlers/sidecarset/match.h"
@@ -80,9 +81,13 @@ static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
         !wh_cli_require(err, "inject", "--state PATH", a->state) ||
         !wh_cli_check_output(err, "inject", a->output))
         return false;
-    if (a->timestamp && wh_time_parse_rfc3339(a->timestamp, &a->now) != 0) {
-        wh_cli_error(err, "inject", "--timestamp %s is not an RFC 3339 time", a->timestamp);
-        return false;
+    if (a->timestamp) {
+        struct wh_gotime t;
+        if (wh_gotime_parse(a->timestamp, strlen(a->timestamp), WH_GOTIME_RFC3339, &t, NULL)) {
+            wh_cli_error(err, "inject", "--timestamp %s is not an RFC 3339 time", a->timestamp);
+            return false;
+        }
+        a->now = (time_t)t.sec;
     }
     return true;
 }

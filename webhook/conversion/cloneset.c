@@ -130,72 +130,29 @@ static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const js
 }
 
 static const struct wh_conv_row rows[] = {
-    /* spec */
-    COPY("spec", T_STRUCT("V.CloneSetSpec")),
-    COPY("spec.replicas", T_I32),
-    COPY("spec.selector", T_STRUCT("v1.LabelSelector")),
-    COPY("spec.template", T_STRUCT("v1.PodTemplateSpec")),
-    COPY("spec.volumeClaimTemplates", T_LIST("[]v1.PersistentVolumeClaim")),
-    COPY("spec.revisionHistoryLimit", T_I32),
-    COPY("spec.minReadySeconds", T_I32),
-    COPY("spec.lifecycle", T_STRUCT("pub.Lifecycle")),
-    WH_ROWS_LIFECYCLE(INSIDE, "spec.lifecycle", "spec.lifecycle"),
-    COPY("spec.progressDeadlineSeconds", T_I32),
-
     /* scale strategy (6.2) */
-    COPY("spec.scaleStrategy", T_STRUCT("V.CloneSetScaleStrategy")),
-    COPY("spec.scaleStrategy.podsToDelete", T_STRS),
-    COPY("spec.scaleStrategy.maxUnavailable", T_INTSTR),
     INVERT("spec.scaleStrategy.disablePVCReuse", "spec.scaleStrategy.enablePVCReuse"),
     LABEL_TRUE("apps.kruise.io/cloneset-scaling-exclude-preparing-delete",
                "spec.scaleStrategy.excludePreparingDelete"),
 
     /* update strategy (6.1): rollingUpdate is rebuilt from scratch going up */
-    COPY(US, T_STRUCT("V.CloneSetUpdateStrategy")),
-    BETA_ONLY(RU, T_STRUCT("V.RollingUpdateCloneSetStrategy")),
-    DERIVED(
-        US ".type", NULL,
-        T_ENUM("V.CloneSetUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly|OnDelete")),
-    CUSTOM(NULL, US ".type", T_ENUM("V.CloneSetUpdateStrategyType", "RollingUpdate|OnDelete"),
-           strategy),
-    DERIVED(NULL, RU ".podUpdatePolicy",
-            T_ENUM("V.CloneSetPodUpdateStrategyType", "ReCreate|InPlaceIfPossible|InPlaceOnly")),
-    MOVE_IF(rolling, US ".partition", RU ".partition", T_INTSTR),
-    MOVE_IF(rolling, US ".maxUnavailable", RU ".maxUnavailable", T_INTSTR),
-    MOVE_IF(rolling, US ".maxSurge", RU ".maxSurge", T_INTSTR),
-    MOVE_IF(rolling, US ".paused", RU ".paused", T_BOOL),
-    MOVE_IF(rolling, US ".priorityStrategy", RU ".priorityStrategy",
-            T_STRUCT("pub.UpdatePriorityStrategy")),
-    WH_ROWS_PRIORITY(INSIDE, US ".priorityStrategy", RU ".priorityStrategy"),
-    MOVE_IF(rolling, US ".scatterStrategy", RU ".scatterStrategy", T_SCATTER),
-    WH_ROWS_SCATTER(INSIDE, US ".scatterStrategy", RU ".scatterStrategy"),
+    BETA_ONLY(RU),
+    DERIVED(US ".type", NULL),
+    CUSTOM(NULL, US ".type", strategy),
+    DERIVED(NULL, RU ".podUpdatePolicy"),
+    MOVE_IF(rolling, US ".partition", RU ".partition"),
+    MOVE_IF(rolling, US ".maxUnavailable", RU ".maxUnavailable"),
+    MOVE_IF(rolling, US ".maxSurge", RU ".maxSurge"),
+    MOVE_IF(rolling, US ".paused", RU ".paused"),
+    MOVE_IF(rolling, US ".priorityStrategy", RU ".priorityStrategy"),
+    MOVE_IF(rolling, US ".scatterStrategy", RU ".scatterStrategy"),
 
     /* in-place strategy (6.3): gracePeriodSeconds moves; the pre-download settings travel
      * between v1alpha1 annotations and v1beta1 fields */
-    CUSTOM(US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy",
-           T_STRUCT("pub.InPlaceUpdateStrategy"), inplace),
-    WH_ROWS_INPLACE(INSIDE, US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy"),
-    ANNOTATION_DERIVED(ANN_PARALLELISM, T_TEXT("5|50%|+7|abc")),
-    ANNOTATION_DERIVED(ANN_TIMEOUT, T_TEXT("600|+30|soon")),
-    ANNOTATION_DERIVED(ANN_MIN_READY, T_TEXT("2|-1|x")),
-
-    /* status */
-    COPY("status", T_STRUCT("V.CloneSetStatus")),
-    COPY("status.observedGeneration", T_I64),
-    COPY("status.replicas", T_I32),
-    COPY("status.readyReplicas", T_I32),
-    COPY("status.availableReplicas", T_I32),
-    COPY("status.updatedReplicas", T_I32),
-    COPY("status.updatedReadyReplicas", T_I32),
-    COPY("status.updatedAvailableReplicas", T_I32),
-    COPY("status.expectedUpdatedReplicas", T_I32),
-    COPY("status.updateRevision", T_STR),
-    COPY("status.currentRevision", T_STR),
-    COPY("status.collisionCount", T_I32),
-    COPY("status.conditions", T_LIST("[]V.CloneSetCondition")),
-    WH_ROWS_CONDITION(INSIDE, "status.conditions", "status.conditions", "V.CloneSetConditionType"),
-    COPY("status.conditions[].lastUpdateTime", T_TIME),
-    COPY("status.labelSelector", T_STR),
+    CUSTOM(US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy", inplace),
+    ANNOTATION_DERIVED(ANN_PARALLELISM, "5|50%|+7|abc"),
+    ANNOTATION_DERIVED(ANN_TIMEOUT, "600|+30|soon"),
+    ANNOTATION_DERIVED(ANN_MIN_READY, "2|-1|x"),
 };
 
 const struct wh_conv_kind wh_conv_cloneset = {"apps.kruise.io", "CloneSet", WH_ROWS(rows)};

@@ -17,7 +17,7 @@
  * says not to rely on it. */
 #define SCHEME_NAME "main.go:75"
 
-static const struct wh_conv_kind *const kinds[] = {
+const struct wh_conv_kind *const wh_conv_kinds[] = {
     &wh_conv_statefulset,
     &wh_conv_cloneset,
     &wh_conv_sidecarset,
@@ -34,7 +34,8 @@ static const struct wh_conv_kind *const kinds[] = {
     &wh_conv_uniteddeployment,
     &wh_conv_pub,
 };
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define NKINDS (sizeof(wh_conv_kinds) / sizeof(wh_conv_kinds[0]))
+const size_t wh_conv_nkinds = NKINDS;
 
 static struct wh_conv_plan *plans[NKINDS];
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -42,7 +43,7 @@ static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
 static void compile_all(void)
 {
     for (size_t i = 0; i < NKINDS; i++)
-        plans[i] = wh_conv_compile(kinds[i]);
+        plans[i] = wh_conv_compile(wh_conv_kinds[i]);
 }
 
 /* Kruise kinds registered with only v1alpha1 (never converted, but known to the scheme). */
@@ -126,7 +127,7 @@ static const char *const versions[] = {"v1alpha1", "v1beta1"};
 static bool converted_group(const char *group, size_t glen)
 {
     for (size_t i = 0; i < NKINDS; i++)
-        if (slice_eq(group, glen, kinds[i]->group))
+        if (slice_eq(group, glen, wh_conv_kinds[i]->group))
             return true;
     return false;
 }
@@ -156,10 +157,10 @@ enum wh_err wh_convert_check_target(const char *api_version, struct wh_errbuf *e
         for (size_t i = 0; i < NKINDS; i++) {
             bool seen = false;
             for (size_t k = 0; k < i && !seen; k++)
-                seen = strcmp(kinds[k]->group, kinds[i]->group) == 0;
+                seen = strcmp(wh_conv_kinds[k]->group, wh_conv_kinds[i]->group) == 0;
             if (!seen && used < sizeof(list))
                 used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
-                                         kinds[i]->group);
+                                         wh_conv_kinds[i]->group);
         }
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "%s: group %.*s is not converted (converted groups: %s)", api_version,
@@ -195,7 +196,7 @@ static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
     if (is_kruise_version(g)) {
         bool alpha = slice_eq(g->version, g->vlen, "v1alpha1");
         for (size_t i = 0; i < NKINDS; i++) {
-            const struct wh_conv_kind *k = kinds[i];
+            const struct wh_conv_kind *k = wh_conv_kinds[i];
             if (!slice_eq(g->group, g->glen, k->group))
                 continue;
             if (strcmp(k->kind, g->kind) == 0) {
@@ -397,6 +398,44 @@ out:
     free(t1);
     free(t2);
     return rc;
+}
+
+enum wh_err wh_convert_up(const char *kind, const json_t *object, json_t **out, char **message)
+{
+    *out = NULL;
+    *message = NULL;
+    if (pthread_once(&plans_once, compile_all) != 0)
+        WH_PANIC("pthread_once failed");
+    const struct wh_conv_plan *plan = NULL;
+    for (size_t i = 0; i < NKINDS && !plan; i++)
+        if (strcmp(wh_conv_kinds[i]->kind, kind) == 0)
+            plan = plans[i];
+    if (!plan) {
+        *message = wh_str_printf("%s does not convert", kind);
+        return WH_ERR_INVALID;
+    }
+    if (!json_is_object(object)) {
+        *message = wh_str_printf("json: cannot unmarshal %s into Go value of type v1alpha1.%s",
+                                 wh_json_go_type_name(object), kind);
+        return WH_ERR_INVALID;
+    }
+    if (wh_conv_check(plan, WH_CONV_ALPHA, object, message))
+        return WH_ERR_INVALID;
+    json_t *res = json_copy((json_t *)(uintptr_t)object);
+    if (!res)
+        WH_PANIC("json_copy failed");
+    enum wh_err rc = wh_conv_apply(plan, WH_CONV_UP, object, res, message);
+    if (rc) {
+        json_decref(res);
+        return rc;
+    }
+    char *api = wh_str_printf("%s/v1beta1", wh_conv_plan_kind(plan)->group);
+    if (json_object_set_new(res, "apiVersion", json_string(api)) ||
+        json_object_set_new(res, "kind", json_string(kind)))
+        WH_PANIC("json_object_set_new failed");
+    free(api);
+    *out = res;
+    return WH_OK;
 }
 
 enum wh_err wh_convert_objects(const char *desired_api_version, const json_t *objects, json_t **out,

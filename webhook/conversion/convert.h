@@ -37,4 +37,19 @@ WH_NODISCARD enum wh_err wh_convert_object(const char *desired_api_version, cons
 WH_NODISCARD enum wh_err wh_convert_check_target(const char *desired_api_version,
                                                  struct wh_errbuf *eb);
 
+/* What handlers that read both versions in v1beta1 terms use: object (borrowed), a v1alpha1
+ * object of the convertible kind `kind`, converted to v1beta1 by the same rules (its apiVersion
+ * and kind are set; they need not be there before). Returns in *out: new ref (sharing as
+ * above). Errors: WH_ERR_INVALID (a kind that does not convert, a field of the wrong type, a
+ * rule that refuses) with *message (caller frees). */
+WH_NODISCARD enum wh_err wh_convert_up(const char *kind, const json_t *object, json_t **out,
+                                       char **message);
+
+/* The v1alpha1 SidecarSet's spec.namespace (conversion.md 7.1), for every reader of a v1alpha1
+ * SidecarSet: a non-empty spec.namespace stands for the namespaceSelector
+ * {"matchLabels": {"kubernetes.io/metadata.name": <namespace>}}, which replaces any
+ * namespaceSelector. spec: borrowed, a v1alpha1 SidecarSet's spec (may be NULL).
+ * Returns: new ref, that selector; NULL when spec names no namespace. */
+json_t *wh_convert_sidecarset_namespace(const json_t *spec);
+
 #endif

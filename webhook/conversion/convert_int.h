@@ -6,23 +6,22 @@
  * this header.
  *
  * Every kind is described by one table of rows, written once for both directions. A row names
- * a field by its path in v1alpha1 ("alpha") and/or v1beta1 ("beta"), its Go type, and a rule.
- * The engine compiles the table (once, at first use) into two things:
- *   - a schema tree per version, used to type-check the source object exactly where Go's
- *     decoder would fail (error texts follow encoding/json's UnmarshalTypeError);
- *   - a list of edits per direction. Converting copies the source object shallowly (unchanged
- *     subtrees are shared, never deep-copied) and applies the edits; every edit reads the
- *     source object (immutable) and writes the destination, so rows never see each other's
+ * a field by its path in v1alpha1 ("alpha") and/or v1beta1 ("beta") and a rule; the Go types
+ * are the model's (gocompat/gotype.h), which the engine asks for the type at each path. The
+ * engine compiles the table (once, at first use): every path must exist in the model's type
+ * of its version, "[]" exactly after list fields and "*" after map fields. Then:
+ *   - the source object is type-checked against the model's type of its version, as deeply as
+ *     Go's decoder would (error texts are encoding/json's);
+ *   - a list of edits per direction is applied. Converting copies the source object shallowly
+ *     (unchanged subtrees are shared, never deep-copied) and applies the edits; every edit reads
+ *     the source object (immutable) and writes the destination, so rows never see each other's
  *     half-done work, only their writes.
  * Fields that no row mentions are copied as they are (the API server prunes what the target
  * version does not define), so a row exists for every field whose meaning or place differs
- * between versions, and for every field the upstream decoder type-checks that we check too.
+ * between versions.
  *
  * Paths: member names joined by '.'; "name[]" steps into every element of a list, "*" into
- * every value of a map ("status.versionedSubsetStatuses.*[].conditions[].reason"). A row for a
- * path inside a struct needs a row for the struct itself (it carries the Go struct name that
- * error messages quote). Go types are written as Go prints them; "V." stands for the package
- * of the version being decoded (v1alpha1 or v1beta1).
+ * every value of a map ("status.versionedSubsetStatuses.*[].conditions[].reason").
  *
  * Thread rule: tables and compiled plans are immutable after the one-time compilation
  * (pthread_once); conversions share nothing else. */
@@ -31,41 +30,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gocompat/gotype.h"
 #include "util/err.h"
 
 enum wh_conv_dir { WH_CONV_UP, WH_CONV_DOWN };    /* alpha -> beta, beta -> alpha */
 enum wh_conv_ver { WH_CONV_ALPHA, WH_CONV_BETA }; /* v1alpha1, v1beta1 */
 
-/* The JSON Go's decoder accepts for a field (for a container: for each element). */
-enum wh_conv_value {
-    WH_CK_STRING,
-    WH_CK_BOOL,
-    WH_CK_INT32,
-    WH_CK_INT64,
-    WH_CK_INTSTR, /* intstr.IntOrString: a string, or an integer that fits in int32 */
-    WH_CK_TIME,   /* metav1.Time: an RFC 3339 string */
-    WH_CK_RAW,    /* runtime.RawExtension: any JSON */
-    WH_CK_STRUCT, /* an object; its members are the child rows (none: not checked further) */
-};
-
-enum wh_conv_shape {
-    WH_CS_ONE,
-    WH_CS_LIST,     /* []T */
-    WH_CS_MAP,      /* map[string]T */
-    WH_CS_MAP_LIST, /* map[string][]T */
-};
-
-struct wh_conv_type {
-    enum wh_conv_value kind;
-    enum wh_conv_shape shape;
-    const char *go;      /* the field's Go type, "V." = the decoded version's package */
-    const char *elem;    /* element type of a container; NULL: go minus its "[]"/"map[string]" */
-    const char *values;  /* enum values the spec names, "A|B|C" (documentation, test generator) */
-    const char *go_beta; /* v1beta1's type when it is not go with "V." = v1beta1, else NULL */
-};
-
 enum wh_conv_rule {
-    WH_CONV_COPY = 0,   /* same meaning in both versions; different paths make it a rename */
+    WH_CONV_COPY = 0,   /* a rename: the value moves from one path to the other */
     WH_CONV_ALPHA_ONLY, /* no place in v1beta1: dropped both ways */
     WH_CONV_BETA_ONLY,  /* no place in v1alpha1: dropped both ways */
     WH_CONV_INVERT,     /* bool negated both ways (absent = false, so absent becomes true) */
@@ -76,8 +48,9 @@ enum wh_conv_rule {
     WH_CONV_META_MOVE,  /* beta string <-> label/annotation .key; up removes it from metadata */
     WH_CONV_REJECT,     /* beta only; converting down fails with .key as message when set */
     WH_CONV_CUSTOM,     /* .fn does the work (the odd cases) */
-    WH_CONV_TYPE_ONLY,  /* no edit of its own: a member of a struct that moves as a whole, or a
-                           field a CUSTOM row writes; listed for its type (and documentation) */
+    WH_CONV_DERIVED,    /* no edit of its own: a field or annotation that a CUSTOM row writes or
+                           reads, listed so that the table names every place a conversion
+                           touches (.examples: texts the annotation may hold, for tests) */
 };
 
 enum wh_conv_meta { WH_META_NONE, WH_META_LABEL, WH_META_ANNOTATION };
@@ -104,7 +77,6 @@ typedef bool (*wh_conv_pred)(enum wh_conv_dir dir, const json_t *src);
 struct wh_conv_row {
     const char *alpha; /* path in v1alpha1; NULL: none (see meta/key) */
     const char *beta;  /* path in v1beta1; NULL: none */
-    struct wh_conv_type type;
     enum wh_conv_rule rule;
     enum wh_conv_meta meta; /* the alpha side is this label/annotation */
     const char *key;        /* label/annotation key, or REJECT's message */
@@ -112,6 +84,7 @@ struct wh_conv_row {
     const struct wh_conv_enum *map; /* ENUM, terminated by a {NULL} entry */
     wh_conv_fn fn;                  /* CUSTOM */
     wh_conv_pred when;              /* COPY with two paths: move only when true */
+    const char *examples;           /* DERIVED annotations: "A|B|C" */
 };
 
 /* A convertible kind: both versions, hub v1beta1. */
@@ -127,6 +100,10 @@ extern const struct wh_conv_kind wh_conv_statefulset, wh_conv_cloneset, wh_conv_
     wh_conv_imagepulljob, wh_conv_imagelistpulljob, wh_conv_nodeimage, wh_conv_crr,
     wh_conv_resourcedistribution, wh_conv_persistentpodstate, wh_conv_uniteddeployment, wh_conv_pub;
 
+/* Every convertible kind (convert.c). */
+extern const struct wh_conv_kind *const wh_conv_kinds[];
+extern const size_t wh_conv_nkinds;
+
 /* ---- the engine (table.c) ------------------------------------------------------------------ */
 
 /* A compiled table. Immutable; lives until the process exits. */
@@ -136,10 +113,9 @@ struct wh_conv_plan;
  * Returns: a new plan (never freed: plans are process-lifetime). Not thread-safe: call once. */
 struct wh_conv_plan *wh_conv_compile(const struct wh_conv_kind *k);
 
-/* Type-checks obj (a JSON object) against version v of the plan's kind, as Go's decoder would:
- * on the first failing field returns WH_ERR_INVALID and sets *msg (caller frees) to
- * "json: cannot unmarshal <what> into Go struct field <Struct>.<path> of type <T>" or, for a
- * timestamp, Go's time parsing error. */
+/* Type-checks obj (a JSON object) against version v of the plan's kind, as Go's decoder would
+ * (wh_gotype_check): on failure returns WH_ERR_INVALID and sets *msg (caller frees) to Go's
+ * message. */
 WH_NODISCARD enum wh_err wh_conv_check(const struct wh_conv_plan *p, enum wh_conv_ver v,
                                        const json_t *obj, char **msg);
 
@@ -152,18 +128,8 @@ WH_NODISCARD enum wh_err wh_conv_apply(const struct wh_conv_plan *p, enum wh_con
 /* The kind a plan was compiled from. */
 const struct wh_conv_kind *wh_conv_plan_kind(const struct wh_conv_plan *p);
 
-/* A node of a version's schema tree (for the test generator). Borrowed from the plan. */
-struct wh_conv_node;
-const struct wh_conv_node *wh_conv_schema(const struct wh_conv_plan *p, enum wh_conv_ver v);
-size_t wh_conv_node_nchildren(const struct wh_conv_node *n);
-const struct wh_conv_node *wh_conv_node_child(const struct wh_conv_node *n, size_t i);
-const char *wh_conv_node_name(const struct wh_conv_node *n);
-const struct wh_conv_type *wh_conv_node_type(const struct wh_conv_node *n);
-/* What a type error at this field says: "<owner>.<field> of type <go>" (elem: an element's). */
-const char *wh_conv_node_owner(const struct wh_conv_node *n);
-const char *wh_conv_node_field(const struct wh_conv_node *n);
-const char *wh_conv_node_go(const struct wh_conv_node *n);
-const char *wh_conv_node_elem(const struct wh_conv_node *n);
+/* The model's type of the kind in version v. */
+const struct wh_gotype *wh_conv_root(const struct wh_conv_plan *p, enum wh_conv_ver v);
 
 /* ---- helpers for CUSTOM rules ------------------------------------------------------------- */
 
@@ -203,12 +169,6 @@ void wh_conv_meta_del(json_t *dst, enum wh_conv_meta m, const char *key);
 /* Base-10 integer with an optional sign, nothing else, within [min, max] (Go's
  * strconv.ParseInt(s, 10, 32/64) without the "0x"/"_" forms, which base 10 rejects too). */
 bool wh_conv_parse_int(const char *s, long long min, long long max, long long *out);
-
-/* Parses s as Go's time.Parse(time.RFC3339, s) does (strictly: 'T', 'Z', field ranges, days of
- * the month); *epoch is UTC seconds, the fraction cut off. */
-bool wh_conv_parse_time(const char *s, long long *epoch);
-/* Formats epoch as RFC 3339 in UTC with whole seconds ("0001-01-01T00:00:00Z"). */
-void wh_conv_format_time(long long epoch, char *out, size_t outsz);
 
 /* Go's %q of s: double-quoted, with '"', '\\' and control characters escaped.
  * Returns: new string, caller frees. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gocompat/gotime.h"
 #include "util/buf.h"
 #include "util/mem.h"
 
@@ -197,17 +198,18 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
 {
     (void)c;
     wh_conv_del(dst, "status", "conditions", NULL);
-    char when[40];
-    long long t;
+    char when[WH_GOTIME_MAX];
+    struct wh_gotime t;
     if (dir == WH_CONV_UP) {
         const char *raw = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_UNREADY);
-        if (!raw || !*raw || !wh_conv_parse_time(raw, &t))
+        if (!raw || !*raw || wh_gotime_parse(raw, strlen(raw), WH_GOTIME_RFC3339, &t, NULL))
             return WH_OK;
-        wh_conv_format_time(t, when, sizeof(when));
+        wh_gotime_format(t, WH_GOTIME_RFC3339, when, sizeof(when));
         json_t *cond = json_object();
         json_object_set_new(cond, "type", json_string(GRACE));
         json_object_set_new(cond, "status", json_string("True"));
-        json_object_set_new(cond, "lastTransitionTime", json_string(when));
+        json_object_set_new(cond, "lastTransitionTime",
+                            wh_gotime_is_zero(t) ? json_null() : json_string(when));
         json_object_set_new(cond, "reason", json_string(GRACE));
         json_object_set_new(cond, "message", json_string(GRACE_MESSAGE));
         json_t *list = json_array();
@@ -224,11 +226,12 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
         const char *status = json_string_value(json_object_get(e, "status"));
         if (!type || !status || strcmp(type, GRACE) != 0 || strcmp(status, "True") != 0)
             continue;
-        const char *ltt = json_string_value(json_object_get(e, "lastTransitionTime"));
-        if (ltt && wh_conv_parse_time(ltt, &t))
-            wh_conv_format_time(t, when, sizeof(when));
-        else
-            snprintf(when, sizeof(when), "0001-01-01T00:00:00Z");
+        /* an unset time is Go's zero time, which time.Format prints */
+        const json_t *ltt = json_object_get(e, "lastTransitionTime");
+        if (!json_is_string(ltt) || wh_gotime_parse(json_string_value(ltt), json_string_length(ltt),
+                                                    WH_GOTIME_RFC3339, &t, NULL))
+            t = (struct wh_gotime){WH_GOTIME_ZERO_SEC, 0};
+        wh_gotime_format(t, WH_GOTIME_RFC3339, when, sizeof(when));
         wh_conv_meta_set(dst, WH_META_ANNOTATION, ANN_UNREADY, when);
         break;
     }
@@ -238,58 +241,12 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
 #define CONTAINER "spec.containers[]"
 
 static const struct wh_conv_row rows[] = {
-    COPY("spec", T_STRUCT("V.ContainerRecreateRequestSpec")),
-    COPY("spec.podName", T_STR),
-    COPY("spec.containers", T_LIST("[]V.ContainerRecreateRequestContainer")),
-    COPY(CONTAINER ".name", T_STR),
-    COPY(CONTAINER ".preStop", T_STRUCT2("V.ProbeHandler", "V.CRRProbeHandler")),
-    COPY(CONTAINER ".preStop.exec", T_STRUCT("v1.ExecAction")),
-    COPY(CONTAINER ".preStop.httpGet", T_STRUCT("v1.HTTPGetAction")),
-    COPY(CONTAINER ".preStop.tcpSocket", T_STRUCT("v1.TCPSocketAction")),
-    COPY(CONTAINER ".ports", T_LIST("[]v1.ContainerPort")),
-    COPY(CONTAINER ".statusContext", T_STRUCT("V.ContainerRecreateRequestContainerContext")),
-    COPY(CONTAINER ".statusContext.containerID", T_STR),
-    COPY(CONTAINER ".statusContext.restartCount", T_I32),
-    COPY("spec.strategy", T_STRUCT("V.ContainerRecreateRequestStrategy")),
-    COPY("spec.strategy.failurePolicy",
-         T_ENUM("V.ContainerRecreateRequestFailurePolicyType", "Fail|Ignore")),
-    COPY("spec.strategy.orderedRecreate", T_BOOL),
-    COPY("spec.strategy.forceRecreate", T_BOOL),
-    COPY("spec.strategy.terminationGracePeriodSeconds", T_I64),
-    COPY("spec.strategy.unreadyGracePeriodSeconds", T_I64),
-    COPY("spec.strategy.minStartedSeconds", T_I32),
-    COPY("spec.activeDeadlineSeconds", T_I64),
-    COPY("spec.ttlSecondsAfterFinished", T_I32),
-
-    COPY("status", T_STRUCT("V.ContainerRecreateRequestStatus")),
-    COPY("status.phase", T_ENUM("V.ContainerRecreateRequestPhase",
-                                "Pending|Recreating|Succeeded|Failed|Completed")),
-    COPY("status.completionTime", T_TIME),
-    COPY("status.message", T_STR),
-    COPY("status.containerRecreateStates",
-         T_LIST("[]V.ContainerRecreateRequestContainerRecreateState")),
-    COPY("status.containerRecreateStates[].name", T_STR),
-    COPY("status.containerRecreateStates[].phase", T_ENUM("V.ContainerRecreateRequestPhase", NULL)),
-    COPY("status.containerRecreateStates[].message", T_STR),
-    COPY("status.containerRecreateStates[].isKilled", T_BOOL),
-
     /* v1beta1 status <-> v1alpha1 annotations */
-    CUSTOM(NULL, "status.containerStatusSnapshot",
-           T_LIST("[]V.ContainerRecreateRequestSyncContainerStatus"), snapshot),
-    INSIDE_BETA(NULL, "status.containerStatusSnapshot[].name", T_STR),
-    INSIDE_BETA(NULL, "status.containerStatusSnapshot[].ready", T_BOOL),
-    INSIDE_BETA(NULL, "status.containerStatusSnapshot[].restartCount", T_I32),
-    INSIDE_BETA(NULL, "status.containerStatusSnapshot[].containerID", T_STR),
+    CUSTOM(NULL, "status.containerStatusSnapshot", snapshot),
     ANNOTATION_DERIVED(ANN_STATUSES,
-                       T_TEXT("[{\"name\":\"app\",\"ready\":true,\"restartCount\":2}]|{not json")),
-    CUSTOM(NULL, "status.conditions", T_LIST("[]v1.Condition"), grace),
-    INSIDE_BETA(NULL, "status.conditions[].type", T_STR),
-    INSIDE_BETA(NULL, "status.conditions[].status", T_ENUM("v1.ConditionStatus", "True|False")),
-    INSIDE_BETA(NULL, "status.conditions[].observedGeneration", T_I64),
-    INSIDE_BETA(NULL, "status.conditions[].lastTransitionTime", T_TIME),
-    INSIDE_BETA(NULL, "status.conditions[].reason", T_STR),
-    INSIDE_BETA(NULL, "status.conditions[].message", T_STR),
-    ANNOTATION_DERIVED(ANN_UNREADY, T_TEXT("2025-03-01T16:00:00+08:00|2025-03-01 16:00:00")),
+                       "[{\"name\":\"app\",\"ready\":true,\"restartCount\":2}]|{not json"),
+    CUSTOM(NULL, "status.conditions", grace),
+    ANNOTATION_DERIVED(ANN_UNREADY, "2025-03-01T16:00:00+08:00|2025-03-01 16:00:00"),
 };
 
 const struct wh_conv_kind wh_conv_crr = {"apps.kruise.io", "ContainerRecreateRequest",

@@ -172,29 +172,11 @@ static enum wh_err total(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
 }
 
 static const struct wh_conv_row rows[] = {
-    COPY("spec", T_STRUCT("V.PodUnavailableBudgetSpec")),
-    COPY("spec.selector", T_STRUCT("v1.LabelSelector")),
-    COPY("spec.targetRef", T_STRUCT("V.TargetReference")),
-    COPY("spec.targetRef.apiVersion", T_STR),
-    COPY("spec.targetRef.kind", T_STR),
-    COPY("spec.targetRef.name", T_STR),
-    COPY("spec.maxUnavailable", T_INTSTR),
-    COPY("spec.minAvailable", T_INTSTR),
-    CUSTOM(NULL, "spec.protectOperations",
-           T_ENUMS("[]V.PubOperation", "DELETE|UPDATE|EVICT|RESIZE"), operations),
-    ANNOTATION_DERIVED(ANN_OPERATIONS, T_TEXT("DELETE,EVICT|DELETE, EVICT|UPDATE,,RESIZE")),
-    CUSTOM(NULL, "spec.protectTotalReplicas", T_I32, total),
-    ANNOTATION_DERIVED(ANN_TOTAL, T_TEXT("5|+5|0")),
-    BETA_ONLY("spec.ignoredPodSelector", T_STRUCT("v1.LabelSelector")),
-
-    COPY("status", T_STRUCT("V.PodUnavailableBudgetStatus")),
-    COPY("status.observedGeneration", T_I64),
-    COPY("status.disruptedPods", T_TIMEMAP),
-    COPY("status.unavailablePods", T_TIMEMAP),
-    COPY("status.unavailableAllowed", T_I32),
-    COPY("status.currentAvailable", T_I32),
-    COPY("status.desiredAvailable", T_I32),
-    COPY("status.totalReplicas", T_I32),
+    CUSTOM(NULL, "spec.protectOperations", operations),
+    ANNOTATION_DERIVED(ANN_OPERATIONS, "DELETE,EVICT|DELETE, EVICT|UPDATE,,RESIZE"),
+    CUSTOM(NULL, "spec.protectTotalReplicas", total),
+    ANNOTATION_DERIVED(ANN_TOTAL, "5|+5|0"),
+    BETA_ONLY("spec.ignoredPodSelector"),
 };
 
 const struct wh_conv_kind wh_conv_pub = {"policy.kruise.io", "PodUnavailableBudget", WH_ROWS(rows)};

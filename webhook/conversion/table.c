@@ -1,5 +1,6 @@
-/* The mapping-table engine: compiles a kind's rows into per-version schema trees and per-row
- * paths, type-checks source objects, and applies the rows to a shallow copy of the source.
+/* The mapping-table engine: compiles a kind's rows (their paths checked against the Go-type
+ * model), type-checks source objects with the model, and applies the rows to a shallow copy of
+ * the source.
  *
  * Sharing: the destination starts as json_copy(src), a shallow copy whose members are the
  * source's own values. Before anything under it is edited, each container on the way is
@@ -16,12 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conversion/rows_int.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
-#include "util/time.h"
 
 /* ---- compiled structures ------------------------------------------------------------------ */
 
@@ -38,20 +37,6 @@ struct path {
     size_t iter; /* segs[0..iter) are the iteration prefix (up to the last "[]" or "*") */
 };
 
-struct wh_conv_node {
-    const char *name;
-    struct wh_conv_type type;
-    char *go;          /* Go type of the field */
-    char *elem;        /* containers: Go type of an element (a value for MAP_LIST: []T) */
-    char *elem2;       /* MAP_LIST: Go type of an element of a value */
-    char *owner;       /* Go struct that declares the field */
-    char *field;       /* JSON path of the field from the object root, as Go reports it */
-    char *struct_name; /* STRUCT: the struct's own name, owner of the children */
-    struct wh_conv_node **kids;
-    uint32_t *kid_hash; /* hash_key() of each kid's name, for the lookup in the check walk */
-    size_t nkids, capkids;
-};
-
 struct prow {
     const struct wh_conv_row *row;
     struct path a, b; /* alpha / beta paths, n == 0 when absent */
@@ -59,7 +44,7 @@ struct prow {
 
 struct wh_conv_plan {
     const struct wh_conv_kind *k;
-    struct wh_conv_node *root[2];
+    const struct wh_gotype *root[2]; /* the kind's Go type in each version */
     struct prow *rows;
     size_t nrows;
     size_t *ops[2]; /* per direction, the rows that edit anything, in table order */
@@ -68,26 +53,6 @@ struct wh_conv_plan {
 
 struct wh_conv_ctx {
     char *msg;
-};
-
-/* ObjectMeta, the same in every kind and both versions. */
-static const struct wh_conv_row meta_rows[] = {
-    COPY("metadata", T_STRUCT("v1.ObjectMeta")),
-    COPY("metadata.name", T_STR),
-    COPY("metadata.generateName", T_STR),
-    COPY("metadata.namespace", T_STR),
-    COPY("metadata.selfLink", T_STR),
-    COPY("metadata.uid", T_ENUM("types.UID", NULL)),
-    COPY("metadata.resourceVersion", T_STR),
-    COPY("metadata.generation", T_I64),
-    COPY("metadata.creationTimestamp", T_TIME),
-    COPY("metadata.deletionTimestamp", T_TIME),
-    COPY("metadata.deletionGracePeriodSeconds", T_I64),
-    COPY("metadata.labels", T_STRMAP),
-    COPY("metadata.annotations", T_STRMAP),
-    COPY("metadata.ownerReferences", T_LIST("[]v1.OwnerReference")),
-    COPY("metadata.finalizers", T_STRS),
-    COPY("metadata.managedFields", T_LIST("[]v1.ManagedFieldsEntry")),
 };
 
 /* ---- compiling ---------------------------------------------------------------------------- */
@@ -144,146 +109,40 @@ static bool same_prefix(const struct path *a, const struct path *b)
     return true;
 }
 
-/* Go type text for version v: "V." becomes the version's package. */
-static char *resolve_go(const char *go, enum wh_conv_ver v)
+/* Checks a row's path against the model's type of its version: every member exists, "[]"
+ * follows exactly the list fields and "*" the map fields ("*[]" a map of lists), and the path
+ * ends with a member. */
+static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r,
+                       const struct wh_gotype *root, const struct path *p)
 {
-    const char *pkg = v == WH_CONV_ALPHA ? "v1alpha1." : "v1beta1.";
-    struct wh_buf b;
-    wh_buf_init(&b, 1024);
-    for (const char *s = go; *s; s++) {
-        bool start = s == go || s[-1] == ']' || s[-1] == '*' || s[-1] == '[';
-        enum wh_err rc;
-        if (start && s[0] == 'V' && s[1] == '.') {
-            rc = wh_buf_adds(&b, pkg);
-            s++;
-        } else {
-            rc = wh_buf_addc(&b, *s);
-        }
-        if (rc)
-            WH_PANIC("Go type name too long: %s", go);
-    }
-    return wh_buf_take(&b, NULL);
-}
-
-static char *strip_prefix(const char *s, const char *prefix)
-{
-    if (wh_str_has_prefix(s, prefix))
-        s += strlen(prefix);
-    if (*s == '*')
-        s++;
-    return wh_xstrdup(s);
-}
-
-static char *struct_name_of(const char *go)
-{
-    const char *s = go;
-    while (*s == '*' || *s == '[' || *s == ']')
-        s++;
-    const char *dot = strrchr(s, '.');
-    return wh_xstrdup(dot ? dot + 1 : s);
-}
-
-static struct wh_conv_node *node_new(const char *name, const struct wh_conv_type *t,
-                                     enum wh_conv_ver v, const struct wh_conv_node *parent)
-{
-    struct wh_conv_node *n = wh_xcalloc(1, sizeof(*n));
-    n->name = name;
-    n->type = *t;
-    const char *go = v == WH_CONV_BETA && t->go_beta ? t->go_beta : t->go;
-    n->go = resolve_go(go, v);
-    switch (t->shape) {
-    case WH_CS_ONE:
-        break;
-    case WH_CS_LIST:
-        n->elem = t->elem ? resolve_go(t->elem, v) : strip_prefix(n->go, "[]");
-        break;
-    case WH_CS_MAP:
-        n->elem = strip_prefix(n->go, "map[string]");
-        break;
-    case WH_CS_MAP_LIST:
-        n->elem = strip_prefix(n->go, "map[string]");
-        n->elem2 = strip_prefix(n->elem, "[]");
-        break;
-    }
-    if (t->kind == WH_CK_STRUCT) {
-        const char *base = n->elem2 ? n->elem2 : n->elem ? n->elem : n->go;
-        n->struct_name = struct_name_of(base);
-    }
-    if (parent) {
-        n->owner = wh_xstrdup(parent->struct_name);
-        n->field =
-            parent->field[0] ? wh_str_printf("%s.%s", parent->field, name) : wh_xstrdup(name);
-    }
-    return n;
-}
-
-/* FNV-1a: member lookups in the check walk compare hashes, not strings, first. */
-static uint32_t hash_key(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-static struct wh_conv_node *find_kid_hashed(const struct wh_conv_node *n, const char *name,
-                                            uint32_t h)
-{
-    for (size_t i = 0; i < n->nkids; i++)
-        if (n->kid_hash[i] == h && strcmp(n->kids[i]->name, name) == 0)
-            return n->kids[i];
-    return NULL;
-}
-
-static struct wh_conv_node *find_kid(const struct wh_conv_node *n, const char *name)
-{
-    return find_kid_hashed(n, name, hash_key(name));
-}
-
-static void add_kid(struct wh_conv_node *n, struct wh_conv_node *kid)
-{
-    if (n->nkids == n->capkids) {
-        n->capkids = n->capkids ? n->capkids * 2 : 4;
-        n->kids = wh_xrealloc(n->kids, n->capkids * sizeof(*n->kids));
-        n->kid_hash = wh_xrealloc(n->kid_hash, n->capkids * sizeof(*n->kid_hash));
-    }
-    n->kid_hash[n->nkids] = hash_key(kid->name);
-    n->kids[n->nkids++] = kid;
-}
-
-/* Adds the row's field to version v's tree (path p). */
-static void schema_add(const struct wh_conv_kind *k, const struct wh_conv_row *r,
-                       struct wh_conv_node *root, const struct path *p, enum wh_conv_ver v)
-{
-    struct wh_conv_node *cur = root;
-    for (size_t i = 0; i + 1 < p->n; i++) {
+    const struct wh_gotype *cur = root;
+    for (size_t i = 0; i < p->n; i++) {
         const struct seg *g = &p->segs[i];
+        bool last = i + 1 == p->n;
         if (g->any) {
-            bool ok = g->arr ? cur->type.shape == WH_CS_MAP_LIST : cur->type.shape == WH_CS_MAP;
-            if (!ok)
-                table_error(k, r, "\"*\" must follow a map field (\"*[]\" a map of lists)");
-            continue;
+            if (wh_gotype_kind(cur) != WH_GK_MAP)
+                table_error(k, r, "\"*\" must follow a map field");
+            cur = wh_gotype_elem(cur);
+        } else {
+            if (wh_gotype_kind(cur) != WH_GK_STRUCT)
+                table_error(k, r, "a parent of this path is not a struct");
+            const struct wh_gofield *f = wh_gotype_member(cur, g->name);
+            if (!f)
+                table_error(k, r, "no such field in the Go type of this version");
+            cur = f->type;
         }
-        struct wh_conv_node *next = find_kid(cur, g->name);
-        if (!next)
-            table_error(k, r, "a parent of this path has no row of its own");
-        if (next->type.kind != WH_CK_STRUCT)
-            table_error(k, r, "a parent of this path is not a struct");
-        bool want_arr = next->type.shape == WH_CS_LIST;
-        if (g->arr != want_arr)
-            table_error(k, r, "\"[]\" must follow exactly the list fields");
-        bool want_any = next->type.shape == WH_CS_MAP || next->type.shape == WH_CS_MAP_LIST;
-        bool has_any = i + 2 < p->n && p->segs[i + 1].any;
-        if (want_any != has_any)
+        if (g->arr) {
+            if (wh_gotype_kind(cur) != WH_GK_SLICE)
+                table_error(k, r, "\"[]\" must follow exactly the list fields");
+            cur = wh_gotype_elem(cur);
+        } else if (!last && wh_gotype_kind(cur) == WH_GK_SLICE) {
+            table_error(k, r, "a list field must be followed by \"[]\"");
+        }
+        if (!last && wh_gotype_kind(cur) == WH_GK_MAP && !p->segs[i + 1].any)
             table_error(k, r, "a map field must be followed by \"*\"");
-        cur = next;
+        if (last && (g->any || g->arr))
+            table_error(k, r, "a path must end with a member name");
     }
-    const struct seg *last = &p->segs[p->n - 1];
-    if (last->any || last->arr)
-        table_error(k, r, "a path must end with a member name");
-    if (find_kid(cur, last->name))
-        table_error(k, r, "two rows for the same field");
-    add_kid(cur, node_new(last->name, &r->type, v, cur));
 }
 
 static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
@@ -293,9 +152,9 @@ static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
     parse_path(r->alpha, &pr->a);
     parse_path(r->beta, &pr->b);
     if (pr->a.n)
-        schema_add(k, r, p->root[WH_CONV_ALPHA], &pr->a, WH_CONV_ALPHA);
+        check_path(k, r, p->root[WH_CONV_ALPHA], &pr->a);
     if (pr->b.n)
-        schema_add(k, r, p->root[WH_CONV_BETA], &pr->b, WH_CONV_BETA);
+        check_path(k, r, p->root[WH_CONV_BETA], &pr->b);
 
     bool two = pr->a.n && pr->b.n;
     switch (r->rule) {
@@ -330,43 +189,38 @@ static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
         if (!r->fn)
             table_error(k, r, "CUSTOM needs a function");
         break;
-    case WH_CONV_TYPE_ONLY:
+    case WH_CONV_DERIVED:
         break;
     }
+    if (r->rule == WH_CONV_COPY && two && strcmp(r->alpha, r->beta) == 0)
+        table_error(k, r, "a field copied unchanged needs no row");
     if (r->when && (r->rule != WH_CONV_COPY || !two))
         table_error(k, r, "a condition only applies to a rename");
 }
 
-/* Rows that only describe a field (a copy in place, a member of a moved struct) edit nothing. */
+/* DERIVED rows only name what a CUSTOM row touches. */
 static bool row_edits(const struct wh_conv_row *r)
 {
-    if (r->rule == WH_CONV_TYPE_ONLY)
-        return false;
-    if (r->rule == WH_CONV_COPY)
-        return strcmp(r->alpha, r->beta) != 0;
-    return true;
+    return r->rule != WH_CONV_DERIVED;
 }
 
 struct wh_conv_plan *wh_conv_compile(const struct wh_conv_kind *k)
 {
-    static const struct wh_conv_type top = T_STRUCT("");
     struct wh_conv_plan *p = wh_xcalloc(1, sizeof(*p));
     p->k = k;
     for (int v = 0; v < 2; v++) {
-        p->root[v] = node_new("", &top, (enum wh_conv_ver)v, NULL);
-        free(p->root[v]->struct_name);
-        p->root[v]->struct_name = wh_xstrdup(k->kind);
-        p->root[v]->field = wh_xstrdup("");
+        char *api = wh_str_printf("%s/%s", k->group, v == WH_CONV_ALPHA ? "v1alpha1" : "v1beta1");
+        p->root[v] = wh_gotype_lookup(api, k->kind);
+        if (!p->root[v])
+            WH_PANIC("conversion table %s: the Go-type model has no %s %s", k->kind, api, k->kind);
+        free(api);
     }
-    size_t nmeta = sizeof(meta_rows) / sizeof(meta_rows[0]);
-    p->nrows = nmeta + k->nrows;
-    p->rows = wh_xcalloc(p->nrows, sizeof(*p->rows));
-    for (size_t i = 0; i < nmeta; i++)
-        compile_row(k, p, &meta_rows[i], &p->rows[i]);
+    p->nrows = k->nrows;
+    p->rows = wh_xcalloc(p->nrows ? p->nrows : 1, sizeof(*p->rows));
     for (size_t i = 0; i < k->nrows; i++)
-        compile_row(k, p, &k->rows[i], &p->rows[nmeta + i]);
+        compile_row(k, p, &k->rows[i], &p->rows[i]);
     for (int d = 0; d < 2; d++) {
-        p->ops[d] = wh_xcalloc(p->nrows, sizeof(*p->ops[d]));
+        p->ops[d] = wh_xcalloc(p->nrows ? p->nrows : 1, sizeof(*p->ops[d]));
         for (size_t i = 0; i < p->nrows; i++)
             if (row_edits(p->rows[i].row))
                 p->ops[d][p->nops[d]++] = i;
@@ -379,349 +233,15 @@ const struct wh_conv_kind *wh_conv_plan_kind(const struct wh_conv_plan *p)
     return p->k;
 }
 
-const struct wh_conv_node *wh_conv_schema(const struct wh_conv_plan *p, enum wh_conv_ver v)
+const struct wh_gotype *wh_conv_root(const struct wh_conv_plan *p, enum wh_conv_ver v)
 {
     return p->root[v];
-}
-
-size_t wh_conv_node_nchildren(const struct wh_conv_node *n)
-{
-    return n->nkids;
-}
-
-const struct wh_conv_node *wh_conv_node_child(const struct wh_conv_node *n, size_t i)
-{
-    return i < n->nkids ? n->kids[i] : NULL;
-}
-
-const char *wh_conv_node_name(const struct wh_conv_node *n)
-{
-    return n->name;
-}
-
-const struct wh_conv_type *wh_conv_node_type(const struct wh_conv_node *n)
-{
-    return &n->type;
-}
-
-const char *wh_conv_node_owner(const struct wh_conv_node *n)
-{
-    return n->owner;
-}
-
-const char *wh_conv_node_field(const struct wh_conv_node *n)
-{
-    return n->field;
-}
-
-const char *wh_conv_node_go(const struct wh_conv_node *n)
-{
-    return n->go;
-}
-
-const char *wh_conv_node_elem(const struct wh_conv_node *n)
-{
-    return n->elem2 ? n->elem2 : n->elem;
-}
-
-/* ---- type checking ------------------------------------------------------------------------ */
-
-/* Go's decoder keeps the first type mismatch and goes on, but an error from a custom
- * UnmarshalJSON (IntOrString, Time) ends decoding at once and wins over a kept one. */
-struct chk {
-    char *msg;
-    bool stop;
-};
-
-static void number_text(const json_t *v, char *out, size_t outsz)
-{
-    if (json_is_integer(v)) {
-        snprintf(out, outsz, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return;
-    }
-    /* The literal is gone after parsing; the shortest exact spelling is the closest to it. */
-    double d = json_real_value(v);
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(out, outsz, "%.*g", prec, d);
-        if (strtod(out, NULL) == d)
-            return;
-    }
-}
-
-static void chk_fail(struct chk *k, const struct wh_conv_node *n, const char *what,
-                     const char *type, bool stop)
-{
-    if (k->msg && !stop)
-        return;
-    free(k->msg);
-    k->msg = wh_str_printf("json: cannot unmarshal %s into Go struct field %s.%s of type %s", what,
-                           n->owner, n->field, type);
-    if (stop)
-        k->stop = true;
-}
-
-static void chk_int(struct chk *k, const struct wh_conv_node *n, const json_t *v, const char *type,
-                    long long min, long long max, bool stop)
-{
-    char num[64];
-    if (json_is_integer(v)) {
-        json_int_t x = json_integer_value(v);
-        if (x >= min && x <= max)
-            return;
-    }
-    if (!json_is_number(v)) {
-        chk_fail(k, n, wh_json_go_type_name(v), type, stop);
-        return;
-    }
-    char what[80];
-    number_text(v, num, sizeof(num));
-    snprintf(what, sizeof(what), "number %s", num);
-    chk_fail(k, n, what, type, stop);
-}
-
-/* Go's time.Parse(time.RFC3339, s) error text, for the shapes that matter: which element of
- * the layout the text stops matching, or which field is out of range. */
-static char *time_error(const char *s)
-{
-    static const struct {
-        const char *elem;
-        int digits; /* 0: a literal separator */
-    } layout[] = {{"2006", 4}, {"-", 0}, {"01", 2}, {"-", 0}, {"02", 2}, {"T", 0},
-                  {"15", 2},   {":", 0}, {"04", 2}, {":", 0}, {"05", 2}};
-    const char *p = s;
-    int vals[11] = {0};
-    for (size_t i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
-        bool ok = true;
-        if (layout[i].digits) {
-            for (int d = 0; d < layout[i].digits; d++)
-                ok = ok && p[d] >= '0' && p[d] <= '9';
-            if (ok)
-                for (int d = 0; d < layout[i].digits; d++)
-                    vals[i] = vals[i] * 10 + (p[d] - '0');
-        } else {
-            ok = *p == layout[i].elem[0];
-        }
-        if (!ok)
-            return wh_str_printf("parsing time \"%s\" as \"2006-01-02T15:04:05Z07:00\": cannot "
-                                 "parse \"%s\" as \"%s\"",
-                                 s, p, layout[i].elem);
-        p += layout[i].digits ? (size_t)layout[i].digits : 1;
-    }
-    if (vals[2] < 1 || vals[2] > 12)
-        return wh_str_printf("parsing time \"%s\": month out of range", s);
-    if (vals[4] < 1 || vals[4] > 31)
-        return wh_str_printf("parsing time \"%s\": day out of range", s);
-    if (vals[6] > 23)
-        return wh_str_printf("parsing time \"%s\": hour out of range", s);
-    if (vals[8] > 59)
-        return wh_str_printf("parsing time \"%s\": minute out of range", s);
-    if (vals[10] > 59)
-        return wh_str_printf("parsing time \"%s\": second out of range", s);
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    const char *zone = p;
-    if (*p == 'Z') {
-        p++;
-    } else if ((*p == '+' || *p == '-') && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' &&
-               p[2] <= '9' && p[3] == ':' && p[4] >= '0' && p[4] <= '9' && p[5] >= '0' &&
-               p[5] <= '9') {
-        if ((p[1] - '0') * 10 + (p[2] - '0') > 23 || (p[4] - '0') * 10 + (p[5] - '0') > 59)
-            return wh_str_printf("parsing time \"%s\": time zone offset out of range", s);
-        p += 6;
-    } else {
-        return wh_str_printf("parsing time \"%s\" as \"2006-01-02T15:04:05Z07:00\": cannot "
-                             "parse \"%s\" as \"Z07:00\"",
-                             s, zone);
-    }
-    if (*p)
-        return wh_str_printf("parsing time \"%s\": extra text: \"%s\"", s, p);
-    return NULL;
-}
-
-static bool leap(int y)
-{
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* Also rejects the days a month does not have, as Go does ("day out of range"). */
-static char *time_check(const char *s)
-{
-    char *err = time_error(s);
-    if (err)
-        return err;
-    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-    int m = (s[5] - '0') * 10 + (s[6] - '0');
-    int d = (s[8] - '0') * 10 + (s[9] - '0');
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int max = mdays[m - 1] + (m == 2 && leap(y));
-    if (d > max)
-        return wh_str_printf("parsing time \"%s\": day out of range", s);
-    return NULL;
-}
-
-bool wh_conv_parse_time(const char *s, long long *epoch)
-{
-    char *err = time_check(s);
-    if (err) {
-        free(err);
-        return false;
-    }
-    time_t t;
-    if (wh_time_parse_rfc3339(s, &t) != 0)
-        return false;
-    *epoch = (long long)t;
-    return true;
-}
-
-void wh_conv_format_time(long long epoch, char *out, size_t outsz)
-{
-    time_t t = (time_t)epoch;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm)) {
-        snprintf(out, outsz, "0001-01-01T00:00:00Z");
-        return;
-    }
-    snprintf(out, outsz, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t *v);
-
-static void chk_leaf(struct chk *k, const struct wh_conv_node *n, const char *type, const json_t *v)
-{
-    if (json_is_null(v))
-        return;
-    switch (n->type.kind) {
-    case WH_CK_STRING:
-        if (!json_is_string(v))
-            chk_fail(k, n, wh_json_go_type_name(v), type, false);
-        return;
-    case WH_CK_BOOL:
-        if (!json_is_boolean(v))
-            chk_fail(k, n, wh_json_go_type_name(v), type, false);
-        return;
-    case WH_CK_INT32:
-        chk_int(k, n, v, type, INT32_MIN, INT32_MAX, false);
-        return;
-    case WH_CK_INT64:
-        chk_int(k, n, v, type, LLONG_MIN, LLONG_MAX, false);
-        return;
-    case WH_CK_INTSTR:
-        /* IntOrString.UnmarshalJSON decodes a non-string into its int32 member. */
-        if (!json_is_string(v))
-            chk_int(k, n, v, "int32", INT32_MIN, INT32_MAX, true);
-        return;
-    case WH_CK_TIME: {
-        /* metav1.Time.UnmarshalJSON decodes into a string, then parses it. */
-        if (!json_is_string(v)) {
-            chk_fail(k, n, wh_json_go_type_name(v), "string", true);
-            return;
-        }
-        char *err = time_check(json_string_value(v));
-        if (err) {
-            free(k->msg);
-            k->msg = err;
-            k->stop = true;
-        }
-        return;
-    }
-    case WH_CK_RAW:
-        return;
-    case WH_CK_STRUCT: {
-        if (!json_is_object(v)) {
-            chk_fail(k, n, wh_json_go_type_name(v), type, false);
-            return;
-        }
-        if (!n->nkids)
-            return;
-        const char *key;
-        json_t *val;
-        json_object_foreach((json_t *)(uintptr_t)v, key, val)
-        {
-            const struct wh_conv_node *kid = find_kid_hashed(n, key, hash_key(key));
-            if (kid)
-                chk_value(k, kid, val);
-            if (k->stop)
-                return;
-        }
-        return;
-    }
-    }
-}
-
-static void chk_value(struct chk *k, const struct wh_conv_node *n, const json_t *v)
-{
-    if (json_is_null(v))
-        return;
-    size_t i;
-    json_t *e;
-    const char *key;
-    switch (n->type.shape) {
-    case WH_CS_ONE:
-        chk_leaf(k, n, n->go, v);
-        return;
-    case WH_CS_LIST:
-        if (!json_is_array(v)) {
-            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
-            return;
-        }
-        json_array_foreach(v, i, e)
-        {
-            chk_leaf(k, n, n->elem, e);
-            if (k->stop)
-                return;
-        }
-        return;
-    case WH_CS_MAP:
-        if (!json_is_object(v)) {
-            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
-            return;
-        }
-        json_object_foreach((json_t *)(uintptr_t)v, key, e)
-        {
-            chk_leaf(k, n, n->elem, e);
-            if (k->stop)
-                return;
-        }
-        return;
-    case WH_CS_MAP_LIST:
-        if (!json_is_object(v)) {
-            chk_fail(k, n, wh_json_go_type_name(v), n->go, false);
-            return;
-        }
-        json_object_foreach((json_t *)(uintptr_t)v, key, e)
-        {
-            if (json_is_null(e))
-                continue;
-            if (!json_is_array(e)) {
-                chk_fail(k, n, wh_json_go_type_name(e), n->elem, false);
-                continue;
-            }
-            size_t j;
-            json_t *x;
-            json_array_foreach(e, j, x)
-            {
-                chk_leaf(k, n, n->elem2, x);
-                if (k->stop)
-                    return;
-            }
-        }
-        return;
-    }
 }
 
 enum wh_err wh_conv_check(const struct wh_conv_plan *p, enum wh_conv_ver v, const json_t *obj,
                           char **msg)
 {
-    struct chk k = {0};
-    chk_leaf(&k, p->root[v], "", obj);
-    if (!k.msg)
-        return WH_OK;
-    *msg = k.msg;
-    return WH_ERR_INVALID;
+    return wh_gotype_check_full(obj, p->root[v], msg);
 }
 
 /* ---- editing the destination -------------------------------------------------------------- */
@@ -1286,7 +806,7 @@ static enum wh_err apply_row(struct wh_conv_ctx *c, const struct prow *pr, enum 
     }
     case WH_CONV_CUSTOM:
         return r->fn(c, dir, src, dst);
-    case WH_CONV_TYPE_ONLY:
+    case WH_CONV_DERIVED:
         return WH_OK;
     }
     return WH_OK;

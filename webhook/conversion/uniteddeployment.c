@@ -103,73 +103,12 @@ static enum wh_err status_maps(struct wh_conv_ctx *c, enum wh_conv_dir dir, cons
     return WH_OK;
 }
 
-#define TEMPLATE_ROWS(p, spec_go)                                                                  \
-    COPY(p ".metadata", T_STRUCT("v1.ObjectMeta")), COPY(p ".spec", T_STRUCT(spec_go))
-
-#define CONDITION_ROWS(p, type_go) WH_ROWS_CONDITION(INSIDE, p, p, type_go)
-
 static const struct wh_conv_row rows[] = {
-    /* spec (18.1) */
-    COPY("spec", T_STRUCT("V.UnitedDeploymentSpec")),
-    COPY("spec.replicas", T_I32),
-    COPY("spec.selector", T_STRUCT("v1.LabelSelector")),
-    COPY("spec.revisionHistoryLimit", T_I32),
-    COPY(TPL, T_STRUCT("V.SubsetTemplate")),
-    COPY(TPL ".statefulSetTemplate", T_STRUCT("V.StatefulSetTemplateSpec")),
-    TEMPLATE_ROWS(TPL ".statefulSetTemplate", "v1.StatefulSetSpec"),
-    COPY(TPL ".advancedStatefulSetTemplate", T_STRUCT("V.AdvancedStatefulSetTemplateSpec")),
-    TEMPLATE_ROWS(TPL ".advancedStatefulSetTemplate", "v1beta1.StatefulSetSpec"),
-    COPY(TPL ".cloneSetTemplate", T_STRUCT("V.CloneSetTemplateSpec")),
-    TEMPLATE_ROWS(TPL ".cloneSetTemplate", "v1beta1.CloneSetSpec"),
-    COPY(TPL ".deploymentTemplate", T_STRUCT("V.DeploymentTemplateSpec")),
-    TEMPLATE_ROWS(TPL ".deploymentTemplate", "v1.DeploymentSpec"),
-    COPY("spec.topology", T_STRUCT("V.Topology")),
-    COPY("spec.topology.subsets", T_LIST("[]V.Subset")),
-    COPY(SUB ".name", T_STR),
-    COPY(SUB ".nodeSelectorTerm", T_STRUCT("v1.NodeSelectorTerm")),
-    COPY(SUB ".tolerations", T_LIST("[]v1.Toleration")),
-    COPY(SUB ".replicas", T_INTSTR),
-    COPY(SUB ".minReplicas", T_INTSTR),
-    COPY(SUB ".maxReplicas", T_INTSTR),
-    COPY(SUB ".patch", T_RAW),
-    COPY("spec.topology.scheduleStrategy", T_STRUCT("V.UnitedDeploymentScheduleStrategy")),
-    COPY("spec.topology.scheduleStrategy.type",
-         T_ENUM("V.UnitedDeploymentScheduleStrategyType", "Fixed|Adaptive")),
-    COPY("spec.topology.scheduleStrategy.adaptive", T_STRUCT("V.AdaptiveUnitedDeploymentStrategy")),
-    COPY("spec.topology.scheduleStrategy.adaptive.rescheduleCriticalSeconds", T_I32),
-    COPY("spec.topology.scheduleStrategy.adaptive.unschedulableDuration", T_I32),
-    COPY("spec.topology.scheduleStrategy.adaptive.reserveUnschedulablePods", T_BOOL),
-    COPY("spec.updateStrategy", T_STRUCT("V.UnitedDeploymentUpdateStrategy")),
-    COPY("spec.updateStrategy.type", T_ENUM("V.UpdateStrategyType", "Manual")),
-    COPY("spec.updateStrategy.manualUpdate", T_STRUCT("V.ManualUpdate")),
-    COPY("spec.updateStrategy.manualUpdate.partitions", T_I32MAP),
-
     /* status (18.2) */
-    COPY("status", T_STRUCT("V.UnitedDeploymentStatus")),
-    COPY("status.observedGeneration", T_I64),
-    COPY("status.readyReplicas", T_I32),
-    COPY("status.replicas", T_I32),
-    COPY("status.updatedReplicas", T_I32),
-    COPY("status.reservedPods", T_I32),
-    COPY("status.updatedReadyReplicas", T_I32),
-    COPY("status.collisionCount", T_I32),
-    COPY("status.currentRevision", T_STR),
-    COPY("status.labelSelector", T_STR),
-    COPY("status.conditions", T_LIST("[]V.UnitedDeploymentCondition")),
-    CONDITION_ROWS("status.conditions", "V.UnitedDeploymentConditionType"),
-    COPY("status.subsetStatuses", T_LIST("[]V.UnitedDeploymentSubsetStatus")),
-    COPY("status.subsetStatuses[].name", T_STR),
-    COPY("status.subsetStatuses[].replicas", T_I32),
-    COPY("status.subsetStatuses[].readyReplicas", T_I32),
-    COPY("status.subsetStatuses[].partition", T_I32),
-    COPY("status.subsetStatuses[].reservedPods", T_I32),
-    COPY("status.subsetStatuses[].conditions", T_LIST("[]V.UnitedDeploymentSubsetCondition")),
-    CONDITION_ROWS("status.subsetStatuses[].conditions", "V.UnitedDeploymentSubsetConditionType"),
-    CUSTOM("status.subsetReplicas", NULL, T_I32MAP, status_maps),
-    DERIVED("status.updateStatus", NULL, T_STRUCT("V.UpdateStatus")),
-    DERIVED("status.updateStatus.updatedRevision", NULL, T_STR),
-    DERIVED("status.updateStatus.currentPartitions", NULL, T_I32MAP),
-    DERIVED(NULL, "status.updatedRevision", T_STR),
+    CUSTOM("status.subsetReplicas", NULL, status_maps),
+    DERIVED("status.updateStatus", NULL),
+    DERIVED(NULL, "status.subsetStatuses"),
+    DERIVED(NULL, "status.updatedRevision"),
 };
 
 const struct wh_conv_kind wh_conv_uniteddeployment = {"apps.kruise.io", "UnitedDeployment",

@@ -520,7 +520,7 @@ static bool scan_value(struct scan *s)
 bool wh_goenc_valid(const char *text, size_t len, char *msg, size_t msgsz)
 {
     char dummy[8];
-    struct scan s = {(const unsigned char *)text, len, 0, 0, msg ? msg : dummy,
+    struct scan s = {(const unsigned char *)text, len,  0, 0, msg ? msg : dummy,
                      msg ? msgsz : sizeof(dummy), false};
     if (!scan_value(&s))
         return false;
@@ -730,9 +730,8 @@ static bool into_doc(struct node *nd)
         i = skip_ws(t, n, end) + 1; /* ':' */
         i = skip_ws(t, n, i);
         size_t vend = skip_value(t, n, i);
-        struct node *val = (vend - i == 4 && memcmp(t + i, "null", 4) == 0)
-                               ? NULL
-                               : raw_node(t + i, vend - i);
+        struct node *val =
+            (vend - i == 4 && memcmp(t + i, "null", 4) == 0) ? NULL : raw_node(t + i, vend - i);
         size_t k;
         for (k = 0; k < count && strcmp(m[k].key, key) != 0; k++)
             ;
@@ -768,9 +767,8 @@ static bool into_ary(struct node *nd)
     struct node **items = NULL;
     while (i < n && t[i] != ']') {
         size_t vend = skip_value(t, n, i);
-        struct node *val = (vend - i == 4 && memcmp(t + i, "null", 4) == 0)
-                               ? NULL
-                               : raw_node(t + i, vend - i);
+        struct node *val =
+            (vend - i == 4 && memcmp(t + i, "null", 4) == 0) ? NULL : raw_node(t + i, vend - i);
         if (count == cap) {
             cap = cap ? cap * 2 : 8;
             items = wh_xrealloc(items, cap * sizeof(*items));
@@ -960,8 +958,8 @@ static void trim(const char **t, size_t *n)
         (*n)--;
 }
 
-enum wh_err wh_goenc_merge_patch(const char *doc, size_t doclen, const char *patch,
-                                  size_t patchlen, char **out, struct wh_errbuf *eb)
+enum wh_err wh_goenc_merge_patch(const char *doc, size_t doclen, const char *patch, size_t patchlen,
+                                 char **out, struct wh_errbuf *eb)
 {
     if (!wh_goenc_valid(doc, doclen, NULL, 0))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "Invalid JSON Document");

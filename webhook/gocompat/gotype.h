@@ -1,55 +1,114 @@
 #ifndef WH_GOCOMPAT_GOTYPE_H
 #define WH_GOCOMPAT_GOTYPE_H
 
-/* What Go's encoding/json does to a Kubernetes object that is decoded into its typed struct and
- * encoded again, for the places where upstream's output depends on it: the SidecarSet hash (the
- * exact bytes of the containers) and the SidecarSet mutating webhook (whose patch turns the raw
- * request object into the Go serialisation of the defaulted struct).
+/* The Go-type model: every Kubernetes and OpenKruise Go type the server decodes, and what Go's
+ * encoding/json (as the API machinery uses it) does with them. It is the one place that knows
+ * Go's JSON types; conversion, the SidecarSet handlers, deletion protection and /mutate-pod ask
+ * it rather than keeping tables of their own.
  *
- * A type is a table of fields in Go declaration order, each with its JSON name, its type and
- * its omitempty/pointer flags. Normalising a value against a type:
- *   - drops members the type does not have (Kubernetes decodes case-sensitively and ignores
- *     unknown fields);
- *   - drops omitempty members whose value is empty ("", 0, false, null, [] or {});
- *   - adds non-omitempty members that are missing, with Go's zero encoding ("" / 0 / false for
- *     scalars, null for nil slices, maps and pointers, the zero struct for struct values); struct
- *     values are never omitted, even with omitempty ("resources": {}, "creationTimestamp": null);
- *   - prints quantities as the API machinery does (k8s/quantity.h) and times as RFC 3339 UTC
- *     seconds;
- *   - orders struct members as declared and map members by key.
- * A value of the wrong JSON type (a string for an int32, 1.5 for an int32, an object for a
- * string) is an error, as it is for Go's decoder.
+ * The types are written in the .gotypes files of webhook/gocompat/types/ (generated from the Go
+ * sources by scripts/gotypes-from-go.py), compiled once at first use. The format, one declaration
+ * or field per line, '#' starting a comment:
  *
- * Types covered (k8s.io/api v0.32, apimachinery v0.32, OpenKruise apps v1alpha1/v1beta1):
- * SidecarSet (both versions) with ObjectMeta, LabelSelector, Container and all its nested
- * types, Volume with every volume source, LocalObjectReference, IntOrString, Quantity, Time.
+ *     package core v1                          alias, then the API path of each version
+ *     struct Container                         a struct; its fields follow, indented:
+ *       name          string                   JSON name, Go type, flags
+ *       ports         []ContainerPort  omitempty patch=merge key=containerPort
+ *       ...           meta.TypeMeta            an embedded struct: its fields are promoted
+ *     type PodPhase string  enum=Pending|Running   a named type, with its constants' values
  *
- * Thread rule: the type tables are immutable; the functions share no state. */
+ * Go types: string bool int32 int64 []byte, *T (a pointer field), []T, map[K]V, a named type
+ * of the same package (T), of another (alias.T) or of the other version of a versioned package
+ * (alias@v1beta1.T). Kinds with JSON methods of their own: quantity (resource.Quantity),
+ * intorstring (intstr.IntOrString), time (metav1.Time), microtime (metav1.MicroTime), raw
+ * (runtime.RawExtension and other opaque JSON). A package with two API paths is versioned: its
+ * declarations exist in both versions, except declarations and fields marked @v1alpha1 or
+ * @v1beta1. Flags: omitempty, patch=<patchStrategy>, key=<patchMergeKey> (the strategic merge
+ * patch tags of k8s.io/api).
+ *
+ * Thread rule: the model is immutable once compiled (pthread_once); every function here is
+ * thread-safe. Types and fields live until the process exits. */
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "util/buf.h"
 #include "util/err.h"
 
-struct wh_gojson_type;
+enum wh_gokind {
+    WH_GK_STRING,
+    WH_GK_BOOL,
+    WH_GK_INT32,
+    WH_GK_INT64,
+    WH_GK_BYTES,     /* []byte: a base64 string */
+    WH_GK_QUANTITY,  /* resource.Quantity */
+    WH_GK_INTSTR,    /* intstr.IntOrString */
+    WH_GK_TIME,      /* metav1.Time */
+    WH_GK_MICROTIME, /* metav1.MicroTime */
+    WH_GK_RAW,       /* any JSON, kept as it is */
+    WH_GK_STRUCT,
+    WH_GK_SLICE,
+    WH_GK_MAP, /* string keys */
+};
 
-extern const struct wh_gojson_type wh_gojson_sidecarset_v1beta1;
-extern const struct wh_gojson_type wh_gojson_sidecarset_v1alpha1;
-extern const struct wh_gojson_type wh_gojson_sidecar_container; /* v1alpha1 = v1beta1 */
-extern const struct wh_gojson_type wh_gojson_container;         /* core/v1 Container */
-extern const struct wh_gojson_type wh_gojson_volume;            /* core/v1 Volume */
-extern const struct wh_gojson_type wh_gojson_label_selector;
+struct wh_gotype;
 
-/* Decodes v (borrowed, not modified) as Go would into type t and encodes it again.
- * list: v is a list of t ([]T; null/absent stays null). Returns in *out: new ref.
- * WH_ERR_INVALID with a message naming the field when a value has the wrong type. */
-WH_NODISCARD enum wh_err wh_gojson_normalize(const json_t *v, const struct wh_gojson_type *t,
-                                             bool list, json_t **out, struct wh_errbuf *eb);
+#define WH_GOF_OMITEMPTY 1u /* ,omitempty */
+#define WH_GOF_POINTER 2u   /* *T: null and absent are nil */
 
-/* Appends v to b as Go's json.Marshal writes it: compact, object members in v's order, strings
- * with Go's escapes (\u003c \u003e \u0026 \u2028 \u2029, invalid UTF-8 as \ufffd), integers as
- * integers. WH_ERR_TOO_BIG when b's cap is reached. */
-WH_NODISCARD enum wh_err wh_gojson_dump(const json_t *v, struct wh_buf *b);
+/* patchStrategy, without its retainKeys part (which only says how clients write patches). */
+enum wh_gopatch { WH_GOPATCH_NONE, WH_GOPATCH_MERGE, WH_GOPATCH_REPLACE };
+
+/* A field of a struct as the JSON sees it: embedded structs' fields are promoted into the
+ * struct's list at the embedding's place (Go's field order), as encoding/json does. */
+struct wh_gofield {
+    const char *name; /* JSON name */
+    const struct wh_gotype *type;
+    unsigned flags; /* WH_GOF_* */
+    enum wh_gopatch patch;
+    const char *merge_key; /* patchMergeKey, or NULL */
+};
+
+/* The type name in API path api ("v1", "apps/v1", "apps.kruise.io/v1beta1", "meta.k8s.io/v1")
+ * of the model. Returns: NULL when there is no such type. */
+const struct wh_gotype *wh_gotype_lookup(const char *api, const char *name);
+
+enum wh_gokind wh_gotype_kind(const struct wh_gotype *t);
+/* The type as Go prints it in errors: "v1.PodSpec", "[]v1.Container", "map[string]string". */
+const char *wh_gotype_name(const struct wh_gotype *t);
+/* Element type of a slice or map; NULL for other kinds. */
+const struct wh_gotype *wh_gotype_elem(const struct wh_gotype *t);
+/* Values of the typed constants of a named string type, "A|B|C"; NULL when it has none. */
+const char *wh_gotype_enum(const struct wh_gotype *t);
+/* Fields of a struct (0 for other kinds), in Go's order. */
+size_t wh_gotype_nfields(const struct wh_gotype *t);
+const struct wh_gofield *wh_gotype_field(const struct wh_gotype *t, size_t i);
+/* The field with JSON name name (exactly; Kubernetes decodes case-sensitively), or NULL. */
+const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char *name);
+
+/* Decoding v into t as the API machinery's decoder (sigs.k8s.io/json: case-sensitive, unknown
+ * members ignored) would, without building anything: WH_OK, or WH_ERR_INVALID with the error Go
+ * reports, word for word: "json: cannot unmarshal string into Go struct field
+ * StatefulSetSpec.spec.replicas of type int32", "... number 1.5 ...", "... into Go value of
+ * type v1.Pod" (v itself), a time's "parsing time ..." or a quantity's parse error. Go's
+ * precedence: the first plain type mismatch in document order is kept while decoding goes on;
+ * an error of a type with its own JSON method (Time, MicroTime, IntOrString, Quantity) ends the
+ * decoding and wins. JSON null is never an error. Allocates nothing unless it fails; messages
+ * longer than the errbuf (deep paths, long time texts) are cut. */
+WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t,
+                                         struct wh_errbuf *eb);
+/* The same with the whole message: *msg is a new string (caller frees) on failure, else NULL. */
+WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
+                                              char **msg);
+
+/* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
+ * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,
+ * missing non-omitempty members added with Go's zero encoding ("" 0 false; null for nil
+ * slices, maps, pointers and zero times; the zero struct for struct values, which are never
+ * omitted), struct members in Go's order, map members by key, quantities as the API machinery
+ * prints them, times in UTC (whole seconds; MicroTime with six digits). A null or absent v gives
+ * t's zero value. Returns in *out: new ref. Errors: those of wh_gotype_check. */
+WH_NODISCARD enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t,
+                                             json_t **out, struct wh_errbuf *eb);
 
 #endif

@@ -294,7 +294,9 @@ static bool set_digits(struct wh_quantity *q, const char *a, size_t na, const ch
     return true;
 }
 
-enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_errbuf *eb)
+/* ParseQuantity; q is only computed when want_value (checking a text needs no arithmetic). */
+static enum wh_err parse(const char *str, struct wh_quantity *q, bool want_value,
+                         struct wh_errbuf *eb)
 {
     struct parts p;
     int base = 10;
@@ -337,6 +339,8 @@ enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_
             /* Go's int64 fast path: value = num+denom, times 2^exponent for binary suffixes */
             if (!set_digits(q, p.num, p.num_len, p.denom, p.denom_len))
                 return wh_errbuf_set(eb, WH_ERR_PARSE, MSG_NUMERIC);
+            if (!want_value) /* when the fast path cannot take it the slow one can */
+                return WH_OK;
             int64_t shifted;
             if (mantissa_int64(q, &shifted) && bin_shift < 63 &&
                 (shifted == 0 || shifted <= (INT64_MAX >> bin_shift))) {
@@ -395,6 +399,8 @@ enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_
         /* inf.Dec.SetString needs at least one digit and nothing else */
         if (i != vl || ni + nf == 0)
             return wh_errbuf_set(eb, WH_ERR_PARSE, MSG_NUMERIC);
+        if (!want_value)
+            return WH_OK;
         memset(q, 0, sizeof(*q));
         if (!set_digits(q, intpart, ni, frac, nf))
             return wh_errbuf_set(eb, WH_ERR_PARSE, MSG_NUMERIC);
@@ -433,6 +439,35 @@ enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_
         q->cached[0] = 0;
         return WH_OK;
     }
+}
+
+enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q, struct wh_errbuf *eb)
+{
+    return parse(str, q, true, eb);
+}
+
+/* Digits and a known suffix (or none) always parse: "500m", "2Gi", "1". */
+static bool plainly_valid(const char *str)
+{
+    size_t n = 0;
+    while (is_digit(str[n]))
+        n++;
+    if (n == 0 || n > 18)
+        return false;
+    const char *sfx = str + n;
+    if (!*sfx)
+        return true;
+    if (sfx[1] == '\0')
+        return strchr("numkMGTPE", sfx[0]) != NULL;
+    return sfx[1] == 'i' && sfx[2] == '\0' && strchr("KMGTPE", sfx[0]) != NULL;
+}
+
+enum wh_err wh_quantity_check(const char *str, struct wh_errbuf *eb)
+{
+    if (plainly_valid(str))
+        return WH_OK;
+    struct wh_quantity q;
+    return parse(str, &q, false, eb);
 }
 
 void wh_quantity_set_scaled(struct wh_quantity *q, int64_t v, int32_t scale,

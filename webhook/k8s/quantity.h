@@ -38,6 +38,10 @@ struct wh_quantity {
 WH_NODISCARD enum wh_err wh_quantity_parse(const char *str, struct wh_quantity *q,
                                            struct wh_errbuf *eb);
 
+/* Whether ParseQuantity accepts str, without computing the value (what a decoder that only
+ * checks types needs). Errors: those of wh_quantity_parse. */
+WH_NODISCARD enum wh_err wh_quantity_check(const char *str, struct wh_errbuf *eb);
+
 /* q = v x 10^scale in the given format. */
 void wh_quantity_set_scaled(struct wh_quantity *q, int64_t v, int32_t scale,
                             enum wh_quantity_format format);

@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The label every Namespace carries with its own name (set by the API server). */
+#define WH_NAMESPACE_NAME_LABEL "kubernetes.io/metadata.name"
+
 struct wh_selector;
 
 enum wh_selector_state {

@@ -4,18 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gocompat/gotime.h"
 #include "kube/client.h"
 #include "util/json.h"
 #include "util/time.h"
 
 void wh_lease_microtime(int64_t wall_ns, char *out, size_t outsz)
 {
-    time_t secs = (time_t)(wall_ns / 1000000000);
-    long micros = (long)((wall_ns % 1000000000) / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    snprintf(out, outsz, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+    wh_gotime_format(wh_gotime_from_ns(wall_ns), WH_GOTIME_RFC3339_MICRO, out, outsz);
 }
 
 static void copy_str(char *dst, size_t dstsz, const char *src)
@@ -31,8 +27,11 @@ void wh_lease_parse(const json_t *lease, struct wh_lease_record *rec)
     rec->duration_s = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
     copy_str(rec->acquire_time, sizeof(rec->acquire_time), wh_json_str(spec, "acquireTime"));
     copy_str(rec->renew_time, sizeof(rec->renew_time), wh_json_str(spec, "renewTime"));
-    if (!rec->renew_time[0] || wh_time_parse_rfc3339(rec->renew_time, &rec->renew) != 0)
-        rec->renew = 0;
+    struct wh_gotime renew;
+    rec->renew = 0;
+    if (rec->renew_time[0] && wh_gotime_parse(rec->renew_time, strlen(rec->renew_time),
+                                              WH_GOTIME_RFC3339_MICRO, &renew, NULL) == WH_OK)
+        rec->renew = (time_t)renew.sec;
     rec->transitions = json_integer_value(json_object_get(spec, "leaseTransitions"));
     copy_str(rec->resource_version, sizeof(rec->resource_version),
              wh_json_meta_str(lease, "resourceVersion"));
@@ -44,9 +43,8 @@ static void put(json_t *obj, const char *key, json_t *value)
     WH_ASSERT(r == 0 && value);
 }
 
-json_t *wh_lease_object(const char *ns, const char *name,
-                              const struct wh_lease_record *rec, const json_t *labels,
-                              const json_t *annotations)
+json_t *wh_lease_object(const char *ns, const char *name, const struct wh_lease_record *rec,
+                        const json_t *labels, const json_t *annotations)
 {
     json_t *o = json_object(), *meta = json_object(), *spec = json_object();
     put(o, "apiVersion", json_string("coordination.k8s.io/v1"));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "certs/fs_store.h"
+#include "gocompat/gotime.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/buf.h"
@@ -135,8 +136,7 @@ static enum wh_err read_pair(char **cert, size_t *cert_len, char **key, size_t *
 
 static enum wh_err key_id(gnutls_pubkey_t pub, unsigned char *id, size_t *len)
 {
-    return gnutls_pubkey_get_key_id(pub, GNUTLS_KEYID_USE_SHA256, id, len) < 0 ? WH_ERR_TLS
-                                                                                : WH_OK;
+    return gnutls_pubkey_get_key_id(pub, GNUTLS_KEYID_USE_SHA256, id, len) < 0 ? WH_ERR_TLS : WH_OK;
 }
 
 /* The private key must belong to the first certificate of the chain. */
@@ -189,20 +189,20 @@ static enum wh_err build_generation(char *cert, size_t cert_len, char *key, size
     gnutls_datum_t cd = {(unsigned char *)cert, (unsigned int)cert_len};
     gnutls_datum_t kd = {(unsigned char *)key, (unsigned int)key_len};
     g->chain_len = MAX_CHAIN;
-    int grc = gnutls_pcert_list_import_x509_raw(g->chain, &g->chain_len, &cd,
-                                                GNUTLS_X509_FMT_PEM, 0);
+    int grc =
+        gnutls_pcert_list_import_x509_raw(g->chain, &g->chain_len, &cd, GNUTLS_X509_FMT_PEM, 0);
     if (grc < 0 || g->chain_len == 0) {
         g->chain_len = 0;
-        rc = wh_errbuf_set(eb, WH_ERR_TLS, "cannot parse the certificate: %s",
-                           gnutls_strerror(grc));
+        rc =
+            wh_errbuf_set(eb, WH_ERR_TLS, "cannot parse the certificate: %s", gnutls_strerror(grc));
         goto out;
     }
     grc = gnutls_privkey_init(&g->key);
     if (grc >= 0)
         grc = gnutls_privkey_import_x509_raw(g->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
     if (grc < 0) {
-        rc = wh_errbuf_set(eb, WH_ERR_TLS, "cannot parse the private key: %s",
-                           gnutls_strerror(grc));
+        rc =
+            wh_errbuf_set(eb, WH_ERR_TLS, "cannot parse the private key: %s", gnutls_strerror(grc));
         goto out;
     }
     rc = check_match(g, eb);
@@ -260,8 +260,9 @@ enum wh_err wh_tls_reload(bool *changed, struct wh_errbuf *eb)
     }
     wh_metric_add(m_reloads, 1);
     *changed = true;
-    char when[32];
-    wh_time_format_rfc3339(g->not_after, when, sizeof(when));
+    char when[WH_GOTIME_MAX];
+    wh_gotime_format((struct wh_gotime){(int64_t)g->not_after, 0}, WH_GOTIME_RFC3339, when,
+                     sizeof(when));
     wh_log(WH_LOG_INFO, "serving certificate loaded from %s (serial %s, expires %s)", cert_dir,
            g->serial, when);
 out:

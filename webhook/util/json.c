@@ -151,6 +151,23 @@ const char *wh_json_type_name(const json_t *v)
     return "unknown";
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **wh_json_sorted_keys(const json_t *obj, size_t *n)
+{
+    size_t k = 0;
+    *n = json_object_size(obj);
+    const char **keys = wh_xmalloc((*n ? *n : 1) * sizeof(*keys));
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)obj, key, v) keys[k++] = key;
+    qsort(keys, *n, sizeof(*keys), cmp_names);
+    return keys;
+}
+
 json_t *wh_json_copy(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -219,8 +236,8 @@ json_t *wh_json_string_lossy(const char *s)
 
 /* Characters that need an escape inside a JSON string: controls, '"' and '\\'. */
 static const unsigned char needs_escape[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
 };
 
 /* Appends s[0..n) as a JSON string. Plain runs are copied whole: most Kubernetes strings need

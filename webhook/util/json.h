@@ -53,6 +53,10 @@ const char *wh_json_type_name(const json_t *v);
  * object, array, string, number, bool, null. */
 const char *wh_json_go_type_name(const json_t *v);
 
+/* The member names of obj sorted by byte order (Go's order for map keys). Returns: a new array
+ * (caller frees) of borrowed names, valid while obj is unchanged; *n gets its length. */
+const char **wh_json_sorted_keys(const json_t *obj, size_t *n);
+
 /* A deep copy. Unlike json_deep_copy it keeps object keys that contain NUL whole and skips
  * jansson 2.14's loop check, which formats every object's address with snprintf and made
  * copying a Pod cost more than parsing it. Values must not contain cycles (jansson's own

@@ -12,10 +12,9 @@
 #include "util/json.h"
 #include "util/str.h"
 
-static const struct wh_dp_type crd_v1 = {"apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                                         WH_DP_SHAPE_CRD};
+static const struct wh_dp_type crd_v1 = {"apiextensions.k8s.io/v1", "CustomResourceDefinition"};
 static const struct wh_dp_type crd_v1beta1 = {"apiextensions.k8s.io/v1beta1",
-                                              "CustomResourceDefinition", WH_DP_SHAPE_CRD};
+                                              "CustomResourceDefinition"};
 
 static enum wh_err count_live_cr(void *arg, json_t *item)
 {

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "config/features.h"
+#include "gocompat/gotype.h"
 #include "handlers/deletion/protection_int.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/str.h"
-#include "util/time.h"
 
 #define DENIED_METRIC "kruise_webhook_deletion_protection_denied_total"
 #define DENIED_HELP "Deletions denied by policy.kruise.io/delete-protection, by kind."
@@ -33,204 +33,6 @@ static const struct {
 };
 
 /* --- decoding ------------------------------------------------------------------------------ */
-
-/* The Go types a field may be decoded into; JSON null is accepted for all of them, as Go's
- * decoder leaves the zero value there. */
-enum gotype { GO_STRING, GO_INT64, GO_INT32, GO_BOOL, GO_OBJECT, GO_ARRAY, GO_TIME };
-
-static const char *gotype_name(enum gotype t)
-{
-    switch (t) {
-    case GO_STRING:
-        return "string";
-    case GO_INT64:
-        return "int64";
-    case GO_INT32:
-        return "int32";
-    case GO_BOOL:
-        return "bool";
-    case GO_OBJECT:
-        return "struct";
-    case GO_ARRAY:
-        return "slice";
-    case GO_TIME:
-        return "v1.Time";
-    }
-    return "?";
-}
-
-static enum wh_err mismatch(const json_t *v, const char *where, const char *key, enum gotype t,
-                            struct wh_errbuf *eb)
-{
-    if (json_is_number(v)) {
-        /* Go names the number when it is the value, not the type, that does not fit. */
-        char num[64];
-        if (json_is_integer(v))
-            snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        else
-            snprintf(num, sizeof(num), "%g", json_real_value(v));
-        if (t == GO_INT32 || t == GO_INT64)
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "json: cannot unmarshal number %s into Go struct field %s.%s of "
-                                 "type %s",
-                                 num, where, key, gotype_name(t));
-    }
-    return wh_errbuf_set(eb, WH_ERR_INVALID,
-                         "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-                         wh_json_go_type_name(v), where, key, gotype_name(t));
-}
-
-/* Checks parent[key] (when present and not null) against t. */
-static enum wh_err field(const json_t *parent, const char *where, const char *key, enum gotype t,
-                         struct wh_errbuf *eb)
-{
-    const json_t *v = json_object_get(parent, key);
-    if (!v || json_is_null(v))
-        return WH_OK;
-    switch (t) {
-    case GO_STRING:
-        if (!json_is_string(v))
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_INT64:
-        if (!json_is_integer(v))
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_INT32:
-        if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
-            json_integer_value(v) > INT32_MAX)
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_BOOL:
-        if (!json_is_boolean(v))
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_OBJECT:
-        if (!json_is_object(v))
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_ARRAY:
-        if (!json_is_array(v))
-            return mismatch(v, where, key, t, eb);
-        break;
-    case GO_TIME: {
-        if (!json_is_string(v))
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "json: cannot unmarshal %s into Go value of type string",
-                                 wh_json_go_type_name(v));
-        time_t ignored;
-        if (wh_time_parse_rfc3339(json_string_value(v), &ignored) != 0)
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "parsing time \"%.64s\" as \"2006-01-02T15:04:05Z07:00\": "
-                                 "not an RFC 3339 time (%s.%s)",
-                                 json_string_value(v), where, key);
-        break;
-    }
-    }
-    return WH_OK;
-}
-
-/* parent[key] is null/absent or an object (map[string]string) whose values are strings. */
-static enum wh_err string_map(const json_t *parent, const char *where, const char *key,
-                              struct wh_errbuf *eb)
-{
-    enum wh_err rc = field(parent, where, key, GO_OBJECT, eb);
-    if (rc)
-        return rc;
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)json_object_get(parent, key), k, v)
-    {
-        if (!json_is_string(v) && !json_is_null(v))
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "json: cannot unmarshal %s into Go struct field %s.%s of type "
-                                 "string",
-                                 wh_json_go_type_name(v), where, key);
-    }
-    return WH_OK;
-}
-
-/* parent[key] is null/absent or an array whose elements are null or of type t. */
-static enum wh_err array_of(const json_t *parent, const char *where, const char *key, enum gotype t,
-                            struct wh_errbuf *eb)
-{
-    enum wh_err rc = field(parent, where, key, GO_ARRAY, eb);
-    if (rc)
-        return rc;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(parent, key), i, v)
-    {
-        if (json_is_null(v))
-            continue;
-        bool ok = t == GO_STRING ? json_is_string(v) : json_is_object(v);
-        if (!ok)
-            return mismatch(v, where, key, t, eb);
-    }
-    return WH_OK;
-}
-
-static enum wh_err check_meta(const json_t *meta, struct wh_errbuf *eb)
-{
-    static const char *const strings[] = {"name",     "generateName", "namespace",
-                                          "selfLink", "uid",          "resourceVersion"};
-    static const char *const where = "ObjectMeta.metadata";
-    enum wh_err rc = WH_OK;
-    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]) && !rc; i++)
-        rc = field(meta, where, strings[i], GO_STRING, eb);
-    if (!rc)
-        rc = field(meta, where, "generation", GO_INT64, eb);
-    if (!rc)
-        rc = field(meta, where, "deletionGracePeriodSeconds", GO_INT64, eb);
-    if (!rc)
-        rc = field(meta, where, "creationTimestamp", GO_TIME, eb);
-    if (!rc)
-        rc = field(meta, where, "deletionTimestamp", GO_TIME, eb);
-    if (!rc)
-        rc = string_map(meta, where, "labels", eb);
-    if (!rc)
-        rc = string_map(meta, where, "annotations", eb);
-    if (!rc)
-        rc = array_of(meta, where, "finalizers", GO_STRING, eb);
-    if (!rc)
-        rc = array_of(meta, where, "ownerReferences", GO_OBJECT, eb);
-    if (!rc)
-        rc = array_of(meta, where, "managedFields", GO_OBJECT, eb);
-    return rc;
-}
-
-static enum wh_err check_crd_spec(const json_t *spec, bool v1beta1, struct wh_errbuf *eb)
-{
-    static const char *const where = "CustomResourceDefinitionSpec.spec";
-    enum wh_err rc = field(spec, where, "group", GO_STRING, eb);
-    /* v1beta1 still has the singular spec.version; v1 has no such field and ignores it */
-    if (!rc && v1beta1)
-        rc = field(spec, where, "version", GO_STRING, eb);
-    if (!rc)
-        rc = field(spec, where, "names", GO_OBJECT, eb);
-    const json_t *names = json_object_get(spec, "names");
-    static const char *const name_fields[] = {"plural", "singular", "kind", "listKind"};
-    for (size_t i = 0; i < sizeof(name_fields) / sizeof(name_fields[0]) && !rc; i++)
-        rc =
-            field(names, "CustomResourceDefinitionNames.spec.names", name_fields[i], GO_STRING, eb);
-    if (!rc)
-        rc = array_of(spec, where, "versions", GO_OBJECT, eb);
-    if (rc)
-        return rc;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(spec, "versions"), i, v)
-    {
-        rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "name", GO_STRING, eb);
-        if (!rc)
-            rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "storage", GO_BOOL, eb);
-        if (!rc)
-            rc = field(v, "CustomResourceDefinitionVersion.spec.versions", "served", GO_BOOL, eb);
-        if (rc)
-            return rc;
-    }
-    return WH_OK;
-}
 
 /* Splits an apiVersion as Kubernetes' ParseGroupVersion does: "" and "/" are empty, "v1" is a
  * version of the core group, "g/v" a group and version, more slashes an error. */
@@ -289,31 +91,12 @@ enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, st
                              "Kind string }",
                              wh_json_go_type_name(obj));
     enum wh_err rc = check_gvk(obj, t, eb);
-    if (!rc)
-        rc = field(obj, t->kind, "metadata", GO_OBJECT, eb);
-    if (!rc)
-        rc = check_meta(json_object_get(obj, "metadata"), eb);
-    if (!rc)
-        rc = field(obj, t->kind, "spec", GO_OBJECT, eb);
-    if (!rc)
-        rc = field(obj, t->kind, "status", GO_OBJECT, eb);
     if (rc)
         return rc;
-    const json_t *spec = json_object_get(obj, "spec");
-    switch (t->shape) {
-    case WH_DP_SHAPE_PLAIN:
-        break;
-    case WH_DP_SHAPE_WORKLOAD: {
-        char where[96];
-        snprintf(where, sizeof(where), "%sSpec.spec", t->kind);
-        rc = field(spec, where, "replicas", GO_INT32, eb);
-        break;
-    }
-    case WH_DP_SHAPE_CRD:
-        rc = check_crd_spec(spec, wh_str_has_suffix(t->api_version, "/v1beta1"), eb);
-        break;
-    }
-    return rc;
+    const struct wh_gotype *type = wh_gotype_lookup(t->api_version, t->kind);
+    if (!type)
+        WH_PANIC("the Go-type model has no %s %s", t->api_version, t->kind);
+    return wh_gotype_check(obj, type, eb);
 }
 
 /* --- common steps -------------------------------------------------------------------------- */

@@ -31,20 +31,16 @@ enum wh_dp_kind {
     WH_DP_KIND_COUNT
 };
 
-/* The type an old object is decoded into, as upstream's typed decoding would: the API version
- * and kind it must carry (or lack; then they default to these), and which fields the decision
- * reads beyond ObjectMeta. */
-enum wh_dp_shape { WH_DP_SHAPE_PLAIN, WH_DP_SHAPE_WORKLOAD, WH_DP_SHAPE_CRD };
+/* The type an old object is decoded into: the API version and kind it must carry (or lack;
+ * then they default to these); the Go type is the model's (gocompat/gotype.h). */
 struct wh_dp_type {
     const char *api_version; /* "apps/v1" */
     const char *kind;        /* "Deployment" */
-    enum wh_dp_shape shape;
 };
 
 /* What upstream's decoder would reject in obj (borrowed): not an object, an apiVersion/kind
- * naming another type, or a field of the wrong JSON type among ObjectMeta's and those the
- * decision reads (spec.replicas must fit an int32; timestamps must be RFC 3339). Returns
- * WH_ERR_INVALID with the reason in eb. */
+ * naming another type, or a member of the wrong JSON type anywhere in the typed object (Go's
+ * decoding, wh_gotype_check). Returns WH_ERR_INVALID with the reason in eb. */
 WH_NODISCARD enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t,
                                             struct wh_errbuf *eb);
 

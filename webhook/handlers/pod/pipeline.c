@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "gocompat/gotype.h"
 #include "handlers/pod/steps.h"
 #include "handlers/sidecarset/inject.h"
 #include "handlers/workloadspread/pod.h"
@@ -93,32 +94,17 @@ static void review_fini(struct wh_pod_review *pr)
     pr->_evicted = NULL;
 }
 
-/* A Pod that cannot be decoded is a 400, as upstream's Decoder answers. */
+/* A Pod that cannot be decoded is a 400 with Go's words, as upstream's Decoder answers. */
 static bool decodable(const struct wh_admission_request *req, struct wh_admission_response *resp)
 {
-    const json_t *o = req->object;
-    if (!o) {
+    struct wh_errbuf eb;
+    if (!req->object) {
         wh_admission_deny(resp, 400, "there is no content to decode");
         return false;
     }
-    if (!json_is_object(o)) {
-        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type v1.Pod",
-                          wh_json_go_type_name(o));
+    if (wh_gotype_check(req->object, wh_gotype_lookup("v1", "Pod"), &eb)) {
+        wh_admission_deny(resp, 400, "%s", eb.msg);
         return false;
-    }
-    static const char *const objects[] = {"metadata", "spec", "status"};
-    for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
-        const json_t *m = json_object_get(o, objects[i]);
-        if (m && !json_is_object(m) && !json_is_null(m)) {
-            wh_admission_deny(resp, 400,
-                              "json: cannot unmarshal %s into Go struct field Pod.%s of type "
-                              "v1.%s",
-                              wh_json_go_type_name(m), objects[i],
-                              i == 0   ? "ObjectMeta"
-                              : i == 1 ? "PodSpec"
-                                       : "PodStatus");
-            return false;
-        }
     }
     return true;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/goenc.h"
 #include "gocompat/gotype.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -50,7 +51,11 @@ static json_t *encode_list(const json_t *list)
     struct wh_errbuf eb;
     if (!list)
         return json_null();
-    if (wh_gojson_normalize(list, &wh_gojson_sidecar_container, true, &out, &eb))
+    /* the containers of v1alpha1 and v1beta1 are the same type */
+    const struct wh_gotype *t =
+        wh_gotype_member(wh_gotype_lookup("apps.kruise.io/v1beta1", "SidecarSetSpec"), "containers")
+            ->type;
+    if (wh_gotype_normalize(list, t, &out, &eb))
         return wh_json_copy(list);
     return out;
 }
@@ -77,7 +82,7 @@ char *wh_sidecarset_hash_input(const json_t *sidecarset, bool without_image)
         json_object_set_new(m, "initContainers", encode_list(inits));
 
     wh_buf_init(&b, HASH_INPUT_CAP);
-    if (wh_gojson_dump(m, &b))
+    if (wh_goenc_append(&b, m, false))
         wh_buf_reset(&b); /* over 16 MiB of sidecars: hash nothing rather than a prefix */
     json_decref(m);
     json_decref(own_c);

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "gocompat/gotime.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
@@ -164,15 +165,16 @@ static json_t *decode_upgrade_spec(const json_t *v)
         if (strcasecmp(k, "updateTimestamp") == 0) {
             if (json_is_null(m))
                 continue;
-            time_t t;
-            if (!json_is_string(m) || wh_time_parse_rfc3339(json_string_value(m), &t) != 0) {
+            struct wh_gotime t;
+            if (!json_is_string(m) || wh_gotime_parse(json_string_value(m), json_string_length(m),
+                                                      WH_GOTIME_RFC3339, &t, NULL)) {
                 ok = false;
                 break;
             }
-            char buf[32];
-            wh_time_format_rfc3339(t, buf, sizeof(buf));
+            char buf[WH_GOTIME_MAX];
+            wh_gotime_format(t, WH_GOTIME_RFC3339, buf, sizeof(buf));
             json_decref(ts);
-            ts = json_string(buf);
+            ts = wh_gotime_is_zero(t) ? json_null() : json_string(buf); /* metav1.Time */
         } else if (strcasecmp(k, "hash") == 0 || strcasecmp(k, "sidecarSetName") == 0 ||
                    strcasecmp(k, "controllerRevision") == 0) {
             json_t **dst = strcasecmp(k, "hash") == 0             ? &hash
@@ -1091,7 +1093,8 @@ static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_p
     b.volumes = json_array();
     b.secrets = json_array();
     b.annotations = json_object();
-    wh_time_format_rfc3339(pm->now ? pm->now : time(NULL), b.now, sizeof(b.now));
+    wh_gotime_format((struct wh_gotime){(int64_t)(pm->now ? pm->now : time(NULL)), 0},
+                     WH_GOTIME_RFC3339, b.now, sizeof(b.now));
 
     for (size_t i = 0; i < picks->n; i++) {
         rc = patch_metadata(pm, picks->items[i].ss, eb);

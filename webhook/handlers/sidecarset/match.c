@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conversion/convert.h"
+#include "gocompat/gotime.h"
 #include "handlers/sidecarset/hash.h"
 #include "k8s/selector.h"
 #include "util/json.h"
@@ -43,16 +45,11 @@ static void *view_new(const json_t *obj)
     if (!wh_str_eq(canary, "true") || !base || !base[0])
         base = NULL;
 
-    /* v1alpha1 names its one namespace in spec.namespace; conversion turns it into a
-     * namespaceSelector on kubernetes.io/metadata.name that wins over any other */
-    json_t *alpha_sel = NULL;
-    const json_t *nssel = json_object_get(spec, "namespaceSelector");
-    const char *alpha_ns = wh_json_str(spec, "namespace");
-    if (wh_str_eq(wh_json_str(obj, "apiVersion"), "apps.kruise.io/v1alpha1") && alpha_ns &&
-        alpha_ns[0]) {
-        alpha_sel = json_pack("{s:{s:s}}", "matchLabels", WH_NAMESPACE_NAME_LABEL, alpha_ns);
-        nssel = alpha_sel;
-    }
+    /* a v1alpha1 SidecarSet's spec.namespace stands for a namespaceSelector */
+    json_t *alpha_sel = wh_str_eq(wh_json_str(obj, "apiVersion"), "apps.kruise.io/v1alpha1")
+                            ? wh_convert_sidecarset_namespace(spec)
+                            : NULL;
+    const json_t *nssel = alpha_sel ? alpha_sel : json_object_get(spec, "namespaceSelector");
     struct wh_selector *ns_selector = json_is_object(nssel) ? wh_selector_new(nssel) : NULL;
     json_decref(alpha_sel);
 
@@ -180,8 +177,9 @@ static struct rev_key rev_key_of(const json_t *cr)
     if (json_is_integer(r))
         k.revision = json_integer_value(r);
     const char *ts = wh_json_meta_str(cr, "creationTimestamp");
-    if (ts && wh_time_parse_rfc3339(ts, &k.created) != 0)
-        k.created = 0;
+    struct wh_gotime created;
+    if (ts && wh_gotime_parse(ts, strlen(ts), WH_GOTIME_RFC3339, &created, NULL) == WH_OK)
+        k.created = (time_t)created.sec;
     if (!k.name)
         k.name = "";
     return k;

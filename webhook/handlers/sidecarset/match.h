@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "handlers/pod/review.h"
+#include "k8s/selector.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "util/err.h"
@@ -34,7 +35,6 @@
 #define WH_SIDECARSET_CUSTOM_VERSION_LABEL "apps.kruise.io/sidecarset-custom-version"
 #define WH_SIDECARSET_CANARY_ANNOTATION "apps.kruise.io/sidecarset-canary"
 #define WH_SIDECARSET_BASE_ANNOTATION "apps.kruise.io/sidecarset-base"
-#define WH_NAMESPACE_NAME_LABEL "kubernetes.io/metadata.name"
 
 struct wh_selector;
 

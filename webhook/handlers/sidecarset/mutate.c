@@ -1,5 +1,6 @@
 #include "handlers/sidecarset/mutate.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "handlers/sidecarset/defaults.h"
@@ -34,15 +35,16 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
                                        struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    const struct wh_gojson_type *type = NULL;
+    const struct wh_gotype *type = NULL;
     json_t *decoded = NULL, *defaulted = NULL, *encoded = NULL;
     struct wh_errbuf derr = {{0}};
     (void)ctx;
 
-    if (strcmp(req->resource.version, "v1beta1") == 0) {
-        type = &wh_gojson_sidecarset_v1beta1;
-    } else if (strcmp(req->resource.version, "v1alpha1") == 0) {
-        type = &wh_gojson_sidecarset_v1alpha1;
+    if (strcmp(req->resource.version, "v1beta1") == 0 ||
+        strcmp(req->resource.version, "v1alpha1") == 0) {
+        char api[64];
+        snprintf(api, sizeof(api), "apps.kruise.io/%s", req->resource.version);
+        type = wh_gotype_lookup(api, "SidecarSet");
     } else {
         wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
         return WH_OK;
@@ -51,14 +53,7 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
         wh_admission_deny(resp, 400, "there is no content to decode");
         return WH_OK;
     }
-    if (!json_is_object(req->object)) {
-        wh_admission_deny(resp, 400, "json: cannot unmarshal %s into Go value of type %s",
-                          wh_json_go_type_name(req->object),
-                          type == &wh_gojson_sidecarset_v1beta1 ? "v1beta1.SidecarSet"
-                                                                : "v1alpha1.SidecarSet");
-        return WH_OK;
-    }
-    if (wh_gojson_normalize(req->object, type, false, &decoded, &derr)) {
+    if (wh_gotype_normalize(req->object, type, &decoded, &derr)) {
         wh_admission_deny(resp, 400, "%s", derr.msg);
         return WH_OK;
     }
@@ -80,7 +75,7 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
     wh_sidecarset_defaults(defaulted);
     wh_sidecarset_hash_annotate(defaulted, false);
     /* the defaults only add well-typed values, so the second encoding cannot fail */
-    rc = wh_gojson_normalize(defaulted, type, false, &encoded, eb);
+    rc = wh_gotype_normalize(defaulted, type, &encoded, eb);
     if (rc)
         goto out;
     if (wh_patch_equal(decoded, encoded)) {

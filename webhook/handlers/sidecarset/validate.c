@@ -9,6 +9,7 @@
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "k8s/fielderr.h"
+#include "conversion/convert.h"
 #include "gocompat/gotype.h"
 #include "k8s/podvalidation.h"
 #include "k8s/selector.h"
@@ -27,6 +28,9 @@
  * this stands in for them. */
 #define GO_POINTER "0xc000010000"
 
+#define ALPHA "apps.kruise.io/v1alpha1"
+#define BETA "apps.kruise.io/v1beta1"
+
 struct vctx {
     const struct wh_handler_ctx *hctx;
     const json_t *obj; /* the v1beta1 form, normalised */
@@ -36,52 +40,32 @@ struct vctx {
 
 /* --- decoding ------------------------------------------------------------------------------- */
 
-/* apis/apps/v1alpha1 ConvertTo: spec.namespace becomes a namespaceSelector on
- * kubernetes.io/metadata.name, the custom-version label becomes spec.customVersion. */
-static void alpha_to_beta(json_t *obj)
-{
-    json_t *spec = wh_json_obj(obj, "spec");
-    json_t *meta = wh_json_obj(obj, "metadata");
-    if (spec) {
-        const char *ns = wh_json_str(spec, "namespace");
-        if (ns && *ns) {
-            json_t *sel = json_pack("{s:{s:s}}", "matchLabels", WH_NAMESPACE_NAME_LABEL, ns);
-            json_object_set_new(spec, "namespaceSelector", sel);
-        }
-        json_object_del(spec, "namespace");
-    }
-    json_t *labels = wh_json_obj(meta, "labels");
-    const char *cv = wh_json_str(labels, WH_SIDECARSET_CUSTOM_VERSION_LABEL);
-    if (cv && spec) {
-        json_object_set_new(spec, "customVersion", json_string(cv));
-        json_object_del(labels, WH_SIDECARSET_CUSTOM_VERSION_LABEL);
-    }
-}
-
 /* Decodes raw as the handler's decodeObject does. Returns WH_OK, or WH_ERR_INVALID with the
  * decoder's message for a 400. */
 static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
                           struct wh_errbuf *eb)
 {
-    const struct wh_gojson_type *t = NULL;
     bool alpha = strcmp(version, "v1alpha1") == 0;
     *out = NULL;
-    if (strcmp(version, "v1beta1") == 0 || alpha)
-        t = alpha ? &wh_gojson_sidecarset_v1alpha1 : &wh_gojson_sidecarset_v1beta1;
-    if (!t) /* upstream decodes nothing for other versions and validates an empty object */
-        return wh_gojson_normalize(NULL, &wh_gojson_sidecarset_v1beta1, false, out, eb);
+    if (strcmp(version, "v1beta1") != 0 && !alpha) /* upstream decodes nothing for other
+                                                      versions and validates an empty object */
+        return wh_gotype_normalize(NULL, wh_gotype_lookup(BETA, "SidecarSet"), out, eb);
     if (!raw)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    if (!json_is_object(raw))
-        return wh_errbuf_set(
-            eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go value of type %s",
-            wh_json_go_type_name(raw), alpha ? "v1alpha1.SidecarSet" : "v1beta1.SidecarSet");
-    enum wh_err rc = wh_gojson_normalize(raw, t, false, out, eb);
-    if (rc)
+    enum wh_err rc =
+        wh_gotype_normalize(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
+    if (rc || !alpha)
         return rc;
-    if (alpha)
-        alpha_to_beta(*out);
-    return WH_OK;
+    /* the v1alpha1 object is seen as its v1beta1 conversion (apis/apps/v1alpha1 ConvertTo) */
+    json_t *beta = NULL;
+    char *msg = NULL;
+    rc = wh_convert_up("SidecarSet", *out, &beta, &msg);
+    json_decref(*out);
+    *out = beta;
+    if (rc)
+        wh_errbuf_set(eb, rc, "%s", msg);
+    free(msg);
+    return rc;
 }
 
 /* --- Go syntax of the values upstream prints ---------------------------------------------------
@@ -512,15 +496,19 @@ static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char 
         wh_ferr_invalid_str(&v->errs, path, sub, m.m[i]);
 }
 
-/* A core Container from a SidecarContainer: the sidecar-only members dropped. */
+/* A core Container from a SidecarContainer: the members that v1.Container does not have (the
+ * sidecar's own) dropped. */
 static json_t *core_container(const json_t *sc)
 {
-    static const char *const extras[] = {"podInjectPolicy",   "upgradeStrategy",
-                                         "shareVolumePolicy", "shareVolumeDevicePolicy",
-                                         "transferEnv",       "resourcesPolicy"};
-    json_t *c = wh_json_copy(sc);
-    for (size_t i = 0; i < sizeof(extras) / sizeof(extras[0]); i++)
-        json_object_del(c, extras[i]);
+    const struct wh_gotype *core = wh_gotype_lookup("v1", "Container");
+    json_t *c = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)sc, key, v)
+    {
+        if (wh_gotype_member(core, key) && json_object_set_new(c, key, wh_json_copy(v)))
+            WH_PANIC("json_object_set_new failed");
+    }
     return c;
 }
 
@@ -905,18 +893,20 @@ static bool selectors_overlap(const json_t *a, const json_t *b)
  * new ref. */
 static json_t *cached_beta(const json_t *o)
 {
-    json_t *copy = wh_json_copy(o);
     const char *av = wh_json_str(o, "apiVersion");
-    if (av && wh_str_has_suffix(av, "/v1alpha1"))
-        alpha_to_beta(copy);
-    return copy;
+    json_t *beta = NULL;
+    char *msg = NULL;
+    if (!av || !wh_str_has_suffix(av, "/v1alpha1") || wh_convert_up("SidecarSet", o, &beta, &msg))
+        beta = json_incref((json_t *)(uintptr_t)o);
+    free(msg);
+    return beta;
 }
 
 static json_t *normalized_volume(const json_t *vol)
 {
     json_t *out = NULL;
     struct wh_errbuf eb;
-    if (wh_gojson_normalize(vol, &wh_gojson_volume, false, &out, &eb))
+    if (wh_gotype_normalize(vol, wh_gotype_lookup("v1", "Volume"), &out, &eb))
         return wh_json_copy(vol);
     return out;
 }
