@@ -1841,3 +1841,201 @@ TEST(k8s_toleration_validation)
         free(got);
     }
 }
+
+TEST(ws_patch_strategic_merge)
+{
+    /* labels and annotations merge, containers merge by name */
+    json_t *p =
+        patched("{'name':'a','maxReplicas':3,'patch':{'metadata':{'labels':{'subset':'a'},"
+                "'annotations':{'note':'x'}},'spec':{'containers':[{'name':'main','resources':{"
+                "'limits':{'cpu':'2'}}},{'name':'side','image':'busybox'}]}}}",
+                "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1','namespace':'ns',"
+                "'labels':{'app':'demo'},'ownerReferences':[" CS_OWNER "]},'spec':{'containers':[{"
+                "'name':'main','image':'nginx'}]}}");
+    json_t *want = jq("{'app':'demo','subset':'a'}");
+    CHECK_EQ_JSON(wh_json_path(p, "metadata", "labels", NULL), want);
+    json_decref(want);
+    CHECK_EQ_STR(wh_json_annotation(p, "note"), "x");
+    CHECK_EQ_STR(wh_json_annotation(p, WH_WS_MATCHED_ANNOTATION),
+                 "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
+    want = jq("[{'name':'main','image':'nginx','resources':{'limits':{'cpu':'2'}}},{'name':"
+              "'side','image':'busybox'}]");
+    CHECK_EQ_JSON(wh_json_path(p, "spec", "containers", NULL), want);
+    json_decref(want);
+    json_decref(p);
+}
+
+TEST(ws_patch_priority_class_change_drops_priority)
+{
+    const char *pod = PLAIN_POD("{'priorityClassName':'low','priority':10,'containers':[{'name':"
+                                "'main','image':'nginx'}]}");
+    json_t *p = patched("{'name':'a','maxReplicas':3,'patch':{'spec':{'priorityClassName':"
+                        "'high'}}}",
+                        pod);
+    CHECK_EQ_STR(wh_json_path_str(p, "spec", "priorityClassName", NULL), "high");
+    CHECK(json_object_get(json_object_get(p, "spec"), "priority") == NULL);
+    json_decref(p);
+    /* the same class: the priority stays */
+    p = patched("{'name':'a','maxReplicas':3,'patch':{'spec':{'priorityClassName':'low'}}}", pod);
+    CHECK_EQ_INT(json_integer_value(wh_json_path(p, "spec", "priority", NULL)), 10);
+    json_decref(p);
+}
+
+TEST(ws_patch_that_does_not_apply_fails_the_request)
+{
+    struct {
+        const char *patch, *err;
+    } cases[] = {
+        {"{'spec':{'containers':[{'image':'x'}]}}",
+         "map: map[image:x] does not contain declared merge key: name"},
+        {"{'spec':{'hostNetwork':'yes'}}", "json: cannot unmarshal string into Go struct field "
+                                           "PodSpec.spec.hostNetwork of type bool"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *objs = wh_str_printf(
+            "[" CLONESET("cs-demo", "5") ",{'apiVersion':'apps.kruise.io/v1beta1','kind':"
+                                         "'WorkloadSpread','metadata':{'name':'ws-demo','namespace'"
+                                         ":'ns'},'spec':{'targetRef':" TARGET_CS
+                                         ",'subsets':[{'name':'only','patch':%s}]}}]",
+            cases[i].patch);
+        struct fx f;
+        fx_init(&f, "", objs);
+        struct run r;
+        create(&f, &r, CS_POD("cs-demo-1"));
+        CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
+        CHECK_EQ_STR(r.eb.msg, cases[i].err);
+        run_fini(&r);
+        fx_fini(&f);
+        free(objs);
+    }
+}
+
+TEST(ws_patch_added_values_as_go_encodes_them)
+{
+    /* empty optional members of what the subset adds are dropped, required ones added */
+    json_t *p = patched("{'name':'a','maxReplicas':3,'tolerations':[{'key':'t','operator':"
+                        "'Exists','value':'','tolerationSeconds':null}],"
+                        "'preferredNodeSelector':[{'preference':{'matchExpressions':[]}}]}",
+                        PLAIN_POD("{}"));
+    json_t *want = jq("[{'key':'t','operator':'Exists'}]");
+    CHECK_EQ_JSON(wh_json_path(p, "spec", "tolerations", NULL), want);
+    json_decref(want);
+    want = jq("[{'weight':0,'preference':{}}]");
+    CHECK_EQ_JSON(wh_json_path(p, "spec", "affinity", "nodeAffinity",
+                               "preferredDuringSchedulingIgnoredDuringExecution", NULL),
+                  want);
+    json_decref(want);
+    json_decref(p);
+}
+
+#define DEPLOY_WEB                                                                                 \
+    "{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'web','namespace':'ns'},"      \
+    "'spec':{'replicas':2,'template':{'metadata':{'labels':{'app':'web'}},'spec':{"                \
+    "'containers':[{'name':'main','image':'nginx','terminationMessagePolicy':'File',"              \
+    "'imagePullPolicy':'Always'}],'restartPolicy':'Always','dnsPolicy':'ClusterFirst',"            \
+    "'terminationGracePeriodSeconds':30}}}}"
+#define CS_CLAIMS                                                                                  \
+    "{'apiVersion':'apps.kruise.io/"                                                               \
+    "v1alpha1','kind':'CloneSet','metadata':{'name':'cs','namespace':"                             \
+    "'ns'},'spec':{'replicas':2,'template':{'spec':{'containers':[{'name':'main','image':'nginx'," \
+    "'terminationMessagePolicy':'File','imagePullPolicy':'Always'}],'restartPolicy':'Always',"     \
+    "'dnsPolicy':'ClusterFirst','terminationGracePeriodSeconds':30}},'volumeClaimTemplates':[{"    \
+    "'metadata':{'name':'data'}}]}}"
+#define DEP_REF "'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'web'}"
+
+TEST(ws_validate_patch_against_the_template)
+{
+    struct fx f;
+    fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "]");
+    struct {
+        const char *spec, *want;
+    } cases[] = {
+        /* a valid patch */
+        {DEP_REF ",'subsets':[{'name':'a','patch':{'metadata':{'labels':{'x':'y'}},'spec':{"
+                 "'containers':[{'name':'main','env':[{'name':'E','value':'1'}]}]}}}]",
+         ""},
+        /* the patched template is checked as a Pod spec (not defaulted: a new container lacks
+         * its policies too); the patch's new element comes first, as mergeSortedSlice orders */
+        {DEP_REF ",'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'side'}]}}}]",
+         "400 [spec.subsets[0].patch.containers[0].image: Required value, "
+         "spec.subsets[0].patch.containers[0].terminationMessagePolicy: Required value, "
+         "spec.subsets[0].patch.containers[0].imagePullPolicy: Required value]"},
+        {DEP_REF ",'subsets':[{'name':'a','patch':{'spec':{'containers':[{'image':'x'}]}}}]",
+         "400 [spec.subsets[0].patch: Invalid value: "
+         "\"{\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"x\\\"}]}}\": failed to merge "
+         "patch: map: map[image:x] does not contain declared merge key: name, "
+         "spec.subsets[0].patch: Invalid value: "
+         "\"{\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"x\\\"}]}}\": failed to "
+         "unmarshal: unexpected end of JSON input, "
+         "spec.subsets[0].patch.terminationGracePeriodSeconds: Required value, "
+         "spec.subsets[0].patch.containers: Required value, "
+         "spec.subsets[0].patch.restartPolicy: Required value, "
+         "spec.subsets[0].patch.dnsPolicy: Required value]"},
+        /* a CloneSet's claims are volumes of the template */
+        {"'targetRef':{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet','name':'cs'},"
+         "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"
+         "'name':'data','mountPath':'/data'}]}]}}}]",
+         ""},
+        {"'targetRef':{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet','name':'cs'},"
+         "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"
+         "'name':'logs','mountPath':'/logs'}]}]}}}]",
+         "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        /* no workload yet: the patch is not checked */
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'later'},'subsets':[{"
+         "'name':'a','patch':{'spec':{'containers':[{'name':'side'}]}}}]",
+         ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *obj = wh_str_printf(WSB("%s"), cases[i].spec);
+        char *got = answer(&f, "CREATE", "v1beta1", obj, NULL);
+        if (strcmp(got, cases[i].want) != 0)
+            fprintf(stderr, "case %zu: got %s\n", i, got);
+        CHECK_EQ_STR(got, cases[i].want);
+        free(got);
+        free(obj);
+    }
+    fx_fini(&f);
+}
+
+TEST(ws_validate_decodes_with_the_model)
+{
+    struct fx f;
+    fx_init(&f, "", "[]");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ",'subsets':[{'name':'a','maxReplicas':1.5}]"),
+                 NULL,
+                 "400 json: cannot unmarshal number 1.5 into Go struct field "
+                 "WorkloadSpreadSubset.spec.subsets.maxReplicas of type int32");
+    CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ",'subsets':'x'"), NULL,
+                 "400 json: cannot unmarshal string into Go struct field "
+                 "WorkloadSpreadSpec.spec.subsets of type []v1beta1.WorkloadSpreadSubset");
+    fx_fini(&f);
+}
+
+TEST(ws_options_decode_as_go)
+{
+    struct fx f;
+    fx_init(&f, "", "[" BASIC_A0 "]");
+    struct run r;
+    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, "{'dryRun':'All'}", false);
+    CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
+    CHECK_EQ_STR(r.eb.msg, "json: cannot unmarshal string into Go struct field "
+                           "CreateOptions.dryRun of type []string");
+    run_fini(&r);
+    run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), "{'gracePeriodSeconds':'5'}",
+        false);
+    CHECK(!r.resp.allowed);
+    CHECK_EQ_INT(r.resp.code, 400);
+    CHECK_EQ_STR(r.resp.message, "json: cannot unmarshal string into Go struct field "
+                                 "DeleteOptions.gracePeriodSeconds of type int64");
+    run_fini(&r);
+    run(&f, &r, "CREATE", "eviction",
+        "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'p','namespace':'ns'},"
+        "'deleteOptions':{'dryRun':true}}",
+        NULL, CREATE_OPTIONS, false);
+    CHECK_EQ_INT(r.resp.code, 400);
+    CHECK_EQ_STR(r.resp.message, "json: cannot unmarshal bool into Go struct field "
+                                 "DeleteOptions.deleteOptions.dryRun of type []string");
+    run_fini(&r);
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
+    fx_fini(&f);
+}

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/gotime.h"
 #include "util/buf.h"
 #include "util/json.h"
-#include "util/time.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -672,18 +672,32 @@ char *wh_gosyntax_label_selector(const json_t *sel)
     return wh_buf_take(&b, NULL);
 }
 
-/* metav1.Time as fmt prints it (time.Time.String, in UTC): "2025-01-01 00:00:00 +0000 UTC". */
-static void go_time_string(const char *rfc3339, char *out, size_t outsz)
+/* A metav1.Time member: false when absent, null or not a time (Go's zero time). */
+static bool meta_time(const json_t *meta, const char *key, struct wh_gotime *t)
 {
-    time_t t = 0;
-    struct tm tm;
-    if (!rfc3339 || wh_time_parse_rfc3339(rfc3339, &t) != 0) {
+    const char *s = wh_json_str(meta, key);
+    struct wh_errbuf eb = {{0}};
+    return s && wh_gotime_parse(s, strlen(s), WH_GOTIME_RFC3339, t, &eb) == WH_OK;
+}
+
+/* metav1.Time as fmt prints it (time.Time.String of the UTC time, whole seconds):
+ * "2025-01-01 00:00:00 +0000 UTC"; the zero time when absent. */
+static void go_time_string(bool present, struct wh_gotime t, char *out, size_t outsz)
+{
+    char rfc[WH_GOTIME_MAX];
+    if (!present) {
         snprintf(out, outsz, "0001-01-01 00:00:00 +0000 UTC");
         return;
     }
-    gmtime_r(&t, &tm);
-    snprintf(out, outsz, "%04d-%02d-%02d %02d:%02d:%02d +0000 UTC", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    t.nsec = 0;
+    size_t n = wh_gotime_format(t, WH_GOTIME_RFC3339, rfc, sizeof(rfc));
+    /* "2025-01-01T00:00:00Z" */
+    if (n > 1 && rfc[n - 1] == 'Z')
+        rfc[n - 1] = '\0';
+    char *tee = strchr(rfc, 'T');
+    if (tee)
+        *tee = ' ';
+    snprintf(out, outsz, "%s +0000 UTC", rfc);
 }
 
 /* ValidateImmutableField of a string member (a name, or a named string type such as a UID). */
@@ -693,23 +707,23 @@ static void immutable_str(struct wh_field_errors *l, const json_t *meta, const j
     const char *a = wh_json_str_or_empty(meta, key), *b = wh_json_str_or_empty(old, key);
     char p[512];
     if (strcmp(a, b) != 0)
-        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a, "field is immutable");
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a,
+                            "field is immutable");
 }
 
 /* The same for a time (compared as instants; nil and zero alike), printed as Go prints it. */
 static void immutable_time(struct wh_field_errors *l, const json_t *meta, const json_t *old,
                            const char *key, bool pointer, const char *path)
 {
-    const char *a = wh_json_str(meta, key), *b = wh_json_str(old, key);
-    time_t ta = 0, tb = 0;
-    bool ha = a && wh_time_parse_rfc3339(a, &ta) == 0, hb = b && wh_time_parse_rfc3339(b, &tb) == 0;
-    if (ha == hb && ta == tb)
+    struct wh_gotime ta = {0, 0}, tb = {0, 0};
+    bool ha = meta_time(meta, key, &ta), hb = meta_time(old, key, &tb);
+    if (ha == hb && ta.sec == tb.sec && ta.nsec == tb.nsec)
         return;
     char p[512], v[64];
     if (pointer && !ha)
         snprintf(v, sizeof(v), "\"null\"");
     else
-        go_time_string(a, v, sizeof(v));
+        go_time_string(ha, ta, v, sizeof(v));
     wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), v, "field is immutable");
 }
 

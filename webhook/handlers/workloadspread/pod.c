@@ -4,9 +4,12 @@
 #include "handlers/workloadspread/pod.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/features.h"
+#include "gocompat/gotime.h"
+#include "gocompat/gotype.h"
 #include "handlers/workloadspread/match.h"
 #include "handlers/workloadspread/patch.h"
 #include "handlers/workloadspread/subset.h"
@@ -16,7 +19,6 @@
 #include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/str.h"
-#include "util/time.h"
 #include "util/uuid.h"
 
 /* --- metrics ---------------------------------------------------------------------------------- */
@@ -80,7 +82,7 @@ struct book {
     const json_t *current; /* the object being decided on (for the total replicas) */
     bool decide_failed;
     char uid[WH_UUID_LEN + 1];
-    char ts[32];
+    char ts[WH_GOTIME_MAX];
 };
 
 static enum wh_err total_replicas(void *arg, long long *total, struct wh_errbuf *eb)
@@ -113,7 +115,8 @@ static enum wh_err book_run(struct book *b, const char *ns, const char *name, bo
 {
     struct wh_pod_review *pr = b->pr;
     time_t now = pr->now ? pr->now : time(NULL);
-    wh_time_format_rfc3339(now, b->ts, sizeof(b->ts));
+    (void)wh_gotime_format(wh_gotime_from_ns((int64_t)now * 1000000000LL), WH_GOTIME_RFC3339, b->ts,
+                           sizeof(b->ts));
     b->in.timestamp = b->ts;
     b->in.total = total_replicas;
     b->in.total_arg = b;
@@ -161,6 +164,20 @@ static bool options_dry_run(const json_t *options)
     return json_array_size(json_object_get(options, "dryRun")) > 0;
 }
 
+/* Decodes v as the Go type api/type, as upstream's decoder does before anything else: absent
+ * is "there is no content to decode", a member of the wrong type Go's error. */
+static enum wh_err decode(const json_t *v, const char *api, const char *type, struct wh_errbuf *eb)
+{
+    if (!v || json_is_null(v))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
+    char *msg = NULL;
+    if (!wh_gotype_check_full(v, wh_gotype_lookup(api, type), &msg))
+        return WH_OK;
+    enum wh_err rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg ? msg : "cannot decode");
+    free(msg);
+    return rc;
+}
+
 /* Explains the decision of the status-based choice (5.5). */
 static void explain_decision(const struct wh_pod_review *pr, const char *ws,
                              const struct wh_ws_decision *d, bool written)
@@ -194,7 +211,7 @@ static void explain_decision(const struct wh_pod_review *pr, const char *ws,
 }
 
 /* The subset for the Pod (5.1-5.5); "" when none. *uid is the generated key the Pod was
- * recorded under, or "". */
+ * recorded under, or "". WH_ERR_NOT_FOUND: the WorkloadSpread was deleted meanwhile. */
 static enum wh_err choose(struct wh_pod_review *pr, const json_t *ws, const json_t *pod,
                           char *subset, size_t subsetsz, char *uid, struct wh_errbuf *eb)
 {
@@ -234,7 +251,7 @@ static enum wh_err choose(struct wh_pod_review *pr, const json_t *ws, const json
         return rc;
     if (gone) {
         wh_pod_review_explain(pr, name, false, "the WorkloadSpread no longer exists");
-        return WH_OK;
+        return WH_ERR_NOT_FOUND;
     }
     explain_decision(pr, name, &b.d, wh_pod_review_may_write(pr));
     snprintf(subset, subsetsz, "%s", b.d.subset);
@@ -248,12 +265,9 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     /* the options are decoded as CreateOptions before anything else, so a review without them
      * fails the whole request (4.1 item 4, sidecarset.md 11.14) */
     const json_t *options = pr->req->options;
-    if (!options)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    if (!json_is_object(options))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "json: cannot unmarshal %s into Go value of type v1.CreateOptions",
-                             wh_json_go_type_name(options));
+    enum wh_err rc = decode(options, "meta.k8s.io/v1", "CreateOptions", eb);
+    if (rc)
+        return rc;
     if (options_dry_run(options)) {
         /* upstream skips a dry-run creation entirely: no subset, no patch (4.1 item 4) */
         wh_pod_review_explain(pr, NULL, false, "a dry run: WorkloadSpread is skipped");
@@ -264,12 +278,16 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
         return WH_OK;
     const json_t *pod = wh_pod_review_pod(pr);
     struct wh_object *o = NULL;
-    enum wh_err rc = wh_ws_match_pod(cl, pr->ctx->cfg->namespace_, pod, pr->namespace_, pr, &o, eb);
+    rc = wh_ws_match_pod(cl, pr->ctx->cfg->namespace_, pod, pr->namespace_, pr, &o, eb);
     if (rc || !o)
         return rc;
     const json_t *ws = wh_object_json(o);
     char subset[254], uid[WH_UUID_LEN + 1];
     rc = choose(pr, ws, pod, subset, sizeof(subset), uid, eb);
+    if (rc == WH_ERR_NOT_FOUND) { /* deleted meanwhile: it handles the Pod no more */
+        rc = WH_OK;
+        goto out;
+    }
     if (rc)
         goto out;
     count_pod("create", subset[0] ? "subset_chosen" : "no_room");
@@ -324,24 +342,23 @@ out:
 static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
 {
     const json_t *pod = NULL;
+    enum wh_err rc;
     if (pr->op == WH_POD_DELETE) {
+        /* upstream decodes the deleted Pod, then the DeleteOptions */
         pod = wh_pod_review_old(pr);
-        const json_t *options = pr->req->options;
-        if (!options)
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-        if (!json_is_object(options))
-            return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "json: cannot unmarshal %s into Go value of type "
-                                 "v1.DeleteOptions",
-                                 wh_json_go_type_name(options));
-    } else if (!json_is_object(pr->eviction)) {
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
+        rc = decode(pr->req->old_object, "v1", "Pod", eb);
+        if (!rc)
+            rc = decode(pr->req->options, "meta.k8s.io/v1", "DeleteOptions", eb);
+    } else {
+        rc = decode(pr->eviction, "policy/v1", "Eviction", eb);
     }
+    if (rc)
+        return rc;
     /* a dry run never writes (spec 8, this project's departure for evictions) */
     if (pr->dry_run)
         return WH_OK;
     if (pr->op == WH_POD_EVICT) {
-        enum wh_err rc = wh_pod_review_evicted(pr, &pod, eb);
+        rc = wh_pod_review_evicted(pr, &pod, eb);
         if (rc)
             return rc;
     }

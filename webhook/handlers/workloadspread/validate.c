@@ -2,15 +2,19 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/features.h"
 #include "conversion/convert.h"
+#include "gocompat/gotype.h"
+#include "gocompat/smp.h"
 #include "handlers/workloadspread/match.h"
 #include "handlers/workloadspread/whitelist.h"
 #include "k8s/fielderr.h"
+#include "k8s/podvalidation.h"
 #include "k8s/ref.h"
 #include "k8s/scheduling.h"
 #include "k8s/validation.h"
@@ -38,7 +42,7 @@ struct vctx {
  */
 
 /* The object of the request as v1beta1 (9: v1alpha1 requests are converted). Returns in *out: new
- * ref. Errors: the decoding's message. */
+ * ref. Errors: the decoder's message. */
 static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
                           struct wh_errbuf *eb)
 {
@@ -46,26 +50,28 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     bool beta = strcmp(version, "v1beta1") == 0;
     if (!raw || json_is_null(raw))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    if (!json_is_object(raw))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "json: cannot unmarshal %s into Go value of type %s.WorkloadSpread",
-                             wh_json_go_type_name(raw), beta ? "v1beta1" : "v1alpha1");
-    if (beta) {
-        *out = json_incref((json_t *)(uintptr_t)raw);
-        return WH_OK;
-    }
-    /* the conversion decodes the v1alpha1 object as Go would (same errors) and renames the
-     * subset fields */
-    json_t *alpha = wh_json_copy(raw);
-    json_object_set_new(alpha, "apiVersion", json_string("apps.kruise.io/v1alpha1"));
-    json_object_set_new(alpha, "kind", json_string("WorkloadSpread"));
     char *msg = NULL;
-    enum wh_err rc = wh_convert_object("apps.kruise.io/v1beta1", alpha, out, &msg);
-    json_decref(alpha);
-    if (rc) {
-        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg ? msg : "cannot decode");
-        free(msg);
+    enum wh_err rc = WH_OK;
+    if (beta) {
+        rc = wh_gotype_check_full(raw, wh_gotype_lookup("apps.kruise.io/v1beta1", "WorkloadSpread"),
+                                  &msg);
+        if (!rc)
+            *out = json_incref((json_t *)(uintptr_t)raw);
+    } else if (!json_is_object(raw)) {
+        rc = wh_gotype_check_full(
+            raw, wh_gotype_lookup("apps.kruise.io/v1alpha1", "WorkloadSpread"), &msg);
+    } else {
+        /* the conversion decodes the v1alpha1 object as Go would (same errors) and renames the
+         * subset fields */
+        json_t *alpha = wh_json_copy(raw);
+        json_object_set_new(alpha, "apiVersion", json_string("apps.kruise.io/v1alpha1"));
+        json_object_set_new(alpha, "kind", json_string("WorkloadSpread"));
+        rc = wh_convert_object("apps.kruise.io/v1beta1", alpha, out, &msg);
+        json_decref(alpha);
     }
+    if (rc)
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg ? msg : "cannot decode");
+    free(msg);
     return rc;
 }
 
@@ -129,23 +135,53 @@ static bool group_in(const char *api_version, const char *const *groups)
     return false;
 }
 
-/* The built-in target kinds: their groups, and the cache upstream reads the workload from (a
- * StatefulSet of either group is looked up as an apps/v1 StatefulSet). */
+/* The built-in target kinds: their groups, the cache upstream reads the workload from (a
+ * StatefulSet of either group is looked up as an apps/v1 StatefulSet), and whether its
+ * volumeClaimTemplates become volumes of the pod template the patch check uses. */
 static const struct {
     const char *kind;
     const char *groups[3];
     enum wh_resource_id cache;
+    bool claims;
 } targets[] = {
-    {"CloneSet", {"apps.kruise.io"}, WH_RES_CLONESET},
-    {"Deployment", {"apps"}, WH_RES_DEPLOYMENT},
-    {"ReplicaSet", {"apps"}, WH_RES_REPLICASET},
-    {"Job", {"batch"}, WH_RES_JOB},
-    {"StatefulSet", {"apps", "apps.kruise.io"}, WH_RES_STATEFULSET},
+    {"CloneSet", {"apps.kruise.io"}, WH_RES_CLONESET, true},
+    {"Deployment", {"apps"}, WH_RES_DEPLOYMENT, false},
+    {"ReplicaSet", {"apps"}, WH_RES_REPLICASET, false},
+    {"Job", {"batch"}, WH_RES_JOB, false},
+    {"StatefulSet", {"apps", "apps.kruise.io"}, WH_RES_STATEFULSET, true},
 };
 
-/* Validates spec.targetRef; returns the target workload (a reference) when it exists, for the
- * patch check. */
-static struct wh_object *check_target_ref(struct vctx *v, const json_t *ref)
+/* The pod template the subsets' patches are checked against: the workload's spec.template as Go
+ * encodes a PodTemplateSpec, with a CloneSet's or StatefulSet's volumeClaimTemplates added as
+ * persistentVolumeClaim volumes (withVolumeClaimTemplates). Returns: new ref. */
+static json_t *pod_template(const json_t *workload, bool claims)
+{
+    const json_t *spec = json_object_get(workload, "spec");
+    json_t *t = NULL;
+    struct wh_errbuf eb = {{0}};
+    if (wh_gotype_normalize(json_object_get(spec, "template"),
+                            wh_gotype_lookup("v1", "PodTemplateSpec"), &t, &eb))
+        t = json_object();
+    size_t i;
+    const json_t *pvc;
+    json_array_foreach(claims ? wh_json_arr(spec, "volumeClaimTemplates") : NULL, i, pvc)
+    {
+        const char *name = wh_json_str_or_empty(json_object_get(pvc, "metadata"), "name");
+        json_t *vols = wh_json_obj_ensure(t, "spec");
+        json_t *list = json_object_get(vols, "volumes");
+        if (!json_is_array(list)) {
+            list = json_array();
+            json_object_set_new(vols, "volumes", list);
+        }
+        json_array_append_new(list, json_pack("{s:s,s:{s:s}}", "name", name,
+                                              "persistentVolumeClaim", "claimName", name));
+    }
+    return t;
+}
+
+/* Validates spec.targetRef; returns the target workload's pod template (new ref) when the
+ * workload exists, for the patch check. */
+static json_t *check_target_ref(struct vctx *v, const json_t *ref)
 {
     if (!ref || json_is_null(ref)) {
         wh_ferr_required(&v->errs, "spec.targetRef", "no targetRef defined in WorkloadSpread");
@@ -170,7 +206,10 @@ static struct wh_object *check_target_ref(struct vctx *v, const json_t *ref)
         }
         struct wh_cache *c =
             v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, targets[i].cache) : NULL;
-        return c ? wh_cache_get(c, v->ns, name) : NULL;
+        struct wh_object *o = c ? wh_cache_get(c, v->ns, name) : NULL;
+        json_t *t = o ? pod_template(wh_object_json(o), targets[i].claims) : NULL;
+        wh_object_unref(o);
+        return t;
     }
     struct wh_ws_whitelist wl;
     struct wh_errbuf eb = {{0}};
@@ -251,13 +290,56 @@ static bool check_max(struct vctx *v, const json_t *max, size_t i, int *first_ty
     return true;
 }
 
+/* The subset's patch merged into the workload's pod template must give a valid Pod spec (9.2);
+ * errors at spec.subsets[i].patch, as upstream reports them. */
+static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl, size_t i)
+{
+    char p[128];
+    P("spec.subsets[%zu].patch", i);
+    char *raw = wh_json_dumps(patch);
+    char *quoted = wh_go_quote(raw);
+    const struct wh_gotype *pod_type = wh_gotype_lookup("v1", "Pod");
+    json_t *pod = NULL;
+    struct wh_errbuf eb = {{0}};
+    char detail[512];
+    if (wh_smp_apply(tmpl, patch, pod_type, &pod, &eb)) {
+        snprintf(detail, sizeof(detail), "failed to merge patch: %s", eb.msg);
+        wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
+        /* upstream then decodes the nil result, and validates an empty Pod */
+        wh_ferr_invalid_raw(&v->errs, p, quoted,
+                            "failed to unmarshal: unexpected end of JSON input");
+        pod = json_object();
+    } else {
+        char *msg = NULL;
+        if (wh_gotype_check_full(pod, pod_type, &msg)) {
+            snprintf(detail, sizeof(detail), "failed to unmarshal: %s", msg ? msg : "");
+            wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
+        }
+        free(msg);
+    }
+    /* the Pod validation reports at "spec": re-rooted under the subset's patch */
+    struct wh_field_errors spec_errs;
+    wh_ferrs_init(&spec_errs);
+    wh_validate_pod_spec(&spec_errs, json_object_get(pod, "spec"));
+    for (size_t k = 0; k < spec_errs.n; k++) {
+        const char *e = spec_errs.items[k];
+        char *text = wh_str_has_prefix(e, "spec") ? wh_str_printf("%s%s", p, e + 4) : wh_xstrdup(e);
+        wh_ferr_add_text(&v->errs, text);
+        free(text);
+    }
+    wh_ferrs_fini(&spec_errs);
+    json_decref(pod);
+    free(quoted);
+    free(raw);
+}
+
 static const json_t *present(const json_t *o, const char *key)
 {
     const json_t *m = json_object_get(o, key);
     return json_is_null(m) ? NULL : m;
 }
 
-static void check_subsets(struct vctx *v, const json_t *subsets)
+static void check_subsets(struct vctx *v, const json_t *subsets, const json_t *tmpl)
 {
     char p[128];
     if (json_array_size(subsets) == 0) {
@@ -294,6 +376,10 @@ static void check_subsets(struct vctx *v, const json_t *subsets)
         const json_t *tolerations = present(s, "tolerations");
         if (tolerations)
             wh_validate_tolerations(&v->errs, tolerations, P("spec.subsets[%zu].tolerations", i));
+        const json_t *patch = present(s, "patch");
+        /* a WorkloadSpread made before its workload has nothing to check the patch against */
+        if (patch && tmpl)
+            check_patch(v, patch, tmpl, i);
         const json_t *max = present(s, "maxReplicas");
         if (max && !check_max(v, max, i, &first_type, &sum))
             return;
@@ -458,7 +544,7 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     struct vctx v = {.hctx = ctx};
     wh_ferrs_init(&v.errs);
     json_t *obj = NULL, *old = NULL;
-    struct wh_object *workload = NULL;
+    json_t *tmpl = NULL;
     struct wh_errbuf why = {{0}};
     if (decode(req->object, req->resource.version, &obj, &why) ||
         (update && decode(req->old_object, req->resource.version, &old, &why))) {
@@ -473,8 +559,8 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     const char *ns = wh_json_meta_str(obj, "namespace");
     v.ns = ns && *ns ? ns : req->namespace_;
     const json_t *spec = json_object_get(obj, "spec");
-    workload = check_target_ref(&v, json_object_get(spec, "targetRef"));
-    check_subsets(&v, wh_json_arr(spec, "subsets"));
+    tmpl = check_target_ref(&v, json_object_get(spec, "targetRef"));
+    check_subsets(&v, wh_json_arr(spec, "subsets"), tmpl);
     check_strategy(&v, spec);
     check_target_filter(&v, spec);
     check_conflicts(&v);
@@ -487,7 +573,7 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
         wh_admission_allow(resp, NULL);
     free(msg);
 out:
-    wh_object_unref(workload);
+    json_decref(tmpl);
     wh_ferrs_fini(&v.errs);
     json_decref(obj);
     json_decref(old);

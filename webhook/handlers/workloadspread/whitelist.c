@@ -70,6 +70,7 @@ static void decode_subs(struct dec *d, const json_t *v, struct wh_ws_custom_work
                    "[]schema.GroupVersionKind");
         return;
     }
+    free(w->subs); /* a repeated key replaces the slice, as Go does */
     w->nsubs = json_array_size(v);
     w->subs = wh_xcalloc(w->nsubs ? w->nsubs : 1, sizeof(*w->subs));
     size_t i;
