@@ -33,17 +33,8 @@
 #define NOW 1735689600 /* 2025-01-01T00:00:00Z */
 #define NOW_TEXT "2025-01-01T00:00:00Z"
 
-/* JSON written with single quotes (no string here contains one). Returns: new ref. */
-static json_t *jq(const char *s)
-{
-    char *d = wh_xstrdup(s);
-    for (char *p = d; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = wh_test_json(d);
-    free(d);
-    return v;
-}
+/* JSON written with single quotes (test.h). */
+#define jq(text) wh_test_jq(text)
 
 /* --- objects ---------------------------------------------------------------------------------- */
 
@@ -214,6 +205,26 @@ static json_t *create_in(const char *objects, const char *pod, char *notes, size
     return out;
 }
 
+/* Creates pod: it must be admitted with the annotation want (NULL: none); when version is set,
+ * entry i of that status list must then have missingReplicas want_missing. */
+static void expect_create(struct fx *f, const char *pod, const char *want, const char *version,
+                          size_t i, long long want_missing)
+{
+    struct run r;
+    create(f, &r, pod);
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK(r.resp.allowed);
+    if (want)
+        CHECK_EQ_STR(annotation(&r), want);
+    else
+        CHECK(annotation(&r) == NULL);
+    if (version)
+        CHECK_EQ_INT(missing(f, version, i), want_missing);
+    run_fini(&r);
+}
+
+#define GOT(ws, subset) "{\"name\":\"" ws "\",\"subset\":\"" subset "\"}"
+
 static double metric(const char *name, const char *labels)
 {
     return wh_metric_value(wh_metrics_counter(name, "", labels));
@@ -276,13 +287,7 @@ TEST(ws_mutate_handles_an_owned_pod)
 {
     struct fx f;
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
-    create(&f, &r, CS_POD("cs-demo-1"));
-    CHECK_EQ_INT(r.rc, WH_OK);
-    CHECK(r.resp.allowed);
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
-    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
-    run_fini(&r);
+    expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "a"), "versionIgnored", 0, 1);
     fx_fini(&f);
 }
 
@@ -372,13 +377,10 @@ TEST(ws_mutate_uses_request_namespace_when_pod_has_none)
 {
     struct fx f;
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
-    run(&f, &r, "CREATE", "",
-        "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1','ownerReferences':"
-        "[" CS_OWNER "]}}",
-        NULL, CREATE_OPTIONS, false);
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
-    run_fini(&r);
+    expect_create(&f,
+                  "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1',"
+                  "'ownerReferences':[" CS_OWNER "]}}",
+                  GOT("ws-demo", "a"), NULL, 0, 0);
     fx_fini(&f);
 }
 
@@ -448,10 +450,8 @@ TEST(ws_match_versions_are_ignored_and_unusable_ones_skipped)
             "[" CLONESET("cs-demo", "5") "," WS(
                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'CloneSet','name':'cs-demo'}",
                 SUBSETS_A2_B, STATUS_A("2")) "]");
+    expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "a"), NULL, 0, 0);
     struct run r;
-    create(&f, &r, CS_POD("cs-demo-1"));
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
-    run_fini(&r);
     fx_fini(&f);
     /* no targetRef; being deleted; an apiVersion that does not parse: skipped */
     static const char *const unusable[] = {
@@ -604,15 +604,11 @@ TEST(ws_custom_workload_owner_and_replicas)
                 "{'apiVersion':'mock.kruise.io/v1','kind':'GameServerSet','name':'gss'}",
                 ",'subsets':[{'name':'a','maxReplicas':'30%'},{'name':'b','maxReplicas':'70%'}]",
                 "{}") "]");
-    struct run r;
-    run(&f, &r, "CREATE", "",
-        POD_OWNED("gss-1", OWNER("mock.kruise.io/v1", "GameServerSet", "gss"), "{}"), NULL,
-        CREATE_OPTIONS, false);
-    CHECK_EQ_INT(r.rc, WH_OK);
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
-    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2); /* ceil(30% of 10) = 3, one taken */
+    /* ceil(30% of 10) = 3, one taken */
+    expect_create(&f, POD_OWNED("gss-1", OWNER("mock.kruise.io/v1", "GameServerSet", "gss"), "{}"),
+                  GOT("ws-demo", "a"), "versionIgnored", 0, 2);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 7);
-    run_fini(&r);
+    struct run r;
     fx_fini(&f);
     /* without the white list the same Pod is not handled */
     fx_init(&f, "",
@@ -699,12 +695,8 @@ TEST(ws_statefulset_target_writes_no_status)
             "[{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'web','namespace':"
             "'ns'}}," WS("{'apiVersion':'apps/v1','kind':'StatefulSet','name':'web'}", SUBSETS_A2_B,
                          STATUS_A("2")) "]");
-    struct run r;
-    run(&f, &r, "CREATE", "", POD_OWNED("web-3", OWNER("apps/v1", "StatefulSet", "web"), "{}"),
-        NULL, CREATE_OPTIONS, false);
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"b\"}");
-    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2);
-    run_fini(&r);
+    expect_create(&f, POD_OWNED("web-3", OWNER("apps/v1", "StatefulSet", "web"), "{}"),
+                  GOT("ws-demo", "b"), "versionIgnored", 0, 2);
     fx_fini(&f);
 }
 
@@ -806,11 +798,7 @@ TEST(ws_create_skips_unschedulable_and_follows_list_order)
                 "{'versionedSubsetStatuses':{'versionIgnored':[{'name':'b','missingReplicas':3,"
                 "'conditions':[{'type':'Schedulable','status':'False'}]},{'name':'c',"
                 "'missingReplicas':3},{'name':'a','missingReplicas':3}]}}") "]");
-    struct run r;
-    create(&f, &r, CS_POD("cs-demo-1"));
-    CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"c\"}");
-    CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 2);
-    run_fini(&r);
+    expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "c"), "versionIgnored", 1, 2);
     fx_fini(&f);
 }
 

@@ -633,6 +633,33 @@ static void gosyntax_map(struct wh_buf *b, const json_t *m)
     free(keys);
 }
 
+char *wh_gosyntax_intstr(const json_t *v)
+{
+    if (json_is_string(v)) {
+        char *q = wh_go_quote(json_string_value(v));
+        char *out = wh_str_printf("intstr.IntOrString{Type:1, IntVal:0, StrVal:%s}", q);
+        free(q);
+        return out;
+    }
+    return wh_str_printf("intstr.IntOrString{Type:0, IntVal:%lld, StrVal:\"\"}",
+                         (long long)json_integer_value(v));
+}
+
+char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
+                                size_t n)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    put(&b, "%s{", type);
+    for (size_t i = 0; i < n; i++) {
+        char *q = wh_go_quote(wh_json_str_or_empty(obj, fields[i][0]));
+        put(&b, "%s%s:%s", i ? ", " : "", fields[i][1], q);
+        free(q);
+    }
+    put(&b, "}");
+    return wh_buf_take(&b, NULL);
+}
+
 char *wh_gosyntax_string_map(const json_t *m)
 {
     struct wh_buf b;
@@ -707,8 +734,7 @@ static void immutable_str(struct wh_field_errors *l, const json_t *meta, const j
     const char *a = wh_json_str_or_empty(meta, key), *b = wh_json_str_or_empty(old, key);
     char p[512];
     if (strcmp(a, b) != 0)
-        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a,
-                            "field is immutable");
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a, "field is immutable");
 }
 
 /* The same for a time (compared as instants; nil and zero alike), printed as Go prints it. */

@@ -75,6 +75,13 @@ void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char 
 /* Go's %#v of a metav1.LabelSelector value given as JSON (absent/null members print as nil
  * maps and slices). Returns: new string. */
 char *wh_gosyntax_label_selector(const json_t *sel);
+/* %#v of an intstr.IntOrString value given as JSON (a string or an integer). Returns: new
+ * string. */
+char *wh_gosyntax_intstr(const json_t *v);
+/* %#v of a struct whose fields are all strings: type{Go:"value", ...}, for fields[i] = {JSON
+ * name, Go name}; an absent member prints "". Returns: new string. */
+char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
+                                size_t n);
 /* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
  * as fmt prints them. Returns: new string. */
 char *wh_gosyntax_string_map(const json_t *m);

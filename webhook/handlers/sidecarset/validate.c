@@ -116,18 +116,6 @@ static char *gosyntax_resources_policy(const json_t *pol)
     return out;
 }
 
-static char *gosyntax_intstr(const json_t *v)
-{
-    if (json_is_string(v)) {
-        char *q = wh_go_quote(json_string_value(v));
-        char *out = wh_str_printf("intstr.IntOrString{Type:1, IntVal:0, StrVal:%s}", q);
-        free(q);
-        return out;
-    }
-    return wh_str_printf("intstr.IntOrString{Type:0, IntVal:%lld, StrVal:\"\"}",
-                         (long long)json_integer_value(v));
-}
-
 /* fmt's %++v of a *SidecarSetUpdateStrategy (upstream formats it into the error value). */
 static char *plusv_update_strategy(const json_t *us)
 {
@@ -290,7 +278,7 @@ static void positive_int_or_percent(struct vctx *v, const json_t *val, const cha
         while (i < n && s[i] >= '0' && s[i] <= '9')
             i++;
         if (!(i > 0 && i == n - 1 && s[i] == '%')) {
-            char *g = gosyntax_intstr(val);
+            char *g = wh_gosyntax_intstr(val);
             wh_ferr_invalid_raw(&v->errs, path, g,
                                 "a valid percent string must be a numeric string followed by an "
                                 "ending '%' (e.g. '1%',  or '93%', regex used for validation is "

@@ -80,30 +80,15 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
 
 static char *render_target_ref(const json_t *ref)
 {
-    char *av = wh_go_quote(wh_json_str_or_empty(ref, "apiVersion"));
-    char *kind = wh_go_quote(wh_json_str_or_empty(ref, "kind"));
-    char *name = wh_go_quote(wh_json_str_or_empty(ref, "name"));
-    char *out =
-        wh_str_printf("v1beta1.TargetReference{APIVersion:%s, Kind:%s, Name:%s}", av, kind, name);
-    free(av);
-    free(kind);
-    free(name);
-    return out;
+    static const char *const fields[][2] = {
+        {"apiVersion", "APIVersion"}, {"kind", "Kind"}, {"name", "Name"}};
+    return wh_gosyntax_string_struct("v1beta1.TargetReference", ref, fields, 3);
 }
 
 /* *intstr.IntOrString dereferenced: its String method has a pointer receiver, so %#v. */
 static char *render_intstr(const json_t *v)
 {
-    if (!v || json_is_null(v))
-        return wh_xstrdup("\"null\"");
-    if (json_is_string(v)) {
-        char *q = wh_go_quote(json_string_value(v));
-        char *out = wh_str_printf("intstr.IntOrString{Type:1, IntVal:0, StrVal:%s}", q);
-        free(q);
-        return out;
-    }
-    return wh_str_printf("intstr.IntOrString{Type:0, IntVal:%lld, StrVal:\"\"}",
-                         (long long)json_integer_value(v));
+    return !v || json_is_null(v) ? wh_xstrdup("\"null\"") : wh_gosyntax_intstr(v);
 }
 
 /* A *int32 dereferenced, or "null". */
