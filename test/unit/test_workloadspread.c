@@ -27,7 +27,11 @@
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
+#include "util/deadline.h"
+#include "util/time.h"
 #include "util/uuid.h"
+#include "test/support/apiserver_proc.h"
+#include "kube/client.h"
 
 #define NS "ns"
 #define NOW 1735689600 /* 2025-01-01T00:00:00Z */
@@ -2026,4 +2030,108 @@ TEST(ws_options_decode_as_go)
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
     fx_fini(&f);
+}
+
+/* --- 5.3 against the test API server: failed writes, conflicts until the deadline ---------- */
+
+#define WS_STATUS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo/status"
+
+static bool fx_init_api(struct fx *f, struct wh_apiserver **srv, const char *objects)
+{
+    memset(f, 0, sizeof(*f));
+    wh_features_init(&f->cfg.features);
+    f->cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
+    struct wh_errbuf eb = {{0}};
+    char *kc = NULL;
+    struct wh_kube_client *c = NULL;
+    wh_test_curl_init();
+    struct wh_apiserver_opts ao = {.kruise_crds = true};
+    enum wh_err rc = wh_apiserver_start(&ao, srv, &eb);
+    json_t *objs = jq(objects);
+    char *body = wh_json_dumps(objs);
+    json_decref(objs);
+    if (!rc)
+        rc = wh_apiserver_control(*srv, "POST", "objects", body, NULL, &eb);
+    free(body);
+    struct wh_kc_opts ko = {WH_KC_AUTH_NONE, WH_KC_CA_DATA, NULL, NULL, NULL, NULL};
+    if (!rc)
+        rc = wh_apiserver_write_kubeconfig(*srv, &ko, NULL, &kc, &eb);
+    struct wh_kube_opts o = {.kubeconfig = kc, .timeout_ms = 20000, .max_retries = 0};
+    if (!rc)
+        rc = wh_kube_client_new(&o, &c, &eb);
+    free(kc);
+    if (!rc)
+        rc = wh_cluster_new_api(c, &f->cl, &eb);
+    if (!rc)
+        rc = wh_ws_caches_setup(f->cl, &f->cfg, &eb);
+    if (!rc)
+        rc = wh_cluster_start(f->cl, &eb);
+    char why[128];
+    for (int i = 0; !rc && i < 1000 && !wh_cluster_synced(f->cl, why, sizeof(why)); i++)
+        wh_time_sleep_ms(10);
+    if (rc || !wh_cluster_synced(f->cl, why, sizeof(why))) {
+        fprintf(stderr, "cannot set up the test API server: %s\n", eb.msg);
+        return false;
+    }
+    f->ctx.cfg = &f->cfg;
+    f->ctx.cluster = f->cl;
+    return true;
+}
+
+TEST(ws_status_write_failures_through_the_api)
+{
+    struct fx f;
+    struct wh_apiserver *srv = NULL;
+    if (!fx_init_api(&f, &srv,
+                     "[{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'ns'}}," BASIC
+                     "]")) {
+        CHECK(false);
+        goto out;
+    }
+    const char *err_labels = "reason=\"error\"", *late_labels = "reason=\"timeout\"";
+    double errors = metric("kruise_webhook_workloadspread_status_write_failures_total", err_labels);
+    double lates = metric("kruise_webhook_workloadspread_status_write_failures_total", late_labels);
+    double conflicts = metric("kruise_webhook_workloadspread_status_conflicts_total", NULL);
+    /* the API server refuses the write: 500, and the request fails with it */
+    wh_apiserver_post(srv, "fail?code=500&count=1&methods=PUT&path_prefix=" WS_STATUS_PATH);
+    struct run r;
+    create(&f, &r, CS_POD("cs-demo-1"));
+    CHECK_EQ_INT(r.rc, WH_ERR_KUBE);
+    CHECK(wh_str_has_prefix(r.eb.msg, "WorkloadSpread ns/ws-demo: status write failed: "));
+    run_fini(&r);
+    CHECK_EQ_INT(metric("kruise_webhook_workloadspread_status_write_failures_total", err_labels) -
+                     errors,
+                 1);
+    /* every write conflicts: decided again on a fresh read until the request's deadline */
+    wh_apiserver_post(srv, "fail?code=409&count=-1&methods=PUT&path_prefix=" WS_STATUS_PATH);
+    int64_t before = wh_deadline_set(wh_time_mono_ns() + 400 * 1000000LL);
+    create(&f, &r, CS_POD("cs-demo-1"));
+    wh_deadline_set(before);
+    CHECK_EQ_INT(r.rc, WH_ERR_TIMEOUT);
+    CHECK(wh_str_has_prefix(r.eb.msg, "WorkloadSpread ns/ws-demo: the status write did not finish "
+                                      "in time ("));
+    run_fini(&r);
+    CHECK_EQ_INT(metric("kruise_webhook_workloadspread_status_write_failures_total", late_labels) -
+                     lates,
+                 1);
+    CHECK(metric("kruise_webhook_workloadspread_status_conflicts_total", NULL) - conflicts >= 2);
+    /* once the API server takes writes again, the Pod is counted */
+    wh_apiserver_post(srv, "fail?clear=1");
+    create(&f, &r, CS_POD("cs-demo-1"));
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK_EQ_STR(annotation(&r), GOT("ws-demo", "a"));
+    run_fini(&r);
+    json_t *live = NULL;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_cluster_get_live(f.cl, "apps.kruise.io", "v1beta1", "workloadspreads", "ns",
+                                     "ws-demo", &live, &eb),
+                 WH_OK);
+    const json_t *a = json_array_get(
+        wh_json_path(live, "status", "versionedSubsetStatuses", "versionIgnored", NULL), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
+    CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-1") != NULL);
+    json_decref(live);
+out:
+    fx_fini(&f);
+    wh_apiserver_stop(srv);
 }
