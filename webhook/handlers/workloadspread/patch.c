@@ -18,7 +18,9 @@
 char *wh_ws_annotation_value(const char *ws_name, const char *subset_name, const char *uid)
 {
     struct wh_buf b;
-    wh_buf_init(&b, 4096);
+    /* Go escapes a byte into at most six ("\u00XX"): the cap is never reached */
+    size_t n = strlen(ws_name) + strlen(subset_name) + (uid ? strlen(uid) : 0);
+    wh_buf_init(&b, n * 6 + 64);
     enum wh_err rc = wh_buf_adds(&b, "{\"name\":");
     if (!rc)
         rc = wh_goenc_append_string(&b, ws_name, strlen(ws_name));
@@ -33,7 +35,6 @@ char *wh_ws_annotation_value(const char *ws_name, const char *subset_name, const
     }
     if (!rc)
         rc = wh_buf_addc(&b, '}');
-    /* names are Kubernetes names (at most 253 bytes): the cap is never reached */
     WH_ASSERT(rc == WH_OK);
     return wh_buf_take(&b, NULL);
 }
