@@ -285,6 +285,8 @@ enum wh_err wh_ws_match_pod(struct wh_cluster *cl, const char *kruise_ns, const 
             continue;
         }
         if (v->filtered && wh_selector_error(v->filter)) {
+            WH_LOG_EVERY(10, WH_LOG_WARN, "workloadspread %s/%s: spec.targetFilter.selector: %s",
+                         ns, name, wh_selector_error(v->filter));
             wh_pod_review_explain(pr, name, false, "skipped: spec.targetFilter.selector: %s",
                                   wh_selector_error(v->filter));
             continue;
