@@ -163,6 +163,7 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/certs.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/writeback.py --storm $(STORM_BIN)
 	$(GUARD) $(PYTHON) test/integration/pub.py --bin $(BIN)
+	$(GUARD) $(PYTHON) test/integration/workloadspread.py --bin $(BIN)
 
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors

@@ -165,6 +165,9 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
 
     def setup(self):
+        # Headers and body leave in separate writes; without TCP_NODELAY the second waits for
+        # the client's delayed ACK, adding 40 ms to every answer on a kept-alive connection.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if isinstance(self.request, ssl.SSLSocket):
             self.request.settimeout(10)
             self.request.do_handshake()
@@ -190,6 +193,7 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self):
         t0 = time.monotonic()
         self._code = None
+        self._entry = None
         self._audit_id = str(uuid.uuid4())
         url = urlsplit(self.path)
         path = url.path
@@ -207,6 +211,7 @@ class Handler(BaseHTTPRequestHandler):
                      "authorization": "Authorization" in self.headers,
                      "time": time.time(), "code": None}
             self.server.control.record(entry)
+            self._entry = entry
             if path in ("/healthz", "/livez", "/readyz"):
                 self._send_bytes(200, b"ok", "text/plain; charset=utf-8")
                 return
@@ -317,6 +322,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _headers_common(self, code, ctype):
         self._code = code
+        if self._entry is not None:
+            # recorded before the answer leaves: a client may ask for the log right after it
+            self._entry["code"] = code
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Cache-Control", "no-cache, private")

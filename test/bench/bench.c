@@ -21,6 +21,7 @@
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_pub.h"
 #include "test/support/bench_sidecarset.h"
+#include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -300,6 +301,8 @@ int main(void)
         wh_bench_sidecarset();
     if (wanted("pub"))
         wh_bench_pub();
+    if (wanted("workloadspread"))
+        wh_bench_workloadspread();
     if (wanted("cache"))
         bench_cache_memory();
     wh_arena_release();

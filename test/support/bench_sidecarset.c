@@ -11,6 +11,7 @@
 #include "kube/cluster.h"
 #include "server/dispatch.h"
 #include "test/support/bench_jsonpatch.h"
+#include "test/support/bench_loop.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -86,24 +87,12 @@ static void run_case(const char *label, const struct wh_route *route,
     wh_dispatch(route, ctx, body, len, &reply);
     check_reply(label, &reply, want_list);
     wh_reply_fini(&reply);
-    for (int i = 0; i < 200; i++) { /* warm up */
-        wh_dispatch(route, ctx, body, len, &reply);
-        wh_reply_fini(&reply);
-    }
     long iters = 0;
     atomic_store(&allocs, 0);
-    int64_t start = wh_time_mono_ns(), now = start;
-    while (now - start < 400000000) {
-        for (int i = 0; i < 50; i++) {
-            wh_dispatch(route, ctx, body, len, &reply);
-            wh_reply_fini(&reply);
-        }
-        iters += 50;
-        now = wh_time_mono_ns();
-    }
-    printf("%-52s %10.0f ns/op %8.0f allocs/op  (%zu-byte review)\n", label,
-           (double)(now - start) / (double)iters, (double)atomic_load(&allocs) / (double)iters,
-           len);
+    double ns = wh_bench_dispatch_ns(label, route, ctx, body, len, 400000000, &iters);
+    /* the warm-up is counted too: 200 requests */
+    printf("%-52s %10.0f ns/op %8.0f allocs/op  (%zu-byte review)\n", label, ns,
+           (double)atomic_load(&allocs) / (double)(iters + 200), len);
 }
 
 static json_t *namespace_obj(const char *name, const char *extra_key, const char *extra_val)
@@ -182,12 +171,7 @@ void wh_bench_sidecarset(void)
     json_set_alloc_funcs(counting_malloc, prev_free);
 
     struct wh_config cfg;
-    struct wh_errbuf eb = {{0}};
-    char *argv[] = {"kruise-webhook", NULL};
-    if (wh_config_load(&cfg, 1, argv, &eb)) {
-        fprintf(stderr, "bench: %s\n", eb.msg);
-        exit(1);
-    }
+    wh_bench_config(&cfg);
     const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");
     if (!route) {
         fprintf(stderr, "bench: /mutate-pod is not served\n");

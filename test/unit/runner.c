@@ -69,6 +69,17 @@ json_t *wh_test_json(const char *text)
     return v;
 }
 
+json_t *wh_test_jq(const char *text)
+{
+    char *t = wh_xstrdup(text);
+    for (char *p = t; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    json_t *v = wh_test_json(t);
+    free(t);
+    return v;
+}
+
 char *wh_test_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

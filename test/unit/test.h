@@ -52,6 +52,9 @@ void wh_test_check_json(const char *file, int line, const char *ea, const char *
 /* Parses a JSON literal for a test; aborts the runner on a typo in the test itself.
  * Returns: new ref. */
 json_t *wh_test_json(const char *text);
+/* The same with single quotes standing for double quotes (no string in it may contain a
+ * quote), so that JSON reads well inside C strings. Returns: new ref. */
+json_t *wh_test_jq(const char *text);
 
 /* Reads a whole file (for test data); aborts if it cannot. Returns: new string. */
 char *wh_test_read_file(const char *path, size_t *len);

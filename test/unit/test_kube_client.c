@@ -925,6 +925,60 @@ out2:
     fx_stop(&fx);
 }
 
+/* A CRD of group mix.example.com with kind and its served versions. Returns: new ref. */
+static json_t *mix_crd(const char *plural, const char *kind, const char *versions_json)
+{
+    json_t *versions = wh_test_json(versions_json);
+    json_t *vs = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(versions, i, v)
+        json_array_append_new(vs, json_pack("{s:O,s:b,s:b,s:{s:{s:s,s:b}}}", "name", v, "served", 1,
+                                            "storage", i == 0, "schema", "openAPIV3Schema", "type",
+                                            "object", "x-kubernetes-preserve-unknown-fields", 1));
+    json_decref(versions);
+    char name[128];
+    snprintf(name, sizeof(name), "%s.mix.example.com", plural);
+    return json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:s,s:{s:s,s:s},s:o}}", "apiVersion",
+                     "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition", "metadata",
+                     "name", name, "spec", "group", "mix.example.com", "scope", "Namespaced",
+                     "names", "plural", plural, "kind", kind, "versions", vs);
+}
+
+TEST(kube_client_pick_resource_version)
+{
+    struct fixture fx;
+    struct wh_apiserver_opts so = {0};
+    if (!fx_start(&fx, &so, NULL, NULL))
+        goto out;
+    struct wh_kube_status st;
+    /* the group prefers v1beta1 (bars serve it), but foos serve v1alpha1 only */
+    json_t *foos = mix_crd("foos", "Foo", "[\"v1alpha1\"]");
+    json_t *bars = mix_crd("bars", "Bar", "[\"v1beta1\",\"v1alpha1\"]");
+    const char *crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    CHECK_EQ_INT(wh_kube_create(fx.c, crds, foos, NULL, &st), WH_OK);
+    CHECK_EQ_INT(wh_kube_create(fx.c, crds, bars, NULL, &st), WH_OK);
+    json_decref(foos);
+    json_decref(bars);
+    const char *const both[] = {"v1beta1", "v1alpha1", NULL};
+    const char *chosen = NULL;
+    CHECK_EQ_INT(wh_kube_pick_version(fx.c, "mix.example.com", both, &chosen, &st), WH_OK);
+    CHECK_EQ_STR(chosen, "v1beta1");
+    CHECK_EQ_INT(wh_kube_pick_resource_version(fx.c, "mix.example.com", "foos", both, &chosen, &st),
+                 WH_OK);
+    CHECK_EQ_STR(chosen, "v1alpha1");
+    CHECK_EQ_INT(wh_kube_pick_resource_version(fx.c, "mix.example.com", "bars", both, &chosen, &st),
+                 WH_OK);
+    CHECK_EQ_STR(chosen, "v1beta1");
+    CHECK_EQ_INT(
+        wh_kube_pick_resource_version(fx.c, "mix.example.com", "nopes", both, &chosen, &st),
+        WH_ERR_NOT_FOUND);
+    CHECK(chosen == NULL);
+    CHECK_EQ_STR(st.message, "no served version of group mix.example.com has nopes");
+out:
+    fx_stop(&fx);
+}
+
 /* --- watch ------------------------------------------------------------------------------------ */
 
 struct events {

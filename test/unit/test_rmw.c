@@ -275,3 +275,54 @@ TEST(rmw_newer)
     CHECK(!wh_rmw_newer("abc", "1"));
     CHECK(!wh_rmw_newer("2", "x1"));
 }
+
+/* Writes nothing while status.count is 0 (a budget spent), else spends one. */
+static enum wh_err spend_if_any(void *arg, const json_t *current, json_t **desired,
+                                struct wh_errbuf *eb)
+{
+    (void)eb;
+    int *calls = arg;
+    (*calls)++;
+    long long n = count_in(current);
+    if (n <= 0)
+        return WH_OK;
+    *desired = wh_json_copy(current);
+    json_object_set_new(wh_json_obj_ensure(*desired, "status"), "count", json_integer(n - 1));
+    return WH_OK;
+}
+
+TEST(rmw_confirm_unchanged_rereads_a_stale_base)
+{
+    struct store s;
+    store_init(&s, true); /* count 0 in a stale copy ... */
+    json_t *stale = wh_json_copy(s.obj);
+    json_decref(s.obj);
+    s.rv++;
+    s.obj = make(s.rv, 2); /* ... while the object now has 2 */
+    struct wh_rmw_io io = io_of(&s);
+    int calls = 0;
+    struct wh_errbuf eb = {{0}};
+    /* without confirmation the stale copy decides: nothing spent */
+    struct wh_rmw_opts o = {.base = stale};
+    CHECK_EQ_INT(wh_rmw_run(&io, &o, spend_if_any, &calls, NULL, &eb), WH_OK);
+    CHECK_EQ_INT(s.gets, 0);
+    CHECK_EQ_INT(count_in(s.obj), 2);
+    /* with it, one read and the decision taken again: one spent */
+    o.confirm_unchanged = true;
+    calls = 0;
+    CHECK_EQ_INT(wh_rmw_run(&io, &o, spend_if_any, &calls, NULL, &eb), WH_OK);
+    CHECK_EQ_INT(s.gets, 1);
+    CHECK_EQ_INT(calls, 2);
+    CHECK_EQ_INT(count_in(s.obj), 1);
+    /* a no-write decision on a live read is final: one read, no loop */
+    json_decref(s.obj);
+    s.rv++;
+    s.obj = make(s.rv, 0);
+    calls = 0;
+    struct wh_rmw_opts live = {.confirm_unchanged = true};
+    CHECK_EQ_INT(wh_rmw_run(&io, &live, spend_if_any, &calls, NULL, &eb), WH_OK);
+    CHECK_EQ_INT(calls, 1);
+    CHECK_EQ_INT(s.gets, 2);
+    json_decref(stale);
+    store_fini(&s);
+}

@@ -9,16 +9,7 @@
 #include "test/unit/test.h"
 
 /* Single quotes stand for double quotes in these cases. */
-static json_t *J(const char *text)
-{
-    char *t = strdup(text);
-    for (char *p = t; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = wh_test_json(t);
-    free(t);
-    return v;
-}
+#define J(text) wh_test_jq(text)
 
 static const char *const POD =
     "{'metadata':{'name':'p','labels':{'app':'web','tier':'fe'},'finalizers':['a','b']},"

@@ -9,6 +9,8 @@
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/mutate.h"
 #include "handlers/sidecarset/validate.h"
+#include "handlers/workloadspread/match.h"
+#include "handlers/workloadspread/validate.h"
 
 static const struct wh_route routes[] = {
     /* {path, kind, admit, convert, enabled (NULL: always), setup (NULL: no caches), areas} */
@@ -18,7 +20,7 @@ static const struct wh_route routes[] = {
     /* Of the sub-handlers upstream runs here, only SidecarSet injection exists so far. */
     /* The Pod pipeline (handlers/pod/pipeline.h) runs each feature's step in upstream's order. */
     {"/mutate-pod", WH_ROUTE_MUTATE, wh_pod_mutate_admit, NULL, wh_pod_routes_enabled,
-     wh_pod_routes_setup, "sidecarset,pub"},
+     wh_pod_routes_setup, "sidecarset,workloadspread,pub"},
     {"/validate-apps-deployment", WH_ROUTE_VALIDATE, wh_dp_admit_builtin_workload, NULL, NULL,
      wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL, NULL,
@@ -29,6 +31,9 @@ static const struct wh_route routes[] = {
      NULL, NULL, wh_dp_setup, NULL},
     {"/validate-apps-kruise-io-uniteddeployment", WH_ROUTE_VALIDATE, wh_dp_admit_uniteddeployment,
      NULL, NULL, wh_dp_setup, NULL},
+    /* Served with the gate off too: it then answers 403 (spec workloadspread.md 2). */
+    {"/validate-apps-kruise-io-workloadspread", WH_ROUTE_VALIDATE, wh_ws_validate_admit, NULL, NULL,
+     wh_ws_caches_setup, NULL},
     /* The Helm chart's older names of the two paths above (spec deletion-protection 3). */
     {"/validate-apps-kruise-io-v1alpha1-cloneset", WH_ROUTE_VALIDATE, wh_dp_admit_cloneset, NULL,
      NULL, wh_dp_setup, NULL},
@@ -43,7 +48,7 @@ static const struct wh_route routes[] = {
     {"/validate-ingress", WH_ROUTE_VALIDATE, wh_dp_admit_ingress, NULL,
      wh_dp_enabled_service_ingress, wh_dp_setup, NULL},
     {"/validate-pod", WH_ROUTE_VALIDATE, wh_pod_validate_admit, NULL, wh_pod_routes_enabled,
-     wh_pod_routes_setup, "pub"},
+     wh_pod_routes_setup, "workloadspread,pub"},
     {"/validate-namespace", WH_ROUTE_VALIDATE, wh_dp_admit_namespace, NULL, NULL, wh_dp_setup,
      NULL},
     {"/validate-policy-kruise-io-podunavailablebudget", WH_ROUTE_VALIDATE, wh_pub_validate_admit,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/gotime.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -254,7 +255,7 @@ static const char **sorted_keys(const json_t *o, size_t *n)
     return keys;
 }
 
-static void label_name(struct wh_field_errors *l, const char *key, const char *path)
+void wh_validate_label_name(struct wh_field_errors *l, const char *key, const char *path)
 {
     struct wh_vmsgs m = {0};
     wh_is_qualified_name(key, &m);
@@ -271,7 +272,7 @@ void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const c
     for (size_t i = 0; i < n; i++) {
         const char *v = json_string_value(json_object_get(labels, keys[i]));
         struct wh_vmsgs m = {0};
-        label_name(l, keys[i], path);
+        wh_validate_label_name(l, keys[i], path);
         wh_is_valid_label_value(v ? v : "", &m);
         for (size_t k = 0; k < m.n; k++)
             wh_ferr_invalid_str(l, path, v ? v : "", m.m[k]);
@@ -333,7 +334,7 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
             wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.operator", base), op,
                                 "not a valid selector operator");
         }
-        label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
+        wh_validate_label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
         for (size_t k = 0; k < nv; k++) {
             const char *v = json_string_value(json_array_get(values, k));
             struct wh_vmsgs m = {0};
@@ -345,55 +346,114 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
     }
 }
 
-static bool key_and_values_ok(const char *key, const json_t *values)
+static void gosyntax_strings(struct wh_buf *b, const json_t *arr);
+
+/* %#v of the values NewRequirement holds: a copy made with append, so none is a nil slice. */
+static char *requirement_values(const json_t *values)
 {
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    gosyntax_strings(&b, json_array_size(values) ? values : NULL);
+    return wh_buf_take(&b, NULL);
+}
+
+/* labels.NewRequirement(key, op, values): its errors, in its order, as one aggregate. */
+static void new_requirement(struct wh_field_errors *l, const char *key, const char *op,
+                            const json_t *values)
+{
+    char p[512];
     struct wh_vmsgs m = {0};
-    size_t i;
-    const json_t *v;
-    wh_is_qualified_name(key ? key : "", &m);
-    json_array_foreach(values, i, v)
-    {
-        const char *s = json_string_value(v);
-        wh_is_valid_label_value(s ? s : "", &m);
+    wh_is_qualified_name(key, &m);
+    if (m.n) {
+        char joined[1024] = "";
+        for (size_t i = 0; i < m.n; i++)
+            snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+                     i ? "; " : "", m.m[i]);
+        wh_ferr_invalid_str(l, "key", key, joined);
     }
-    return m.n == 0;
+    size_t nv = json_array_size(values);
+    char *rendered = requirement_values(values);
+    if ((!strcmp(op, "in") || !strcmp(op, "notin")) && nv == 0)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "for 'in', 'notin' operators, values set can't be empty");
+    else if (!strcmp(op, "=") && nv != 1)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "exact-match compatibility requires one single value");
+    else if ((!strcmp(op, "exists") || !strcmp(op, "!")) && nv != 0)
+        wh_ferr_invalid_raw(l, "values", rendered,
+                            "values set must be empty for exists and does not exist");
+    free(rendered);
+    for (size_t i = 0; i < nv; i++) {
+        const char *v = json_string_value(json_array_get(values, i));
+        struct wh_vmsgs vm = {0};
+        wh_is_valid_label_value(v ? v : "", &vm);
+        if (!vm.n)
+            continue;
+        char joined[1024] = "";
+        for (size_t k = 0; k < vm.n; k++)
+            snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+                     k ? "; " : "", vm.m[k]);
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "values[%zu][%s]", i, key), v ? v : "",
+                            joined);
+    }
+}
+
+bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = '\0';
+    if (!json_is_object(sel))
+        return true;
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    bool ok = true;
+    /* Go walks matchLabels in map order; byte order here, so the first error is stable */
+    size_t n;
+    const json_t *labels = wh_json_obj(sel, "matchLabels");
+    const char **keys = labels ? sorted_keys(labels, &n) : NULL;
+    for (size_t i = 0; keys && i < n && ok; i++) {
+        const json_t *one = json_pack("[O]", json_object_get(labels, keys[i]));
+        new_requirement(&l, keys[i], "=", one);
+        json_decref((json_t *)(uintptr_t)one);
+        ok = l.n == 0;
+    }
+    free(keys);
+    size_t i;
+    const json_t *expr;
+    json_array_foreach(ok ? wh_json_arr(sel, "matchExpressions") : NULL, i, expr)
+    {
+        static const char *const ops[][2] = {
+            {"In", "in"}, {"NotIn", "notin"}, {"Exists", "exists"}, {"DoesNotExist", "!"}};
+        const char *op = wh_json_str_or_empty(expr, "operator");
+        const char *sop = NULL;
+        for (size_t k = 0; k < 4 && !sop; k++)
+            sop = strcmp(op, ops[k][0]) == 0 ? ops[k][1] : NULL;
+        if (!sop) {
+            char *q = wh_go_quote(op);
+            if (err && errsz)
+                snprintf(err, errsz, "%s is not a valid label selector operator", q);
+            free(q);
+            ok = false;
+            break;
+        }
+        new_requirement(&l, wh_json_str_or_empty(expr, "key"), sop, wh_json_arr(expr, "values"));
+        if (l.n) {
+            ok = false;
+            break;
+        }
+    }
+    if (l.n && err && errsz) {
+        char *agg = wh_ferrs_aggregate(&l);
+        snprintf(err, errsz, "%s", agg);
+        free(agg);
+    }
+    wh_ferrs_fini(&l);
+    return ok;
 }
 
 bool wh_label_selector_convertible(const json_t *sel)
 {
-    const char *key;
-    json_t *v;
-    size_t i;
-    const json_t *expr;
-    if (!json_is_object(sel))
-        return true;
-    json_object_foreach(wh_json_obj(sel, "matchLabels"), key, v)
-    {
-        struct wh_vmsgs m = {0};
-        wh_is_qualified_name(key, &m);
-        wh_is_valid_label_value(json_string_value(v) ? json_string_value(v) : "", &m);
-        if (m.n)
-            return false;
-    }
-    json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, expr)
-    {
-        const char *op = wh_json_str(expr, "operator");
-        const json_t *values = wh_json_arr(expr, "values");
-        size_t nv = json_array_size(values);
-        op = op ? op : "";
-        if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
-            if (nv == 0)
-                return false;
-        } else if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) {
-            if (nv != 0)
-                return false;
-        } else {
-            return false;
-        }
-        if (!key_and_values_ok(wh_json_str(expr, "key"), values))
-            return false;
-    }
-    return true;
+    return wh_label_selector_as_selector(sel, NULL, 0);
 }
 
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path)
@@ -507,6 +567,18 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
     }
 }
 
+/* What creates and updates check alike: labels, annotations, owner references. */
+static void labels_annotations_owners(struct wh_field_errors *l, const json_t *meta,
+                                      const char *path)
+{
+    char p[512];
+    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
+    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
+                            wh_fpath(p, sizeof(p), "%s.annotations", path));
+    owner_references(l, wh_json_arr(meta, "ownerReferences"),
+                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+}
+
 void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
                              wh_name_fn name_fn, const char *path)
 {
@@ -544,11 +616,7 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
     }
     wh_validate_nonnegative(l, json_integer_value(json_object_get(meta, "generation")),
                             wh_fpath(p, sizeof(p), "%s.generation", path));
-    wh_validate_labels(l, wh_json_obj(meta, "labels"), wh_fpath(p, sizeof(p), "%s.labels", path));
-    wh_validate_annotations(l, wh_json_obj(meta, "annotations"),
-                            wh_fpath(p, sizeof(p), "%s.annotations", path));
-    owner_references(l, wh_json_arr(meta, "ownerReferences"),
-                     wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
+    labels_annotations_owners(l, meta, path);
 
     size_t i;
     const json_t *f;
@@ -622,6 +690,21 @@ static void gosyntax_map(struct wh_buf *b, const json_t *m)
     free(keys);
 }
 
+char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
+                                size_t n)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    put(&b, "%s{", type);
+    for (size_t i = 0; i < n; i++) {
+        char *q = wh_go_quote(wh_json_str_or_empty(obj, fields[i][0]));
+        put(&b, "%s%s:%s", i ? ", " : "", fields[i][1], q);
+        free(q);
+    }
+    put(&b, "}");
+    return wh_buf_take(&b, NULL);
+}
+
 char *wh_gosyntax_string_map(const json_t *m)
 {
     struct wh_buf b;
@@ -659,4 +742,142 @@ char *wh_gosyntax_label_selector(const json_t *sel)
     }
     put(&b, "}");
     return wh_buf_take(&b, NULL);
+}
+
+/* A metav1.Time member: false when absent, null or not a time (Go's zero time). */
+static bool meta_time(const json_t *meta, const char *key, struct wh_gotime *t)
+{
+    const char *s = wh_json_str(meta, key);
+    struct wh_errbuf eb = {{0}};
+    return s && wh_gotime_parse(s, strlen(s), WH_GOTIME_RFC3339, t, &eb) == WH_OK;
+}
+
+/* metav1.Time as fmt prints it (time.Time.String of the UTC time, whole seconds):
+ * "2025-01-01 00:00:00 +0000 UTC"; the zero time when absent. */
+static void go_time_string(bool present, struct wh_gotime t, char *out, size_t outsz)
+{
+    char rfc[WH_GOTIME_MAX];
+    if (!present) {
+        snprintf(out, outsz, "0001-01-01 00:00:00 +0000 UTC");
+        return;
+    }
+    t.nsec = 0;
+    size_t n = wh_gotime_format(t, WH_GOTIME_RFC3339, rfc, sizeof(rfc));
+    /* "2025-01-01T00:00:00Z" */
+    if (n > 1 && rfc[n - 1] == 'Z')
+        rfc[n - 1] = '\0';
+    char *tee = strchr(rfc, 'T');
+    if (tee)
+        *tee = ' ';
+    snprintf(out, outsz, "%s +0000 UTC", rfc);
+}
+
+/* ValidateImmutableField of a string member (a name, or a named string type such as a UID). */
+static void immutable_str(struct wh_field_errors *l, const json_t *meta, const json_t *old,
+                          const char *key, const char *path)
+{
+    const char *a = wh_json_str_or_empty(meta, key), *b = wh_json_str_or_empty(old, key);
+    char p[512];
+    if (strcmp(a, b) != 0)
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), a, "field is immutable");
+}
+
+/* The same for a time (compared as instants; nil and zero alike), printed as Go prints it. */
+static void immutable_time(struct wh_field_errors *l, const json_t *meta, const json_t *old,
+                           const char *key, bool pointer, const char *path)
+{
+    struct wh_gotime ta = {0, 0}, tb = {0, 0};
+    bool ha = meta_time(meta, key, &ta), hb = meta_time(old, key, &tb);
+    if (ha == hb && ta.sec == tb.sec && ta.nsec == tb.nsec)
+        return;
+    char p[512], v[64];
+    if (pointer && !ha)
+        snprintf(v, sizeof(v), "\"null\"");
+    else
+        go_time_string(ha, ta, v, sizeof(v));
+    wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.%s", path, key), v, "field is immutable");
+}
+
+void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *meta,
+                                    const json_t *old_meta, const char *path)
+{
+    char p[512];
+    wh_fpath(p, sizeof(p), "%s.finalizers", path);
+    const json_t *fin = wh_json_arr(meta, "finalizers"),
+                 *old_fin = wh_json_arr(old_meta, "finalizers");
+    if (wh_json_present(old_meta, "deletionTimestamp")) {
+        /* sets.NewString(new...).Difference(old...).List(): sorted, unique */
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 16);
+        const char **extra = wh_xcalloc(json_array_size(fin) + 1, sizeof(*extra));
+        size_t n = 0, i, k;
+        const json_t *f, *o;
+        json_array_foreach(fin, i, f)
+        {
+            const char *s = json_string_value(f);
+            bool known = !s;
+            json_array_foreach(old_fin, k, o) known |= s && wh_str_eq(json_string_value(o), s);
+            for (size_t j = 0; j < n && !known; j++)
+                known = strcmp(extra[j], s) == 0;
+            if (!known)
+                extra[n++] = s;
+        }
+        qsort(extra, n, sizeof(*extra), cmp_keys);
+        enum wh_err rc = wh_buf_adds(&b, "no new finalizers can be added if the object is being "
+                                         "deleted, found new finalizers []string{");
+        for (i = 0; i < n && !rc; i++) {
+            char *q = wh_go_quote(extra[i]);
+            rc = wh_buf_printf(&b, "%s%s", i ? ", " : "", q);
+            free(q);
+        }
+        if (!rc)
+            rc = wh_buf_addc(&b, '}');
+        if (n > 0 && !rc)
+            wh_ferr_forbidden(l, p, b.data);
+        free(extra);
+        wh_buf_fini(&b);
+    }
+    const char *rv = wh_json_str_or_empty(meta, "resourceVersion");
+    if (!*rv)
+        wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.resourceVersion", path), rv,
+                            "must be specified for an update");
+    long long gen = json_integer_value(json_object_get(meta, "generation"));
+    if (gen < json_integer_value(json_object_get(old_meta, "generation")))
+        wh_ferr_invalid_int(l, wh_fpath(p, sizeof(p), "%s.generation", path), gen,
+                            "must not be decremented");
+    immutable_str(l, meta, old_meta, "name", path);
+    immutable_str(l, meta, old_meta, "namespace", path);
+    immutable_str(l, meta, old_meta, "uid", path);
+    immutable_time(l, meta, old_meta, "creationTimestamp", false, path);
+    immutable_time(l, meta, old_meta, "deletionTimestamp", true, path);
+    const json_t *g = json_object_get(meta, "deletionGracePeriodSeconds");
+    const json_t *og = json_object_get(old_meta, "deletionGracePeriodSeconds");
+    bool hg = json_is_integer(g), hog = json_is_integer(og);
+    if (hg != hog || (hg && json_integer_value(g) != json_integer_value(og))) {
+        char v[32];
+        if (hg)
+            snprintf(v, sizeof(v), "%lld", (long long)json_integer_value(g));
+        else
+            snprintf(v, sizeof(v), "\"null\"");
+        wh_ferr_invalid_raw(l, wh_fpath(p, sizeof(p), "%s.deletionGracePeriodSeconds", path), v,
+                            "field is immutable");
+    }
+    labels_annotations_owners(l, meta, path);
+    /* validateKubeFinalizerName: qualified, and a name without '/' must be a standard one */
+    size_t i;
+    const json_t *f;
+    json_array_foreach(fin, i, f)
+    {
+        const char *s = json_is_string(f) ? json_string_value(f) : "";
+        wh_fpath(p, sizeof(p), "%s.finalizers[%zu]", path, i);
+        struct wh_vmsgs m = {0};
+        wh_is_qualified_name(s, &m);
+        for (size_t k = 0; k < m.n; k++)
+            wh_ferr_invalid_str(l, p, s, m.m[k]);
+        if (!strchr(s, '/') && strcmp(s, "kubernetes") && strcmp(s, "orphan") &&
+            strcmp(s, "foregroundDeletion"))
+            wh_ferr_invalid_str(l, p, s,
+                                "name is neither a standard finalizer name nor is it fully "
+                                "qualified");
+    }
 }

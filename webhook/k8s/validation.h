@@ -41,6 +41,8 @@ void wh_vmsg_add(struct wh_vmsgs *out, const char *fmt, ...) WH_PRINTF(2, 3);
 
 /* ValidateLabels(labels, path): labels is a JSON object of strings (NULL = none). */
 void wh_validate_labels(struct wh_field_errors *l, const json_t *labels, const char *path);
+/* ValidateLabelName(key, path): one Invalid per IsQualifiedName message. */
+void wh_validate_label_name(struct wh_field_errors *l, const char *key, const char *path);
 /* ValidateAnnotations(annotations, path), including the 256 KiB total size limit. */
 void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotations,
                              const char *path);
@@ -48,6 +50,9 @@ void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotation
 void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, const char *path);
 /* Whether metav1.LabelSelectorAsSelector(sel) succeeds (operators, keys, values, counts). */
 bool wh_label_selector_convertible(const json_t *sel);
+/* The same, with its error text in err (errsz bytes; may be NULL): "\"Foo\" is not a valid label
+ * selector operator", or labels.NewRequirement's aggregate ("key: Invalid value: ..."). */
+bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz);
 
 /* A ValidateNameFunc. */
 typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);
@@ -55,6 +60,14 @@ typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);
 /* ValidateObjectMeta(meta, requires_namespace, name_fn, path) for an object being created. */
 void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
                              wh_name_fn name_fn, const char *path);
+
+/* ValidateObjectMetaUpdate (pkg/apis/core/validation) for an object being updated: no new
+ * finalizers while it is being deleted, resourceVersion required, generation not decremented,
+ * name, namespace, uid, creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds
+ * immutable ("field is immutable"), labels, annotations and ownerReferences valid, finalizer
+ * names qualified or standard. */
+void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *meta,
+                                    const json_t *old_meta, const char *path);
 
 /* ValidateNonnegativeField. */
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path);
@@ -72,6 +85,10 @@ char *wh_gosyntax_intstr(const json_t *v);
 /* Go's %#v of a metav1.LabelSelector value given as JSON (absent/null members print as nil
  * maps and slices). Returns: new string. */
 char *wh_gosyntax_label_selector(const json_t *sel);
+/* %#v of a struct whose fields are all strings: type{Go:"value", ...}, for fields[i] = {JSON
+ * name, Go name}; an absent member prints "". Returns: new string. */
+char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
+                                size_t n);
 /* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
  * as fmt prints them. Returns: new string. */
 char *wh_gosyntax_string_map(const json_t *m);

@@ -1204,3 +1204,50 @@ out:
     json_decref(doc);
     return rc;
 }
+
+/* Whether group/version lists resource (a GET of the group version's resource list). */
+static enum wh_err serves(struct wh_kube_client *c, const char *group, const char *version,
+                          const char *resource, bool *yes, struct wh_kube_status *st)
+{
+    char path[512];
+    *yes = false;
+    if (snprintf(path, sizeof(path), "/apis/%s/%s", group, version) >= (int)sizeof(path))
+        return WH_ERR_TOO_BIG;
+    json_t *doc = NULL;
+    enum wh_err rc = wh_kube_get(c, path, &doc, st);
+    if (rc == WH_ERR_NOT_FOUND)
+        return WH_OK;
+    size_t i;
+    json_t *r;
+    json_array_foreach(wh_json_arr(doc, "resources"), i, r) *yes |=
+        wh_str_eq(wh_json_str(r, "name"), resource);
+    json_decref(doc);
+    return rc;
+}
+
+enum wh_err wh_kube_pick_resource_version(struct wh_kube_client *c, const char *group,
+                                          const char *resource, const char *const *candidates,
+                                          const char **chosen, struct wh_kube_status *st)
+{
+    enum wh_err rc = wh_kube_pick_version(c, group, candidates, chosen, st);
+    if (rc || !group || !*group)
+        return rc;
+    bool yes = false;
+    rc = serves(c, group, *chosen, resource, &yes, st);
+    for (size_t i = 0; !rc && !yes && candidates[i]; i++) {
+        if (candidates[i] == *chosen)
+            continue;
+        rc = serves(c, group, candidates[i], resource, &yes, st);
+        if (!rc && yes)
+            *chosen = candidates[i];
+    }
+    if (!rc && !yes) {
+        *chosen = NULL;
+        rc = WH_ERR_NOT_FOUND;
+        if (st) {
+            copy_str(st->reason, sizeof(st->reason), "NotFound");
+            status_msg(st, "no served version of group %s has %s", group, resource);
+        }
+    }
+    return rc;
+}

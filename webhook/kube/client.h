@@ -176,4 +176,14 @@ WH_NODISCARD enum wh_err wh_kube_pick_version(struct wh_kube_client *c, const ch
                                               const char *const *candidates, const char **chosen,
                                               struct wh_kube_status *st);
 
+/* The same for one resource of the group: the group's choice when that version serves resource,
+ * else the first candidate whose version does (a CRD of the group may serve fewer versions than
+ * another: OpenKruise's CloneSet v1alpha1 only, its WorkloadSpread v1beta1 too). Returns
+ * WH_ERR_NOT_FOUND when no candidate version serves it. */
+WH_NODISCARD enum wh_err wh_kube_pick_resource_version(struct wh_kube_client *c, const char *group,
+                                                       const char *resource,
+                                                       const char *const *candidates,
+                                                       const char **chosen,
+                                                       struct wh_kube_status *st);
+
 #endif

@@ -359,7 +359,8 @@ static enum wh_err start_api(struct wh_cluster *cl, struct wh_errbuf *eb)
         if (r->versions[1]) {
             const char *chosen = NULL;
             struct wh_kube_status st = {0};
-            enum wh_err rc = wh_kube_pick_version(cl->client, r->group, r->versions, &chosen, &st);
+            enum wh_err rc = wh_kube_pick_resource_version(cl->client, r->group, r->resource,
+                                                           r->versions, &chosen, &st);
             if (rc == WH_OK) {
                 cl->versions[i] = chosen;
             } else if (rc == WH_ERR_NOT_FOUND) {
@@ -457,6 +458,75 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
     *out = wh_json_copy(wh_object_json(o));
     wh_object_unref(o);
     return WH_OK;
+}
+
+/* The plural of group/version kind in API mode: the resource list of the group version. */
+static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, const char *version,
+                                   const char *kind, char *buf, size_t bufsz, struct wh_errbuf *eb)
+{
+    char path[512];
+    int n = group[0] ? snprintf(path, sizeof(path), "/apis/%s/%s", group, version)
+                     : snprintf(path, sizeof(path), "/api/%s", version);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "group version too long");
+    json_t *list = NULL;
+    struct wh_kube_status st = {0};
+    enum wh_err rc = wh_kube_get(cl->client, path, &list, &st);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "discovery of %s failed: %s", path,
+                             st.message[0] ? st.message : wh_strerror(rc));
+    rc = wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s%s%s\"",
+                       kind, group, group[0] ? "/" : "", version);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(list, "resources"), i, r)
+    {
+        const char *plural = wh_json_str(r, "name");
+        if (wh_str_eq(wh_json_str(r, "kind"), kind) && plural && !strchr(plural, '/')) {
+            snprintf(buf, bufsz, "%s", plural);
+            rc = WH_OK;
+            break;
+        }
+    }
+    json_decref(list);
+    return rc;
+}
+
+enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_version,
+                                     const char *kind, const char *ns, const char *name,
+                                     json_t **out, struct wh_errbuf *eb)
+{
+    *out = NULL;
+    char group[256], version[128], plural[256];
+    const char *slash = strchr(api_version, '/');
+    if (slash && strchr(slash + 1, '/'))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected GroupVersion string: %s", api_version);
+    group_of(api_version, group, sizeof(group));
+    snprintf(version, sizeof(version), "%s", slash ? slash + 1 : api_version);
+    enum wh_err rc = WH_OK;
+    if (cl->client) {
+        enum wh_resource_id id = wh_resource_by_kind(group, kind);
+        if (id < WH_RES_COUNT)
+            snprintf(plural, sizeof(plural), "%s", wh_resource_get(id)->resource);
+        else
+            rc = discover_plural(cl, group, version, kind, plural, sizeof(plural), eb);
+    } else {
+        json_t *crds = json_array();
+        struct wh_cache *c =
+            store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+        struct wh_objlist l;
+        wh_objlist_init(&l);
+        if (c)
+            wh_cache_list(c, NULL, &l);
+        for (size_t i = 0; i < l.n; i++)
+            json_array_append(crds, (json_t *)(uintptr_t)wh_object_json(l.items[i]));
+        resource_of(cl, crds, group, kind, plural, sizeof(plural));
+        wh_objlist_fini(&l);
+        json_decref(crds);
+    }
+    if (!rc)
+        rc = wh_cluster_get_live(cl, group, version, plural, ns, name, out, eb);
+    return rc;
 }
 
 static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id id,

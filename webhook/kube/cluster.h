@@ -72,6 +72,16 @@ WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *
                                              const char *ns, const char *name, json_t **out,
                                              struct wh_errbuf *eb);
 
+/* Live get of one object named by apiVersion and kind, for kinds outside the catalogue (the
+ * custom workloads of a white list): the resource comes from discovery of the group version
+ * (API mode) or from the loaded CRDs, else Kubernetes' lower-case kind plus "s" (standalone).
+ * Returns in *out: new ref. WH_ERR_NOT_FOUND when the object is absent or the cluster serves no
+ * such kind; WH_ERR_INVALID when api_version does not parse. */
+WH_NODISCARD enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_version,
+                                                  const char *kind, const char *ns,
+                                                  const char *name, json_t **out,
+                                                  struct wh_errbuf *eb);
+
 /* Writes obj (borrowed) with PUT, to the status subresource when status is true. A stale
  * metadata.resourceVersion returns WH_ERR_CONFLICT for the caller to re-read and retry.
  * Returns in *out (may be NULL): new ref, the object as stored. */
@@ -94,7 +104,9 @@ struct wh_writeback_opts {
  *  - the first base is the newer, by resourceVersion, of the cached copy and this process's
  *    last write of the object, so the hot path makes no GET;
  *  - decide (kube/rmw.h) gets that object (read-only; never modify it) and returns the whole
- *    object with its new status, or nothing to write;
+ *    object with its new status, or nothing to write; a decision to write nothing (a budget
+ *    spent, no room in any subset) made on the cached or remembered copy is made again on a live
+ *    read, so a stale cache never decides a denial;
  *  - PUT .../status with the base's resourceVersion; on 409 a live GET and a retry with
  *    jittered backoff, bounded by max_attempts and the thread's deadline (util/deadline.h);
  *  - the stored object is kept and is the next request's base until the cache catches up;

@@ -42,6 +42,7 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
                                "WorkloadSpread", true},
     [WH_RES_PUB] = {"policy.kruise.io", {"v1beta1", "v1alpha1"}, "podunavailablebudgets",
                     "PodUnavailableBudget", true},
+    [WH_RES_JOB] = {"batch", {"v1"}, "jobs", "Job", true},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)

@@ -47,6 +47,7 @@ enum wh_err wh_rmw_run(const struct wh_rmw_io *io, const struct wh_rmw_opts *opt
         .first_ms = o->backoff_ms > 0 ? o->backoff_ms : 10, .max_ms = 1000, .jitter_pct = 10};
     json_t *current = o->base ? json_incref((json_t *)(uintptr_t)o->base) : NULL;
     bool have_current = o->base != NULL;
+    bool from_base = o->base != NULL; /* current came from the caller, not a read of ours */
     enum wh_err rc = WH_OK;
 
     for (;;) {
@@ -57,11 +58,20 @@ enum wh_err wh_rmw_run(const struct wh_rmw_io *io, const struct wh_rmw_opts *opt
             if (rc)
                 break;
             have_current = true;
+            from_base = false;
         }
         json_t *desired = NULL;
         rc = decide(arg, current, &desired, eb);
         json_decref(r->decided);
         r->decided = desired ? json_incref(desired) : NULL;
+        if (!rc && !desired && from_base && o->confirm_unchanged) {
+            /* Nothing to write, decided on a copy that may be stale (a cache): only a read proves
+             * the object is still like that, so decide once more on what is there. */
+            json_decref(current);
+            current = NULL;
+            have_current = false;
+            continue;
+        }
         if (rc || !desired || o->dry_run) {
             json_decref(desired);
             break;

@@ -47,6 +47,9 @@ struct wh_rmw_opts {
     const json_t *base;  /* first attempt's current object (borrowed), e.g. cached; NULL: read */
     bool create;         /* an absent object is created from the decision; else WH_ERR_NOT_FOUND */
     bool dry_run;        /* decide, never write */
+    /* a decision to write nothing made on base is made again on a live read: a write proves
+     * its base was current (or conflicts), a decision to write nothing proves nothing */
+    bool confirm_unchanged;
     int max_attempts;    /* writes tried at most; 0 = until the deadline */
     int64_t deadline_ns; /* monotonic; 0 = the thread's (util/deadline.h), else 30 s from now */
     int64_t backoff_ms;  /* first pause after a conflict; 0 = 10 ms (client-go's

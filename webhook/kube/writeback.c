@@ -139,6 +139,7 @@ enum wh_err wh_cluster_write_status(struct wh_cluster *cl, enum wh_resource_id i
     json_t *base = wh_cluster_freshest(cl, id, ns, name);
     struct wh_rmw_opts ro = {
         .base = base,
+        .confirm_unchanged = true,
         .dry_run = o->dry_run,
         .max_attempts = o->max_attempts,
         .backoff_ms = o->backoff_ms,

@@ -134,6 +134,7 @@ def _builtin():
           "validatingwebhookconfiguration", "ValidatingWebhookConfiguration", False, generation=True,
           categories=["api-extensions"]),
         R("coordination.k8s.io", "v1", "leases", "lease", "Lease", True),
+        R("batch", "v1", "jobs", "job", "Job", True, status=True, generation=True, categories=["all"]),
         R("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", True, ["pdb"],
           status=True, generation=True),
     ]
@@ -143,8 +144,8 @@ BUILTIN = _builtin()
 BUILTIN_BY_GVR = {(r.group, r.version, r.plural): r for r in BUILTIN}
 BUILTIN_BY_GVK = {(r.group, r.version, r.kind): r for r in BUILTIN}
 # Groups in the order the real server lists them in /apis (core first, then by priority).
-BUILTIN_GROUPS = ["apps", "networking.k8s.io", "policy", "admissionregistration.k8s.io", CRD_GROUP,
-                  "coordination.k8s.io"]
+BUILTIN_GROUPS = ["apps", "batch", "networking.k8s.io", "policy", "admissionregistration.k8s.io",
+                  CRD_GROUP, "coordination.k8s.io"]
 
 _KUBE_VERSION_RE = re.compile(r"^v([0-9]+)(?:(alpha|beta)([0-9]+))?$")
 

@@ -1,0 +1,45 @@
+#include "test/support/bench_loop.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "server/dispatch.h"
+#include "util/time.h"
+
+void wh_bench_config(struct wh_config *cfg)
+{
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", NULL};
+    if (wh_config_load(cfg, 1, argv, &eb)) {
+        fprintf(stderr, "bench: %s\n", eb.msg);
+        exit(1);
+    }
+}
+
+double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
+                            const struct wh_handler_ctx *ctx, const char *body, size_t len,
+                            int64_t budget_ns, long *iters)
+{
+    struct wh_reply reply;
+    for (int i = 0; i < 200; i++) { /* warm up */
+        wh_dispatch(route, ctx, body, len, &reply);
+        wh_reply_fini(&reply);
+    }
+    long n = 0;
+    int64_t start = wh_time_mono_ns(), now = start;
+    while (now - start < budget_ns) {
+        for (int i = 0; i < 50; i++) {
+            wh_dispatch(route, ctx, body, len, &reply);
+            if (reply.http_status != 200) {
+                fprintf(stderr, "bench %s: HTTP %d %s\n", label, reply.http_status, reply.body);
+                exit(1);
+            }
+            wh_reply_fini(&reply);
+        }
+        n += 50;
+        now = wh_time_mono_ns();
+    }
+    if (iters)
+        *iters = n;
+    return (double)(now - start) / (double)n;
+}

@@ -1,0 +1,25 @@
+#ifndef WH_TEST_SUPPORT_BENCH_LOOP_H
+#define WH_TEST_SUPPORT_BENCH_LOOP_H
+
+/* What the per-feature benchmarks share: the server's default configuration, and the timing
+ * loop of one request through the whole pipeline (wh_dispatch) again and again.
+ * Thread rule: single thread only. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "handlers/registry.h"
+
+/* Loads the configuration the binary runs with when given no flags; exits on error. Release
+ * with wh_config_fini. */
+void wh_bench_config(struct wh_config *cfg);
+
+/* Warms up with 200 requests, then dispatches body in batches of 50 until budget_ns have
+ * passed. Returns the nanoseconds per request; *iters (may be NULL) the requests timed. Exits
+ * when an answer is not HTTP 200. */
+double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
+                            const struct wh_handler_ctx *ctx, const char *body, size_t len,
+                            int64_t budget_ns, long *iters);
+
+#endif
