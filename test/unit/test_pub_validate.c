@@ -10,7 +10,7 @@
 #include "config/features.h"
 #include "handlers/pub/pub.h"
 #include "k8s/imageref.h"
-#include "k8s/meta.h"
+#include "k8s/ref.h"
 #include "k8s/pod.h"
 #include "k8s/quantity.h"
 #include "kube/cluster.h"
@@ -458,10 +458,10 @@ TEST(pub_pod_qos_and_quantities)
     CHECK_EQ_STR(out, "999000001n");
     /* the group of an apiVersion */
     char group[64];
-    CHECK(wh_meta_group_of("apps/v1", group, sizeof(group)) && strcmp(group, "apps") == 0);
-    CHECK(wh_meta_group_of("v1", group, sizeof(group)) && group[0] == '\0');
-    CHECK(wh_meta_group_of(NULL, group, sizeof(group)) && group[0] == '\0');
-    CHECK(!wh_meta_group_of("a/b/c", group, sizeof(group)));
+    CHECK(wh_ref_group_of("apps/v1", group, sizeof(group)) && strcmp(group, "apps") == 0);
+    CHECK(wh_ref_group_of("v1", group, sizeof(group)) && group[0] == '\0');
+    CHECK(wh_ref_group_of(NULL, group, sizeof(group)) && group[0] == '\0');
+    CHECK(!wh_ref_group_of("a/b/c", group, sizeof(group)));
     bool b1 = false;
     CHECK(wh_str_to_go_bool("T", &b1) == WH_OK && b1);
     CHECK(wh_str_to_go_bool("yes", &b1) != WH_OK);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "conversion/convert_int.h"
+#include "k8s/ref.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -80,25 +81,16 @@ struct gvk {
     const char *kind;
 };
 
-/* schema.ParseGroupVersion: "" and "/" are empty; more than one '/' is an error. */
+/* schema.ParseGroupVersion (k8s/ref.h) into g's slices. */
 static bool parse_gv(const char *s, struct gvk *g)
 {
-    g->group = g->version = "";
-    g->glen = g->vlen = 0;
-    if (!s || !*s || strcmp(s, "/") == 0)
-        return true;
-    const char *slash = strchr(s, '/');
-    if (slash && strchr(slash + 1, '/'))
+    struct wh_gv gv;
+    if (!wh_ref_parse_gv(s, &gv))
         return false;
-    if (!slash) {
-        g->version = s;
-        g->vlen = strlen(s);
-    } else {
-        g->group = s;
-        g->glen = (size_t)(slash - s);
-        g->version = slash + 1;
-        g->vlen = strlen(slash + 1);
-    }
+    g->group = gv.group;
+    g->glen = gv.group_len;
+    g->version = gv.version;
+    g->vlen = gv.version_len;
     return true;
 }
 

@@ -1,5 +1,6 @@
 #include "k8s/ref.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/json.h"
@@ -22,6 +23,15 @@ bool wh_ref_parse_gv(const char *s, struct wh_gv *out)
     out->group_len = (size_t)(slash - s);
     out->version = slash + 1;
     out->version_len = strlen(slash + 1);
+    return true;
+}
+
+bool wh_ref_group_of(const char *api_version, char *group, size_t groupsz)
+{
+    struct wh_gv gv;
+    if (!wh_ref_parse_gv(api_version, &gv))
+        return false;
+    snprintf(group, groupsz, "%.*s", (int)gv.group_len, gv.group);
     return true;
 }
 

@@ -22,6 +22,10 @@ struct wh_gv {
 /* False when s does not parse; s NULL is "". */
 bool wh_ref_parse_gv(const char *s, struct wh_gv *out);
 
+/* The group of api_version copied into group (truncated to groupsz); false when it does not
+ * parse. */
+bool wh_ref_group_of(const char *api_version, char *group, size_t groupsz);
+
 /* True when gv's group is group (a NUL-terminated string). */
 bool wh_ref_gv_group_is(const struct wh_gv *gv, const char *group);
 

@@ -461,10 +461,29 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
 }
 
 /* The plural of group/version kind in API mode: the resource list of the group version. */
+/* A group or version as discovery names them: letters, digits, '.' and '-'. Owner references
+ * come from request bodies, so nothing else may reach a path. */
+static bool plain_name(const char *s, bool empty_ok)
+{
+    size_t n = strlen(s);
+    if ((!n && !empty_ok) || n > 253)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, const char *version,
                                    const char *kind, char *buf, size_t bufsz, struct wh_errbuf *eb)
 {
     char path[512];
+    if (!plain_name(group, true) || !plain_name(version, false))
+        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no API group \"%s\" version \"%s\"", group,
+                             version);
     int n = group[0] ? snprintf(path, sizeof(path), "/apis/%s/%s", group, version)
                      : snprintf(path, sizeof(path), "/api/%s", version);
     if (n < 0 || (size_t)n >= sizeof(path))

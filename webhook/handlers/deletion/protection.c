@@ -9,6 +9,7 @@
 #include "config/features.h"
 #include "gocompat/gotype.h"
 #include "handlers/deletion/protection_int.h"
+#include "k8s/ref.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
@@ -38,18 +39,11 @@ static const struct {
  * version of the core group, "g/v" a group and version, more slashes an error. */
 static bool split_gv(const char *gv, char *group, size_t gsz, char *version, size_t vsz)
 {
-    group[0] = version[0] = '\0';
-    if (!gv[0] || strcmp(gv, "/") == 0)
-        return true;
-    const char *slash = strchr(gv, '/');
-    if (!slash) {
-        snprintf(version, vsz, "%s", gv);
-        return true;
-    }
-    if (strchr(slash + 1, '/'))
+    struct wh_gv p;
+    if (!wh_ref_parse_gv(gv, &p))
         return false;
-    snprintf(group, gsz, "%.*s", (int)(slash - gv), gv);
-    snprintf(version, vsz, "%s", slash + 1);
+    snprintf(group, gsz, "%.*s", (int)p.group_len, p.group);
+    snprintf(version, vsz, "%.*s", (int)p.version_len, p.version);
     return true;
 }
 

@@ -1,8 +1,7 @@
 #include "handlers/pod/steps.h"
 
-#include <string.h>
-
 #include "config/features.h"
+#include "k8s/ref.h"
 #include "util/cow.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -12,19 +11,10 @@
 /* The controller owner's apiVersion names group apps.kruise.io. */
 static bool owned_by_kruise(const json_t *pod)
 {
-    const json_t *refs = wh_json_path(pod, "metadata", "ownerReferences", NULL);
-    size_t i;
-    const json_t *ref;
-    json_array_foreach(refs, i, ref)
-    {
-        if (!json_is_true(json_object_get(ref, "controller")))
-            continue;
-        const char *av = wh_json_str(ref, "apiVersion");
-        const char *slash = av ? strchr(av, '/') : NULL;
-        return slash && (size_t)(slash - av) == strlen("apps.kruise.io") &&
-               strncmp(av, "apps.kruise.io", (size_t)(slash - av)) == 0;
-    }
-    return false;
+    const json_t *ref = wh_ref_controller(pod);
+    struct wh_gv gv;
+    return ref && wh_ref_parse_gv(wh_json_str(ref, "apiVersion"), &gv) &&
+           wh_ref_gv_group_is(&gv, "apps.kruise.io");
 }
 
 static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)

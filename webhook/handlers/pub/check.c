@@ -19,7 +19,7 @@
 
 #include "config/features.h"
 #include "gocompat/gotime.h"
-#include "k8s/meta.h"
+#include "k8s/ref.h"
 #include "k8s/selector.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
@@ -92,7 +92,7 @@ void wh_pub_metrics_setup(void)
 static void count_upstream(const struct wh_pod_review *pr, const json_t *pod, const char *ns)
 {
     static atomic_uint series;
-    const json_t *ref = wh_meta_controller_of(pod);
+    const json_t *ref = wh_ref_controller(pod);
     char knn[768];
     snprintf(knn, sizeof(knn), "%s_%s_%s", ref ? wh_json_str_or_empty(ref, "kind") : "unknown",
              ns[0] ? ns : "default",

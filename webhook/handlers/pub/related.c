@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config/features.h"
-#include "k8s/meta.h"
+#include "k8s/ref.h"
 #include "k8s/selector.h"
 #include "log/log.h"
 #include "util/json.h"
@@ -73,7 +73,7 @@ static void *view_new(const json_t *obj)
     bool has_target = ref && !json_is_null(ref);
     char group[256] = "";
     bool target_ok =
-        has_target && wh_meta_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group));
+        has_target && wh_ref_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group));
     const char *name = wh_json_meta_str(obj, "name");
     const char *strs[] = {name ? name : "", group, wh_json_str_or_empty(ref, "kind"),
                           wh_json_str_or_empty(ref, "name")};
@@ -154,91 +154,24 @@ static struct wh_object *cached(struct wh_cluster *cl, enum wh_resource_id id, c
     return c ? wh_cache_get(c, ns, name) : NULL;
 }
 
-/* A group (may be empty) or version: letters, digits, dots and dashes, at most 253. */
-static bool segment_ok(const char *s, bool empty_ok)
-{
-    size_t n = strlen(s);
-    if ((!n && !empty_ok) || n > 253)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '-'))
-            return false;
-    }
-    return true;
-}
-
-/* The plural of group/version kind, from the API server's discovery document. */
-static enum wh_err discover_resource(struct wh_kube_client *client, const char *group,
-                                     const char *version, const char *kind, char *plural,
-                                     size_t pluralsz, struct wh_errbuf *eb)
-{
-    /* the names come from a Pod's owner reference: nothing but a group and a version may
-     * reach the path */
-    if (!segment_ok(group, true) || !segment_ok(version, false))
-        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no API group \"%s\" version \"%s\"", group,
-                             version);
-    char path[600];
-    if (group[0])
-        snprintf(path, sizeof(path), "/apis/%s/%s", group, version);
-    else
-        snprintf(path, sizeof(path), "/api/%s", version);
-    json_t *doc = NULL;
-    struct wh_kube_status st = {0};
-    enum wh_err rc = wh_kube_get(client, path, &doc, &st);
-    if (rc)
-        return wh_errbuf_set(eb, rc, "discovery of %s: %s", path,
-                             st.message[0] ? st.message : wh_strerror(rc));
-    rc = wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s%s%s\"",
-                       kind, group, group[0] ? "/" : "", version);
-    size_t i;
-    const json_t *r;
-    json_array_foreach(wh_json_arr(doc, "resources"), i, r)
-    {
-        const char *name = wh_json_str(r, "name");
-        if (name && !strchr(name, '/') && wh_str_eq(wh_json_str(r, "kind"), kind)) {
-            snprintf(plural, pluralsz, "%s", name);
-            rc = WH_OK;
-            break;
-        }
-    }
-    json_decref(doc);
-    return rc;
-}
-
 /* A kind the caches do not hold: read it live (the scale subresource, the PersistentPodState
  * white list and "any object" finders of upstream all end with the owner itself when it
  * exists). WH_ERR_NOT_FOUND when it does not. */
-static enum wh_err live_exists(struct wh_cluster *cl, const char *api_version, const char *group,
-                               const char *kind, const char *ns, const char *name,
-                               struct wh_errbuf *eb)
+static enum wh_err live_exists(struct wh_cluster *cl, const char *api_version, const char *kind,
+                               const char *ns, const char *name, struct wh_errbuf *eb)
 {
-    const char *slash = strchr(api_version, '/');
-    const char *version = slash ? slash + 1 : api_version;
-    char plural[256];
-    enum wh_err rc = WH_OK;
-    if (!group[0] && strcmp(kind, "ReplicationController") == 0) {
-        snprintf(plural, sizeof(plural), "replicationcontrollers");
-    } else {
-        struct wh_kube_client *client = wh_cluster_client(cl);
-        if (!client) /* standalone state: only the kinds it caches */
-            return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s %s not in the state", kind, name);
-        rc = discover_resource(client, group, version, kind, plural, sizeof(plural), eb);
-        if (rc)
-            return rc;
-    }
     json_t *obj = NULL;
-    rc = wh_cluster_get_live(cl, group, version, plural, ns, name, &obj, eb);
+    enum wh_err rc = wh_cluster_get_live_kind(cl, api_version, kind, ns, name, &obj, eb);
     json_decref(obj);
     return rc;
 }
+
 
 static void resolve_workload(struct wh_pod_review *pr, const json_t *pod, const char *ns,
                              struct workload *w)
 {
     memset(w, 0, sizeof(*w));
-    const json_t *ref = wh_meta_controller_of(pod);
+    const json_t *ref = wh_ref_controller(pod);
     struct wh_cluster *cl = pr->ctx ? pr->ctx->cluster : NULL;
     if (!ref || !cl)
         return;
@@ -246,7 +179,7 @@ static void resolve_workload(struct wh_pod_review *pr, const json_t *pod, const 
     const char *kind = wh_json_str_or_empty(ref, "kind");
     const char *name = wh_json_str_or_empty(ref, "name");
     char group[256];
-    if (!wh_meta_group_of(av, group, sizeof(group))) {
+    if (!wh_ref_group_of(av, group, sizeof(group))) {
         wh_log_req(WH_LOG_WARN, pr->req->uid, NULL,
                    "pub: cannot resolve the workload of pod %s/%s: unexpected GroupVersion "
                    "string: %s",
@@ -270,10 +203,10 @@ static void resolve_workload(struct wh_pod_review *pr, const json_t *pod, const 
             break;
         /* a Deployment's ReplicaSet stands for its Deployment, when that exists with the uid
          * the ReplicaSet names; else the ReplicaSet itself is the workload */
-        const json_t *owner = wh_meta_controller_of(wh_object_json(o));
+        const json_t *owner = wh_ref_controller(wh_object_json(o));
         char og[256];
         if (owner && wh_str_eq(wh_json_str(owner, "kind"), "Deployment") &&
-            wh_meta_group_of(wh_json_str(owner, "apiVersion"), og, sizeof(og)) &&
+            wh_ref_group_of(wh_json_str(owner, "apiVersion"), og, sizeof(og)) &&
             strcmp(og, "apps") == 0) {
             const char *dname = wh_json_str_or_empty(owner, "name");
             const char *uid = wh_json_str_or_empty(owner, "uid");
@@ -288,7 +221,7 @@ static void resolve_workload(struct wh_pod_review *pr, const json_t *pod, const 
     }
     default: {
         struct wh_errbuf eb = {{0}};
-        enum wh_err rc = live_exists(cl, av, group, kind, ns, name, &eb);
+        enum wh_err rc = live_exists(cl, av, kind, ns, name, &eb);
         if (rc == WH_OK)
             set_workload(w, group, kind, name);
         else if (rc != WH_ERR_NOT_FOUND)

@@ -12,7 +12,7 @@
 #include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
 #include "k8s/fielderr.h"
-#include "k8s/meta.h"
+#include "k8s/ref.h"
 #include "k8s/validation.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -135,7 +135,7 @@ static void target(struct wh_field_errors *l, const json_t *spec)
             invalid_target(l, ref, "spec.targetRef",
                            "empty targetRef is not valid for PodUnavailableBudget");
         char group[256], detail[600];
-        if (!wh_meta_group_of(av, group, sizeof(group))) {
+        if (!wh_ref_group_of(av, group, sizeof(group))) {
             snprintf(detail, sizeof(detail), "unexpected GroupVersion string: %s", av);
             invalid_target(l, ref, "spec.targetRef", detail);
         }
@@ -290,7 +290,7 @@ static void conflicts(struct wh_field_errors *l, const struct wh_handler_ctx *ct
     const json_t *spec = wh_json_obj(obj, "spec");
     const json_t *ref = member(spec, "targetRef"), *sel = member(spec, "selector");
     char group[256] = "", other_group[256];
-    if (ref && !wh_meta_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group)))
+    if (ref && !wh_ref_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group)))
         group[0] = '\0';
     struct wh_objlist all;
     wh_objlist_init(&all);
@@ -304,7 +304,7 @@ static void conflicts(struct wh_field_errors *l, const struct wh_handler_ctx *ct
         const json_t *oref = member(ospec, "targetRef"), *osel = member(ospec, "selector");
         char detail[600];
         if (ref && oref) {
-            if (!wh_meta_group_of(wh_json_str(oref, "apiVersion"), other_group,
+            if (!wh_ref_group_of(wh_json_str(oref, "apiVersion"), other_group,
                                   sizeof(other_group)))
                 other_group[0] = '\0';
             if (strcmp(group, other_group) == 0 &&
