@@ -1,10 +1,12 @@
 /* kruise-webhook: argv, configuration, start order, signals and graceful stop.
  *
  * Thread map (every thread the process runs; no others):
- *   main            configuration, start-up, waits for SIGTERM/SIGINT, graceful stop
- *   MHD HTTPS pool  --threads workers (default: one per CPU); webhook handlers run here
+ *   main            configuration, start-up, waits for SIGTERM/SIGINT (SIGHUP: re-read the
+ *                   certificates), graceful stop
+ *   MHD HTTPS pool  --threads workers (default: one per CPU the cgroup allows); handlers run here
  *   MHD health      one thread for /healthz and /readyz on --health-addr
  *   MHD metrics     one thread for /metrics on --metrics-addr (none when shared or disabled)
+ *   conn reapers    one per listener above: absolute connection deadlines (server/conn.c)
  *   tls reload      re-reads the cert dir every --cert-reload-interval (server/tls.c)
  *   informers       one per cached resource, API mode only (kube/informer.c)
  *   certs           the certificate controller, API mode only (certs/controller.c): Secret,
@@ -13,7 +15,9 @@
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
  */
 #include <curl/curl.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +40,7 @@
 #include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/memtune.h"
 
 static bool tls_ready(void *arg, char *why, size_t whysz)
 {
@@ -97,15 +102,41 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
     return rc;
 }
 
-/* SIGTERM/SIGINT are blocked in every thread and taken synchronously by main with sigwait, so
- * no handler runs in the middle of a request. */
+/* SIGTERM/SIGINT/SIGHUP are blocked in every thread and taken synchronously by main with
+ * sigwait, so no handler runs in the middle of a request (and SIGHUP's default action, exit,
+ * never happens). */
 static void block_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not kill the server */
+}
+
+/* SIGHUP, as daemons use it: re-read the certificate files now. */
+static void reread_certificates(void)
+{
+    bool changed = false;
+    struct wh_errbuf eb = {{0}};
+    if (wh_tls_reload(&changed, &eb))
+        wh_log(WH_LOG_WARN, "SIGHUP: serving certificate not reloaded: %s", eb.msg);
+    else
+        wh_log(WH_LOG_INFO, "SIGHUP: certificates re-read (%s)",
+               changed ? "a new one is in service" : "unchanged");
+}
+
+/* Each connection is a descriptor: the connection caps need the hard limit, not the
+ * traditional soft 1024. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            wh_log(WH_LOG_WARN, "cannot raise the open-file limit: %s", strerror(errno));
+    }
 }
 
 /* --- hooks: certs/ sits below the server and the handlers; they meet here --------------------- */
@@ -137,6 +168,8 @@ static int serve(int argc, char **argv)
     struct wh_certs_controller *certs = NULL;
     bool tls_started = false;
 
+    sigset_t sigs;
+    block_signals(&sigs);
     if (wh_config_load(&cfg, argc, argv, &eb)) {
         fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
         wh_config_fini(&cfg);
@@ -158,9 +191,7 @@ static int serve(int argc, char **argv)
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);
-
-    sigset_t sigs;
-    block_signals(&sigs);
+    raise_fd_limit();
 
     if (open_cluster(&cfg, &cluster, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -176,8 +207,7 @@ static int serve(int argc, char **argv)
     tls_started = true;
     bool changed = false;
     if (wh_tls_reload(&changed, &eb))
-        wh_log(WH_LOG_WARN, "no serving certificate yet (%s); not ready until one appears",
-               eb.msg);
+        wh_log(WH_LOG_WARN, "no serving certificate yet (%s); not ready until one appears", eb.msg);
     if (wh_tls_watch_start(cfg.cert_reload_interval_ms)) {
         wh_log(WH_LOG_ERROR, "cannot start the certificate reload thread");
         goto out;
@@ -209,14 +239,15 @@ static int serve(int argc, char **argv)
         /* As upstream: serve only once certificates and caBundles are in place, and give up
          * (the pod restarts) when that takes longer than --webhook-initialize-timeout. */
         bool inited = cfg.webhook_init_timeout_ms == 0;
-        for (long long waited = 0; !inited && waited < cfg.webhook_init_timeout_ms;
-             waited += 200) {
+        for (long long waited = 0; !inited && waited < cfg.webhook_init_timeout_ms; waited += 200) {
             inited = wh_certs_controller_wait_initialized(certs, 200);
             /* SIGTERM is blocked until sigwait below: look for it here, or a pod that never
              * initialises could only be killed. */
             struct timespec now = {0, 0};
             int sig = sigtimedwait(&sigs, NULL, &now);
-            if (sig > 0) {
+            if (sig == SIGHUP) {
+                reread_certificates();
+            } else if (sig > 0) {
                 wh_log(WH_LOG_INFO, "received signal %d before serving: stopping", sig);
                 status = 0;
                 goto out;
@@ -225,7 +256,8 @@ static int serve(int argc, char **argv)
         if (!inited) {
             char why[256] = "";
             wh_certs_controller_ready(certs, why, sizeof(why));
-            wh_log(WH_LOG_ERROR, "failed to start webhook controller for waiting more than %fs (%s)",
+            wh_log(WH_LOG_ERROR,
+                   "failed to start webhook controller for waiting more than %fs (%s)",
                    (double)cfg.webhook_init_timeout_ms / 1000.0, why);
             goto out;
         }
@@ -236,12 +268,12 @@ static int serve(int argc, char **argv)
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
-    wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld",
-           wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http),
-           cfg.threads);
+    wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld", wh_http_port(http),
+           wh_http_health_port(http), wh_http_metrics_port(http), cfg.threads);
 
     int sig = 0;
-    sigwait(&sigs, &sig);
+    while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
+        reread_certificates();
     wh_log(WH_LOG_INFO, "received %s: draining (grace %lld ms)",
            sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_grace_ms);
     wh_health_shutting_down();
@@ -265,6 +297,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    wh_memtune();
     wh_json_init();
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "kruise-webhook: curl_global_init failed\n");

@@ -289,7 +289,8 @@ TEST(admission_lossy_messages_stay_valid_json)
     struct wh_admission_response resp;
     wh_admission_response_init(&resp);
     wh_admission_deny(&resp, 403, "%s", "bad \xff byte and cut \xe2\x82");
-    struct wh_admission_request req = {.api_version = "admission.k8s.io/v1", .uid = "u"};
+    struct wh_admission_request req = {
+        .api_version = "admission.k8s.io/v1", .uid = "u", .uid_len = 1};
     json_t *a = wh_admission_encode(&req, &resp);
     CHECK_EQ_STR(wh_json_path_str(a, "response", "status", "message", NULL),
                  "bad ? byte and cut ??");

@@ -14,15 +14,15 @@
 struct wh_conversion_request {
     const char *api_version; /* as received, echoed */
     const char *uid;
+    size_t uid_len; /* the uid may contain NUL bytes ("\u0000") */
     const char *desired_api_version;
     const json_t *objects; /* an array, or NULL when absent/null */
 };
 
 /* A review that misses `request`, `request.uid` or `request.desiredAPIVersion`, or has one of the
  * wrong type, returns WH_ERR_INVALID with a message naming the member. */
-WH_NODISCARD enum wh_err wh_conversion_decode(const json_t *review,
-                                              struct wh_conversion_request *req,
-                                              struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err
+wh_conversion_decode(const json_t *review, struct wh_conversion_request *req, struct wh_errbuf *eb);
 
 /* Success when message is NULL: converted (stolen; may be NULL for an empty review) becomes
  * response.convertedObjects. Failure otherwise: convertedObjects is null and
