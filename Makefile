@@ -122,6 +122,7 @@ unit: $(UNIT_BIN)
 integration: $(BIN) $(HARNESS)
 	$(PYTHON) test/integration/run.py --bin $(BIN) --harness $(HARNESS)
 	$(PYTHON) test/integration/certs.py --bin $(BIN)
+	$(PYTHON) test/integration/hostile.py --bin $(BIN)
 
 vectors: $(BIN) $(HARNESS)
 	$(HARNESS) --bin $(BIN) --vectors test/vectors

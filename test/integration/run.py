@@ -287,20 +287,8 @@ def body_over_the_cap_is_413(tmp):
         big = json.dumps(conversion_review([{"pad": "x" * 8000}]))
         st, _, _ = s.request("POST", "/convert", body=big)
         check(st == 413, "Content-Length over the cap: %d" % st)
-        # Chunked: no Content-Length, the cap is found while reading.
-        c = s.conn()
-        c.putrequest("POST", "/convert")
-        c.putheader("Content-Type", "application/json")
-        c.putheader("Transfer-Encoding", "chunked")
-        c.endheaders()
-        for i in range(0, len(big), 1000):
-            part = big[i:i + 1000].encode()
-            c.send(b"%x\r\n%s\r\n" % (len(part), part))
-        c.send(b"0\r\n\r\n")
-        r = c.getresponse()
-        r.read()
-        check(r.status == 413, "chunked body over the cap: %d" % r.status)
-        c.close()
+        # Chunked bodies over the cap: hostile.py (reading stops at the cap, the connection
+        # is closed).
         small = json.dumps(conversion_review([]))
         check(s.request("POST", "/convert", body=small)[0] == 200, "server still answers")
     finally:
