@@ -22,6 +22,7 @@
 #include "server/tls.h"
 #include "util/buf.h"
 #include "util/mem.h"
+#include "util/memtune.h"
 #include "util/reqmem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -470,6 +471,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
         wh_metric_dec(req->rm->in_flight);
     wh_buf_fini(&req->body);
     wh_reqmem_give(req->reserved);
+    if (req->body_seen > WH_REQMEM_SMALL_BODY)
+        wh_memtune_release();
     free(req);
     *req_cls = NULL;
     if (l->https)

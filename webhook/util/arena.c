@@ -8,6 +8,7 @@
 
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/memtune.h"
 #include "util/reqmem.h"
 
 #define CHUNK (64 * 1024)
@@ -169,6 +170,8 @@ void wh_arena_end(void)
             arena.chunks = c;
         }
     }
+    if (total > KEEP_MAX)
+        wh_memtune_release();
     arena.cur = arena.end = NULL;
     arena.open = false;
     arena.paused = 0;
