@@ -140,6 +140,11 @@ tsan:
 	TSAN_OPTIONS="suppressions=$(CURDIR)/test/tsan.supp $(TSAN_OPTIONS)" \
 	    $(MAKE) BUILD=build/tsan OPT="$(SAN_OPT) -fsanitize=thread" LDFLAGS="-fsanitize=thread" check
 
+# The attacks of issue 17 at full size (thousands of connections, peak memory): minutes, not
+# part of make test. Needs `ulimit -n` of 4096 or more (the script raises the soft limit).
+stress: $(BIN)
+	$(PYTHON) test/stress/stress.py --bin $(BIN)
+
 bench: $(BENCH_BIN)
 	$(BENCH_BIN)
 

@@ -1,9 +1,12 @@
 #include "test/unit/test.h"
+#include "test/support/tls_fixture.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/cpu.h"
 #include "util/json.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -109,10 +112,66 @@ TEST(json_type_names_ours_and_go)
     json_t *v = wh_test_json("[true, 1, 1.5, \"s\", null, {}, []]");
     static const char *const ours[] = {"boolean", "number", "number", "string",
                                        "null",    "object", "array"};
-    static const char *const go[] = {"bool", "number", "number", "string", "null", "object", "array"};
+    static const char *const go[] = {"bool", "number", "number", "string",
+                                     "null", "object", "array"};
     for (size_t i = 0; i < 7; i++) {
         CHECK_EQ_STR(wh_json_type_name(json_array_get(v, i)), ours[i]);
         CHECK_EQ_STR(wh_json_go_type_name(json_array_get(v, i)), go[i]);
     }
     json_decref(v);
+}
+
+/* --- util/cpu: workers follow the cgroup's CPU limit ---------------------------------------- */
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+    char path[1024], dir[1024];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + strlen(root) + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+TEST(cpu_count_follows_the_cgroup_limit)
+{
+    char root[256];
+    CHECK(wh_tls_fixture_tmpdir(root, sizeof(root)));
+    long all = wh_cpu_count("/nonexistent-root");
+    CHECK(all >= 1);
+    /* cgroup v2 inside a container: the files at the top. */
+    put_file(root, "proc/self/cgroup", "0::/\n");
+    put_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    put_file(root, "sys/fs/cgroup/cpu.max", "50000 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    /* v2 seen from the host: the process's own cgroup, and its parent's limit counts. */
+    put_file(root, "proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
+    put_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    put_file(root, "sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
+    put_file(root, "sys/fs/cgroup/kubepods/pod1/cpu.max", "100 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    wh_tls_fixture_rmtree(root);
+
+    /* cgroup v1: quota over period, rounded up; -1 is no limit. */
+    CHECK(wh_tls_fixture_tmpdir(root, sizeof(root)));
+    put_file(root, "proc/self/cgroup", "5:cpuacct,cpu:/pod2\n4:memory:/pod2\n");
+    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "-1\n");
+    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_period_us", "100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "10000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    /* Garbage is no limit, never zero workers. */
+    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "lots\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    wh_tls_fixture_rmtree(root);
 }
