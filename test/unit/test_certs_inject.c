@@ -149,6 +149,16 @@ TEST(cert52_entry_paths_and_bad_shapes)
     cc = wh_test_json("{\"service\":{\"name\":\"x\",\"path\":\"\"}}");
     CHECK(wh_certs_inject_entry_path(cc) == NULL);
     json_decref(cc);
+    /* A service path is read up to '?' or '#' as well (fuzz_certs_inject: rewritten into URL
+     * mode it must name the same path again). */
+    cc = wh_test_json("{\"service\":{\"name\":\"x\",\"path\":\"/mutate-pod#x\"}}");
+    p = wh_certs_inject_entry_path(cc);
+    CHECK_EQ_STR(p, "/mutate-pod");
+    free(p);
+    json_decref(cc);
+    cc = wh_test_json("{\"service\":{\"name\":\"x\",\"path\":\"?q\"}}");
+    CHECK(wh_certs_inject_entry_path(cc) == NULL);
+    json_decref(cc);
     CHECK(wh_certs_inject_entry_path(NULL) == NULL);
 
     struct wh_certs_inject_target t = target("PEM");
