@@ -449,6 +449,12 @@ def sigterm_drains_in_flight_requests(tmp):
         s.proc.send_signal(signal.SIGTERM)
         time.sleep(0.3)
         check(s.proc.poll() is None, "still running while a request is in flight")
+        try:
+            idle.request("GET", "/healthz")
+            idle.getresponse()
+            raise Failure("the idle keep-alive connection was served after SIGTERM")
+        except (ConnectionError, http.client.HTTPException, OSError):
+            pass
         st, body = s.plain(s.health_port, "/readyz")
         check(st == 503, "not ready while draining: %d %s" % (st, body))
         try:
@@ -464,12 +470,6 @@ def sigterm_drains_in_flight_requests(tmp):
         check((r.getheader("Connection") or "").lower() == "close", "with Connection: close")
         s.proc.wait(5)
         check(s.proc.returncode == 0, "exit 0 (got %s)" % s.proc.returncode)
-        try:
-            idle.request("GET", "/healthz")
-            idle.getresponse()
-            raise Failure("the idle keep-alive connection was left open")
-        except (ConnectionError, http.client.HTTPException, OSError):
-            pass
     finally:
         s.stop()
 

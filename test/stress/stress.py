@@ -33,6 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
+import hostile  # noqa: E402 - the attacks in seconds, and their helpers
 import run  # noqa: E402 - the integration suite's Server
 from testlib import Failure, check  # noqa: E402
 
@@ -212,11 +213,7 @@ def memory(tmp):
 
 
 def certificates(tmp):
-    tls = os.path.join(ROOT, "test", "data", "tls")
-    own = os.path.join(tmp, "own")
-    os.makedirs(own)
-    shutil.copy(os.path.join(tls, "server.pem"), os.path.join(own, "tls.crt"))
-    shutil.copy(os.path.join(tls, "server-key.pem"), os.path.join(own, "tls.key"))
+    own = hostile.user_pair_dir(tmp)
     before = {n: open(os.path.join(own, n), "rb").read() for n in os.listdir(own)}
     for _ in range(5):
         s = run.Server(tmp, cert_dir=own, certs=False)

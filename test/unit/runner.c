@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
@@ -29,15 +30,15 @@ static const struct test_case tests[] = {
 #undef X
 };
 
-void wh_test_check_json(const char *file, int line, const char *ea, const char *eb,
-                        const json_t *a, const json_t *b)
+void wh_test_check_json(const char *file, int line, const char *ea, const char *eb, const json_t *a,
+                        const json_t *b)
 {
     if (a && b && json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b))
         return;
     char *sa = a ? json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     char *sb = b ? json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
-    fprintf(stderr, "%s:%d: %s == %s failed:\n  %s\n  %s\n", file, line, ea, eb,
-            sa ? sa : "(null)", sb ? sb : "(null)");
+    fprintf(stderr, "%s:%d: %s == %s failed:\n  %s\n  %s\n", file, line, ea, eb, sa ? sa : "(null)",
+            sb ? sb : "(null)");
     free(sa);
     free(sb);
     wh_test_failed_checks++;
@@ -53,6 +54,25 @@ json_t *wh_test_json(const char *text)
         abort();
     }
     return v;
+}
+
+void wh_test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    for (char *p = path + strlen(dir) + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
 }
 
 char *wh_test_read_file(const char *path, size_t *len)

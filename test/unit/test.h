@@ -46,12 +46,15 @@ extern int wh_test_failed_checks;
 
 /* Compares two JSON values (key order ignored, array order not) and prints both on failure. */
 #define CHECK_EQ_JSON(a, b) wh_test_check_json(__FILE__, __LINE__, #a, #b, (a), (b))
-void wh_test_check_json(const char *file, int line, const char *ea, const char *eb,
-                        const json_t *a, const json_t *b);
+void wh_test_check_json(const char *file, int line, const char *ea, const char *eb, const json_t *a,
+                        const json_t *b);
 
 /* Parses a JSON literal for a test; aborts the runner on a typo in the test itself.
  * Returns: new ref. */
 json_t *wh_test_json(const char *text);
+
+/* Writes text to dir/name, creating the directories name passes through (name may hold '/'). */
+void wh_test_write_file(const char *dir, const char *name, const char *text);
 
 /* Reads a whole file (for test data); aborts if it cannot. Returns: new string. */
 char *wh_test_read_file(const char *path, size_t *len);

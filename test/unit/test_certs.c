@@ -1743,18 +1743,6 @@ TEST(certs_bundle_not_after)
 
 /* --- user files are never destroyed (issue 17) -------------------------------------------- */
 
-static void write_plain(const char *dir, const char *name, const char *data)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(data, f);
-        fclose(f);
-    }
-}
-
 /* How many entries of dir start with prefix; the first one's name goes to first. */
 static int count_prefixed(const char *dir, const char *prefix, char *first, size_t firstsz)
 {
@@ -1783,8 +1771,8 @@ TEST(fs_sync_serves_a_pair_without_ca_key_as_the_users_own)
     sync_opts(&o, dir, &t);
     const char *cert = wh_certs_bundle_get(b, WH_CERTS_CERT, NULL);
     const char *key = wh_certs_bundle_get(b, WH_CERTS_KEY, NULL);
-    write_plain(dir, "tls.crt", cert);
-    write_plain(dir, "tls.key", key);
+    wh_test_write_file(dir, "tls.crt", cert);
+    wh_test_write_file(dir, "tls.key", key);
     CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
     CHECK(r.user_owned && !r.generated && !r.changed && r.bundle == NULL);
     CHECK_EQ_INT(r.verdict, WH_CERTS_VALID);
@@ -1797,7 +1785,7 @@ TEST(fs_sync_serves_a_pair_without_ca_key_as_the_users_own)
     CHECK_EQ_INT(r.verdict, WH_CERTS_WRONG_HOST);
     wh_certs_fs_sync_result_fini(&r);
     /* An empty ca-key.pem is no CA key either (cert-manager's layout through the Secret). */
-    write_plain(dir, "ca-key.pem", "");
+    wh_test_write_file(dir, "ca-key.pem", "");
     CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
     CHECK(r.user_owned);
     wh_certs_fs_sync_result_fini(&r);
@@ -1831,7 +1819,7 @@ TEST(fs_sync_renewal_keeps_replaced_files_beside)
                {"cert.pem", WH_CERTS_CERT},     {"tls.crt", WH_CERTS_CERT},
                {"key.pem", WH_CERTS_KEY},       {"tls.key", WH_CERTS_KEY}};
     for (size_t i = 0; i < 6; i++)
-        write_plain(dir, six[i].name, wh_certs_bundle_get(short_lived, six[i].item, NULL));
+        wh_test_write_file(dir, six[i].name, wh_certs_bundle_get(short_lived, six[i].item, NULL));
     CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
     CHECK(r.generated && r.changed && !r.user_owned);
     CHECK_EQ_INT(r.verdict, WH_CERTS_EXPIRING);
@@ -1868,8 +1856,8 @@ TEST(atomic_read_serves_a_plain_file_renamed_over_the_layout)
     CHECK(wh_tls_fixture_tmpdir(dir, sizeof(dir)));
     CHECK_EQ_INT(wh_certs_fs_write(dir, a, NULL, NULL), WH_OK);
     /* mv new.crt tls.crt; mv new.key tls.key, while ..data still points at a's generation. */
-    write_plain(dir, "new.crt", wh_certs_bundle_get(b, WH_CERTS_CERT, NULL));
-    write_plain(dir, "new.key", wh_certs_bundle_get(b, WH_CERTS_KEY, NULL));
+    wh_test_write_file(dir, "new.crt", wh_certs_bundle_get(b, WH_CERTS_CERT, NULL));
+    wh_test_write_file(dir, "new.key", wh_certs_bundle_get(b, WH_CERTS_KEY, NULL));
     char from[512];
     snprintf(from, sizeof(from), "%s/new.crt", dir);
     snprintf(path, sizeof(path), "%s/tls.crt", dir);

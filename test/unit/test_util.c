@@ -123,25 +123,6 @@ TEST(json_type_names_ours_and_go)
 
 /* --- util/cpu: workers follow the cgroup's CPU limit ---------------------------------------- */
 
-static void put_file(const char *root, const char *rel, const char *text)
-{
-    char path[1024], dir[1024];
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    snprintf(dir, sizeof(dir), "%s", path);
-    for (char *p = dir + strlen(root) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0755);
-            *p = '/';
-        }
-    }
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 TEST(cpu_count_follows_the_cgroup_limit)
 {
     char root[256];
@@ -149,29 +130,29 @@ TEST(cpu_count_follows_the_cgroup_limit)
     long all = wh_cpu_count("/nonexistent-root");
     CHECK(all >= 1);
     /* cgroup v2 inside a container: the files at the top. */
-    put_file(root, "proc/self/cgroup", "0::/\n");
-    put_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    wh_test_write_file(root, "proc/self/cgroup", "0::/\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
     CHECK_EQ_INT(wh_cpu_count(root), all);
-    put_file(root, "sys/fs/cgroup/cpu.max", "50000 100000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "50000 100000\n");
     CHECK_EQ_INT(wh_cpu_count(root), 1);
     /* v2 seen from the host: the process's own cgroup, and its parent's limit counts. */
-    put_file(root, "proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
-    put_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
-    put_file(root, "sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
-    put_file(root, "sys/fs/cgroup/kubepods/pod1/cpu.max", "100 100000\n");
+    wh_test_write_file(root, "proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/kubepods/pod1/cpu.max", "100 100000\n");
     CHECK_EQ_INT(wh_cpu_count(root), 1);
     wh_tls_fixture_rmtree(root);
 
     /* cgroup v1: quota over period, rounded up; -1 is no limit. */
     CHECK(wh_tls_fixture_tmpdir(root, sizeof(root)));
-    put_file(root, "proc/self/cgroup", "5:cpuacct,cpu:/pod2\n4:memory:/pod2\n");
-    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "-1\n");
-    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_period_us", "100000\n");
+    wh_test_write_file(root, "proc/self/cgroup", "5:cpuacct,cpu:/pod2\n4:memory:/pod2\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "-1\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_period_us", "100000\n");
     CHECK_EQ_INT(wh_cpu_count(root), all);
-    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "10000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "10000\n");
     CHECK_EQ_INT(wh_cpu_count(root), 1);
     /* Garbage is no limit, never zero workers. */
-    put_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "lots\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "lots\n");
     CHECK_EQ_INT(wh_cpu_count(root), all);
     wh_tls_fixture_rmtree(root);
 }
