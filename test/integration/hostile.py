@@ -339,12 +339,7 @@ def sighup_rereads_certificates_and_never_kills(tmp):
     s = Server(tmp, args=["--cert-reload-interval", "1h"])
     try:
         review = json.dumps(conversion_review([])).encode()
-        busy = s.conn()
-        busy.putrequest("POST", "/convert")
-        busy.putheader("Content-Type", "application/json")
-        busy.putheader("Content-Length", str(len(review)))
-        busy.endheaders()
-        busy.send(review[:10])
+        busy = run.partial_request(s, "/convert", review, 10)
         time.sleep(0.1)
         first = run.peer_serial(s, s.ssl_context())
         # New files written over the old ones (plain files renamed over the layout's links).

@@ -125,6 +125,17 @@ class Server:
         return self.proc.returncode
 
 
+def partial_request(s, path, body, sent):
+    """A POST whose first `sent` bytes of body are on the wire; the caller sends the rest."""
+    c = s.conn()
+    c.putrequest("POST", path)
+    c.putheader("Content-Type", "application/json")
+    c.putheader("Content-Length", str(len(body)))
+    c.endheaders()
+    c.send(body[:sent])
+    return c
+
+
 def admission_review(obj=None, old=None, operation="CREATE", kind="Pod", resource="pods",
                      group="", version="v1", namespace="default", name="p", api="v1",
                      uid="11111111-2222-3333-4444-555555555555", options_kind="CreateOptions"):
@@ -439,12 +450,7 @@ def sigterm_drains_in_flight_requests(tmp):
         idle = s.conn()
         st, _, _ = s.request("GET", "/healthz", conn=idle)
         check(st == 200, "keep-alive connection works")
-        busy = s.conn()
-        busy.putrequest("POST", "/convert")
-        busy.putheader("Content-Type", "application/json")
-        busy.putheader("Content-Length", str(len(review)))
-        busy.endheaders()
-        busy.send(review[:10])
+        busy = partial_request(s, "/convert", review, 10)
         time.sleep(0.2)
         s.proc.send_signal(signal.SIGTERM)
         time.sleep(0.3)
