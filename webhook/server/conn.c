@@ -184,9 +184,7 @@ static void started(struct wh_conn_guard *g, struct MHD_Connection *conn, void *
     g->open++;
     ip_adjust(g, e->ip, +1);
     wh_metric_inc(g->m_open);
-    if (e->fd == MHD_INVALID_SOCKET) {
-        /* Never happens with sockets libmicrohttpd accepted; nothing to guard then. */
-    } else if (g->draining) {
+    if (g->draining) {
         close_entry(g, e, R_DRAIN);
     } else if (ip_count(g, e->ip) > g->lim.max_per_ip || g->open > g->lim.max_total) {
         bool per_ip = ip_count(g, e->ip) > g->lim.max_per_ip;
@@ -283,14 +281,6 @@ void wh_conn_guard_drain(struct wh_conn_guard *g)
     pthread_mutex_unlock(&g->mu);
 }
 
-unsigned wh_conn_guard_count(struct wh_conn_guard *g)
-{
-    pthread_mutex_lock(&g->mu);
-    unsigned n = g->open;
-    pthread_mutex_unlock(&g->mu);
-    return n;
-}
-
 /* Closes the heads of a list that are past their deadline; returns how many. */
 static unsigned reap_list(struct wh_conn_guard *g, struct list *l, int64_t limit_ms, int64_t now,
                           enum reason why)
@@ -319,7 +309,7 @@ static void *reaper_main(void *arg)
         if (g->stop)
             break;
         int64_t now = wh_time_mono_ns();
-        unsigned idle = reap_list(g, &g->idle, g->lim.idle_ms, now, R_IDLE);
+        reap_list(g, &g->idle, g->lim.idle_ms, now, R_IDLE);
         unsigned slow = reap_list(g, &g->reading, g->lim.read_ms, now, R_READ);
         if (slow) {
             pthread_mutex_unlock(&g->mu);
@@ -328,7 +318,6 @@ static void *reaper_main(void *arg)
                          g->name, slow, (long long)g->lim.read_ms);
             pthread_mutex_lock(&g->mu);
         }
-        (void)idle;
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;

@@ -54,7 +54,4 @@ void wh_conn_guard_idle(struct wh_conn_guard *g, struct MHD_Connection *conn);
 /* Closes idle connections now and every connection as soon as it becomes idle. */
 void wh_conn_guard_drain(struct wh_conn_guard *g);
 
-/* Open connections (for tests and the gauge). */
-unsigned wh_conn_guard_count(struct wh_conn_guard *g);
-
 #endif
