@@ -27,8 +27,6 @@ static const char *reason_for(int code)
         return "RequestEntityTooLarge";
     case 415:
         return "UnsupportedMediaType";
-    case 429:
-        return "TooManyRequests";
     case 503:
         return "ServiceUnavailable";
     default:
