@@ -3,7 +3,8 @@
 
 1. Slots: 2 000 idle TLS connections and 1 100 connections trickling a request one byte a
    second are held open (each reconnects a second after the server closes it) from 50 client
-   addresses, while ordinary requests are sent from another. Every ordinary request must be
+   addresses while ordinary requests are sent from another; then all from the ordinary
+   requests' own address. Every ordinary request must be
    answered (not refused, no time-out); their latency is printed, with whether it stayed
    within 100 ms.
 2. Memory: eight 3 MiB `[{},{},...]` bodies at once, three rounds. Each must be refused (413)
@@ -79,13 +80,13 @@ async def hold(port, ctx, addr, trickle, stop, stats):
         await asyncio.sleep(1.0)
 
 
-def attack_thread(port, ctx, stop_flag, stats, ready):
+def attack_thread(port, ctx, addrs, stop_flag, stats, ready):
     async def main():
         stop = asyncio.Event()
         tasks = []
         for i in range(IDLE + TRICKLE):
-            tasks.append(asyncio.ensure_future(hold(port, ctx, ATTACK_ADDRS[i % len(ATTACK_ADDRS)],
-                                                    i >= IDLE, stop, stats)))
+            tasks.append(asyncio.ensure_future(hold(port, ctx, addrs[i % len(addrs)], i >= IDLE,
+                                                    stop, stats)))
             if i % 100 == 99:
                 await asyncio.sleep(0.05)
         ready.set()
@@ -117,13 +118,13 @@ def ordinary_requests(s, n):
     return times, failures
 
 
-def slots(tmp):
+def slots(tmp, addrs=ATTACK_ADDRS):
     s = run.Server(tmp)
     try:
         ctx = ssl.create_default_context(cafile=os.path.join(s.cert_dir, "ca-cert.pem"))
         stop, ready = threading.Event(), threading.Event()
         stats = {"connects": 0, "closed_by_server": 0, "errors": 0}
-        t = threading.Thread(target=attack_thread, args=(s.port, ctx, stop, stats, ready))
+        t = threading.Thread(target=attack_thread, args=(s.port, ctx, addrs, stop, stats, ready))
         t.start()
         try:
             ready.wait(120)
@@ -144,7 +145,7 @@ def slots(tmp):
         times.sort()
         p50, worst = times[len(times) // 2], times[-1]
         print("slots: %d idle + %d trickling held from %d addresses (%d connects, %d closed by "
-              "the server, %d errors); server holds %s" % (IDLE, TRICKLE, len(ATTACK_ADDRS),
+              "the server, %d errors); server holds %s" % (IDLE, TRICKLE, len(addrs),
                                                            stats["connects"],
                                                            stats["closed_by_server"],
                                                            stats["errors"], held))
@@ -226,7 +227,8 @@ def certificates(tmp):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("parts", nargs="*", default=["slots", "memory", "certificates"])
+    ap.add_argument("parts", nargs="*",
+                    default=["slots", "slots-same-address", "memory", "certificates"])
     args = ap.parse_args()
     run.BIN = os.path.abspath(args.bin)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -239,7 +241,8 @@ def main():
     for part in args.parts:
         tmp = tempfile.mkdtemp(prefix="wh-stress-")
         try:
-            {"slots": slots, "memory": memory, "certificates": certificates}[part](tmp)
+            {"slots": slots, "slots-same-address": lambda t: slots(t, ["127.0.0.1"]),
+             "memory": memory, "certificates": certificates}[part](tmp)
             print("PASS %s" % part)
             shutil.rmtree(tmp, ignore_errors=True)
         except Failure as e:
