@@ -128,15 +128,25 @@ static void reread_certificates(void)
 }
 
 /* Each connection is a descriptor: the connection caps need the hard limit, not the
- * traditional soft 1024. */
-static void raise_fd_limit(void)
+ * traditional soft 1024. Below the caps, accept(2) fails before the server can make room. */
+static void raise_fd_limit(const struct wh_config *cfg)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
             wh_log(WH_LOG_WARN, "cannot raise the open-file limit: %s", strerror(errno));
+        getrlimit(RLIMIT_NOFILE, &rl);
     }
+    /* The plain listeners' 2 x 64 and room for files, the API client and eviction. */
+    rlim_t need = (rlim_t)cfg->max_connections + 256;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+        wh_log(WH_LOG_WARN,
+               "the open-file limit (%llu) is below --max-connections + 256: connections may be "
+               "refused before the server can make room",
+               (unsigned long long)rl.rlim_cur);
 }
 
 /* --- hooks: certs/ sits below the server and the handlers; they meet here --------------------- */
@@ -191,7 +201,7 @@ static int serve(int argc, char **argv)
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);
-    raise_fd_limit();
+    raise_fd_limit(&cfg);
 
     if (open_cluster(&cfg, &cluster, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
