@@ -154,6 +154,10 @@ TEST(standalone_state_errors_name_the_place)
     wh_test_write_file(dir, "bad.yaml", "kind: Pod\nmetadata: {name: x}\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
+    /* An empty name is an error, not an abort (found by fuzz_state). */
+    wh_test_write_file(dir, "bad.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: !x}\n");
+    CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
     wh_test_write_file(dir, "bad.yaml", "- just\n- a list\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "not an object") != NULL);
