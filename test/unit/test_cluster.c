@@ -155,7 +155,7 @@ TEST(standalone_state_errors_name_the_place)
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
     /* An empty name is an error, not an abort (found by fuzz_state). */
-    wh_test_write_file(dir, "bad.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: !x}\n");
+    wh_test_write_file(dir, "bad.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"\"\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
     wh_test_write_file(dir, "bad.yaml", "- just\n- a list\n");
