@@ -217,7 +217,8 @@ static int serve(int argc, char **argv)
     tls_started = true;
     bool changed = false;
     if (wh_tls_reload(&changed, &eb))
-        wh_log(WH_LOG_WARN, "no serving certificate yet (%s); not ready until one appears", eb.msg);
+        wh_log(WH_LOG_WARN, "no serving certificate yet (%s); not ready until one appears",
+               eb.msg);
     if (wh_tls_watch_start(cfg.cert_reload_interval_ms)) {
         wh_log(WH_LOG_ERROR, "cannot start the certificate reload thread");
         goto out;
@@ -249,7 +250,8 @@ static int serve(int argc, char **argv)
         /* As upstream: serve only once certificates and caBundles are in place, and give up
          * (the pod restarts) when that takes longer than --webhook-initialize-timeout. */
         bool inited = cfg.webhook_init_timeout_ms == 0;
-        for (long long waited = 0; !inited && waited < cfg.webhook_init_timeout_ms; waited += 200) {
+        for (long long waited = 0; !inited && waited < cfg.webhook_init_timeout_ms;
+             waited += 200) {
             inited = wh_certs_controller_wait_initialized(certs, 200);
             /* SIGTERM is blocked until sigwait below: look for it here, or a pod that never
              * initialises could only be killed. */
@@ -266,8 +268,7 @@ static int serve(int argc, char **argv)
         if (!inited) {
             char why[256] = "";
             wh_certs_controller_ready(certs, why, sizeof(why));
-            wh_log(WH_LOG_ERROR,
-                   "failed to start webhook controller for waiting more than %fs (%s)",
+            wh_log(WH_LOG_ERROR, "failed to start webhook controller for waiting more than %fs (%s)",
                    (double)cfg.webhook_init_timeout_ms / 1000.0, why);
             goto out;
         }
@@ -278,8 +279,9 @@ static int serve(int argc, char **argv)
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
     }
-    wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld", wh_http_port(http),
-           wh_http_health_port(http), wh_http_metrics_port(http), cfg.threads);
+    wh_log(WH_LOG_INFO, "listening https=%d health=%d metrics=%d threads=%lld",
+           wh_http_port(http), wh_http_health_port(http), wh_http_metrics_port(http),
+           cfg.threads);
 
     int sig = 0;
     while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)

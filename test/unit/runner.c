@@ -30,15 +30,15 @@ static const struct test_case tests[] = {
 #undef X
 };
 
-void wh_test_check_json(const char *file, int line, const char *ea, const char *eb, const json_t *a,
-                        const json_t *b)
+void wh_test_check_json(const char *file, int line, const char *ea, const char *eb,
+                        const json_t *a, const json_t *b)
 {
     if (a && b && json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b))
         return;
     char *sa = a ? json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     char *sb = b ? json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
-    fprintf(stderr, "%s:%d: %s == %s failed:\n  %s\n  %s\n", file, line, ea, eb, sa ? sa : "(null)",
-            sb ? sb : "(null)");
+    fprintf(stderr, "%s:%d: %s == %s failed:\n  %s\n  %s\n", file, line, ea, eb,
+            sa ? sa : "(null)", sb ? sb : "(null)");
     free(sa);
     free(sb);
     wh_test_failed_checks++;

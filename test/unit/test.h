@@ -46,8 +46,8 @@ extern int wh_test_failed_checks;
 
 /* Compares two JSON values (key order ignored, array order not) and prints both on failure. */
 #define CHECK_EQ_JSON(a, b) wh_test_check_json(__FILE__, __LINE__, #a, #b, (a), (b))
-void wh_test_check_json(const char *file, int line, const char *ea, const char *eb, const json_t *a,
-                        const json_t *b);
+void wh_test_check_json(const char *file, int line, const char *ea, const char *eb,
+                        const json_t *a, const json_t *b);
 
 /* Parses a JSON literal for a test; aborts the runner on a typo in the test itself.
  * Returns: new ref. */

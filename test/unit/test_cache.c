@@ -111,16 +111,14 @@ TEST(cache_upsert_get_delete)
 TEST(cache_strips_managed_fields)
 {
     struct wh_cache *c = wh_cache_new(WH_RES_POD);
-    json_t *o =
-        wh_test_json("{\"metadata\":{\"name\":\"x\",\"managedFields\":[{\"manager\":\"m\"}],"
-                     "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
-                     "\"{}\",\"keep\":\"1\"}}}");
+    json_t *o = wh_test_json("{\"metadata\":{\"name\":\"x\",\"managedFields\":[{\"manager\":\"m\"}],"
+                             "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
+                             "\"{}\",\"keep\":\"1\"}}}");
     CHECK_EQ_INT(wh_cache_upsert_new(c, o), WH_OK);
     struct wh_object *got = wh_cache_get(c, NULL, "x");
     CHECK(got != NULL);
     if (got) {
-        json_t *want =
-            wh_test_json("{\"metadata\":{\"name\":\"x\",\"annotations\":{\"keep\":\"1\"}}}");
+        json_t *want = wh_test_json("{\"metadata\":{\"name\":\"x\",\"annotations\":{\"keep\":\"1\"}}}");
         CHECK_EQ_JSON(wh_object_json(got), want);
         json_decref(want);
     }

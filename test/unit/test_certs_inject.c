@@ -382,9 +382,9 @@ TEST(cert38_verification_messages)
     free(b);
 }
 
-/* CERT-50/90: manifests/webhookconfigurations.yaml lists every admission path the server answers
- * with the Deployment's feature gates, and nothing else (an entry for an unserved path would never
- * get a caBundle and, with failurePolicy Fail, would block its resources). The Helm chart's
+/* CERT-50/90: manifests/webhookconfigurations.yaml lists every admission path the server answers with the
+ * Deployment's feature gates, and nothing else (an entry for an unserved path would never get
+ * a caBundle and, with failurePolicy Fail, would block its resources). The Helm chart's
  * v1alpha1 aliases are served for old configurations only. */
 TEST(certs_manifests_list_every_served_path)
 {

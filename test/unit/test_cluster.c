@@ -83,9 +83,9 @@ TEST(standalone_state_from_a_directory)
                  WH_OK);
     CHECK_EQ_INT(n, 2);
     n = 0;
-    CHECK_EQ_INT(
-        wh_cluster_list_live(cl, "example.com", "v1", "widgetz", NULL, NULL, count_item, &n, &eb),
-        WH_OK);
+    CHECK_EQ_INT(wh_cluster_list_live(cl, "example.com", "v1", "widgetz", NULL, NULL, count_item,
+                                      &n, &eb),
+                 WH_OK);
     CHECK_EQ_INT(n, 1);
     CHECK_EQ_INT(wh_cluster_list_live(cl, "", "v1", "pods", NULL, "app=web", count_item, &n, &eb),
                  WH_ERR_INVALID);
@@ -119,7 +119,8 @@ TEST(standalone_writes_follow_api_server_rules)
     json_t *stored = NULL;
     CHECK_EQ_INT(wh_cluster_update(cl, WH_RES_PUB, upd, true, &stored, &eb), WH_OK);
     CHECK_EQ_INT(json_integer_value(wh_json_path(stored, "spec", "maxUnavailable", NULL)), 1);
-    CHECK_EQ_INT(json_integer_value(wh_json_path(stored, "status", "unavailableAllowed", NULL)), 0);
+    CHECK_EQ_INT(json_integer_value(wh_json_path(stored, "status", "unavailableAllowed", NULL)),
+                 0);
     CHECK(!wh_str_eq(wh_json_meta_str(stored, "resourceVersion"), "7"));
     /* The declared cache sees the write. */
     struct wh_object *o = wh_cache_get(c, "ns", "pub");
@@ -155,7 +156,8 @@ TEST(standalone_state_errors_name_the_place)
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
     /* An empty name is an error, not an abort (found by fuzz_state). */
-    wh_test_write_file(dir, "bad.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"\"\n");
+    wh_test_write_file(dir, "bad.yaml",
+                       "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"\"\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
     wh_test_write_file(dir, "bad.yaml", "- just\n- a list\n");

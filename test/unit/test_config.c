@@ -60,7 +60,7 @@ TEST(config_env_then_flags_override)
     CHECK_EQ_STR(cfg.namespace_, "kruise-system");
     wh_config_fini(&cfg);
     char *argv2[] = {"kruise-webhook", "--port=1234", "--max-body-bytes", "64Ki",
-                     "--log-format",   "text",        "--check-config",   NULL};
+                     "--log-format", "text", "--check-config", NULL};
     CHECK_EQ_INT(load(&cfg, &eb, argv2), WH_OK);
     CHECK_EQ_INT(cfg.port, 1234);
     CHECK_EQ_INT(cfg.max_body_bytes, 65536);
@@ -112,9 +112,8 @@ TEST(config_file_values_and_positions)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    write_file(path,
-               "# a comment\nport: 7777\nfeature-gates:\n  ResourcesDeletionProtection: true\n"
-               "log-level: debug\n");
+    write_file(path, "# a comment\nport: 7777\nfeature-gates:\n  ResourcesDeletionProtection: true\n"
+                     "log-level: debug\n");
     struct wh_config cfg;
     struct wh_errbuf eb = {{0}};
     char *argv[] = {"kruise-webhook", "--config", path, "--log-level=warn", NULL};

@@ -97,11 +97,8 @@ TEST(informer_lists_then_follows_the_watch)
     put_configmaps(&f, 0, 1200, "a"); /* more than two pages of 500 */
     struct wh_cache *c = wh_cache_new(WH_RES_CONFIGMAP);
     struct wh_informer *inf = NULL;
-    struct wh_informer_opts o = {.group = "",
-                                 .version = "v1",
-                                 .resource = "configmaps",
-                                 .ns = "default",
-                                 .backoff_max_ms = 500};
+    struct wh_informer_opts o = {.group = "", .version = "v1", .resource = "configmaps",
+                                 .ns = "default", .backoff_max_ms = 500};
     CHECK_EQ_INT(wh_informer_start(f.client, c, &o, &inf), WH_OK);
     for (int i = 0; i < 500 && !wh_cache_synced(c); i++)
         wh_time_sleep_ms(20);
@@ -152,11 +149,8 @@ TEST(informer_survives_failing_lists)
                  WH_OK);
     struct wh_cache *c = wh_cache_new(WH_RES_CONFIGMAP);
     struct wh_informer *inf = NULL;
-    struct wh_informer_opts o = {.group = "",
-                                 .version = "v1",
-                                 .resource = "configmaps",
-                                 .ns = "default",
-                                 .backoff_max_ms = 200};
+    struct wh_informer_opts o = {.group = "", .version = "v1", .resource = "configmaps",
+                                 .ns = "default", .backoff_max_ms = 200};
     CHECK_EQ_INT(wh_informer_start(f.client, c, &o, &inf), WH_OK);
     wh_time_sleep_ms(50);
     CHECK(!wh_cache_synced(c));

@@ -66,8 +66,8 @@ TEST(inject_cli_yaml_in_yaml_out)
     check_file(c.out, DATA "expected/pod.yaml");
     CHECK_EQ_STR(c.err, "");
     /* the YAML reads back as the JSON the handler produced */
-    struct captured j =
-        inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "-o", "json", NULL);
+    struct captured j = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "-o", "json",
+                               NULL);
     CHECK_EQ_INT(j.status, 0);
     json_t *docs = NULL;
     struct wh_errbuf eb;
@@ -90,8 +90,8 @@ TEST(inject_cli_json_in_json_out)
 
 TEST(inject_cli_explain)
 {
-    struct captured c =
-        inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "--explain", NULL);
+    struct captured c = inject("-f", DATA "pod.yaml", "--state", DATA "state", TS, "--explain",
+                               NULL);
     CHECK_EQ_INT(c.status, 0);
     check_file(c.out, DATA "expected/pod.yaml");
     check_file(c.err, DATA "expected/explain.txt");

@@ -29,13 +29,14 @@ TEST(kube_path_builds_resource_paths)
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), NULL, "v1", "namespaces", NULL, "kube-system", NULL),
                  WH_OK);
     CHECK_EQ_STR(p, "/api/v1/namespaces/kube-system");
-    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "apps.kruise.io", "v1beta1", "sidecarsets", "", "", ""),
+    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "apps.kruise.io", "v1beta1", "sidecarsets", "", "",
+                              ""),
                  WH_OK);
     CHECK_EQ_STR(p, "/apis/apps.kruise.io/v1beta1/sidecarsets");
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "apps", "v1", "deployments", "d", NULL, NULL), WH_OK);
     CHECK_EQ_STR(p, "/apis/apps/v1/namespaces/d/deployments");
-    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "rbac.authorization.k8s.io", "v1", "clusterroles", NULL,
-                              "system:controller:x", NULL),
+    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "rbac.authorization.k8s.io", "v1", "clusterroles",
+                              NULL, "system:controller:x", NULL),
                  WH_OK);
     CHECK_EQ_STR(p, "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:x");
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "apps", "v1", NULL, NULL, NULL, NULL), WH_OK);
@@ -45,7 +46,8 @@ TEST(kube_path_builds_resource_paths)
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", NULL, "..", NULL), WH_ERR_INVALID);
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", NULL, "a?b", NULL), WH_ERR_INVALID);
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", NULL, "a b", NULL), WH_ERR_INVALID);
-    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", NULL, "a%2F", NULL), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", NULL, "a%2F", NULL),
+                 WH_ERR_INVALID);
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", NULL, "pods", NULL, NULL, NULL), WH_ERR_INVALID);
     CHECK_EQ_INT(wh_kube_path(p, sizeof(p), "", "v1", "pods", "ns", NULL, "status"),
                  WH_ERR_INVALID);
@@ -256,9 +258,9 @@ static json_t *requests_to(struct fixture *fx, const char *prefix)
 
 static json_t *configmap(const char *name, const char *value)
 {
-    json_t *o =
-        json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
-                  "metadata", "name", name, "namespace", "default", "data", "k", value);
+    json_t *o = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s}}", "apiVersion", "v1", "kind",
+                          "ConfigMap", "metadata", "name", name, "namespace", "default", "data",
+                          "k", value);
     WH_ASSERT(o);
     return o;
 }
@@ -342,7 +344,8 @@ TEST(kube_client_crud_conflict_and_not_found)
     CHECK_EQ_INT(wh_kube_delete(fx.c, CM_PATH "/cm1", NULL, &st), WH_ERR_NOT_FOUND);
 
     /* A resource the server does not know is a 404 too; st may be NULL. */
-    CHECK_EQ_INT(wh_kube_get(fx.c, "/apis/nope.example/v1/things", &none, NULL), WH_ERR_NOT_FOUND);
+    CHECK_EQ_INT(wh_kube_get(fx.c, "/apis/nope.example/v1/things", &none, NULL),
+                 WH_ERR_NOT_FOUND);
     CHECK_EQ_INT(wh_kube_get(fx.c, "no-slash", &none, &st), WH_ERR_INVALID);
 
     /* Every request carried our identity. */
@@ -383,15 +386,16 @@ TEST(kube_client_status_subresource)
     json_object_set_new(upd, "status", json_pack("{s:s}", "phase", "Running"));
     json_object_set_new(wh_json_obj(upd, "metadata"), "labels", json_pack("{s:s}", "x", "y"));
     json_t *after = NULL;
-    CHECK_EQ_INT(wh_kube_update(fx.c, "/api/v1/namespaces/default/pods/p/status", upd, &after, &st),
+    CHECK_EQ_INT(wh_kube_update(fx.c, "/api/v1/namespaces/default/pods/p/status", upd, &after,
+                                &st),
                  WH_OK);
     CHECK_EQ_STR(wh_json_path_str(after, "status", "phase", NULL), "Running");
     CHECK(wh_json_label(after, "x") == NULL);
     json_decref(after);
     /* A merge patch of the status. */
     json_t *mp = wh_test_json("{\"status\":{\"phase\":\"Succeeded\"}}");
-    CHECK_EQ_INT(wh_kube_patch(fx.c, "/api/v1/namespaces/default/pods/p/status", WH_PATCH_MERGE, mp,
-                               &after, &st),
+    CHECK_EQ_INT(wh_kube_patch(fx.c, "/api/v1/namespaces/default/pods/p/status", WH_PATCH_MERGE,
+                               mp, &after, &st),
                  WH_OK);
     CHECK_EQ_STR(wh_json_path_str(after, "status", "phase", NULL), "Succeeded");
     json_decref(after);
@@ -649,7 +653,7 @@ TEST(kube_client_connection_errors)
     struct wh_kube_client *c = NULL;
 
     /* Nobody listens: IO after max_retries + 1 attempts (refused before sending). */
-    struct wh_kc_opts ko = {WH_KC_AUTH_NONE,      WH_KC_CA_DATA, NULL, NULL, NULL,
+    struct wh_kc_opts ko = {WH_KC_AUTH_NONE, WH_KC_CA_DATA, NULL, NULL, NULL,
                             "https://127.0.0.1:1"};
     CHECK_EQ_INT(wh_apiserver_write_kubeconfig(fx.srv, &ko, NULL, &kc, &eb), WH_OK);
     struct wh_kube_opts co = {.kubeconfig = kc, .timeout_ms = 5000, .max_retries = 2};
@@ -718,8 +722,10 @@ TEST(kube_client_bearer_token_and_client_certificate_auth)
         const char *token;
         enum wh_err want;
     } cases[] = {
-        {WH_KC_AUTH_TOKEN, "wrong", WH_ERR_KUBE}, {WH_KC_AUTH_NONE, NULL, WH_ERR_KUBE},
-        {WH_KC_AUTH_TOKEN_FILE, "s3cret", WH_OK}, {WH_KC_AUTH_CERT_DATA, NULL, WH_OK},
+        {WH_KC_AUTH_TOKEN, "wrong", WH_ERR_KUBE},
+        {WH_KC_AUTH_NONE, NULL, WH_ERR_KUBE},
+        {WH_KC_AUTH_TOKEN_FILE, "s3cret", WH_OK},
+        {WH_KC_AUTH_CERT_DATA, NULL, WH_OK},
         {WH_KC_AUTH_CERT_FILE, NULL, WH_OK},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -729,7 +735,8 @@ TEST(kube_client_bearer_token_and_client_certificate_auth)
         CHECK_EQ_INT(wh_kube_client_new(&co, &c, &eb), WH_OK);
         enum wh_err rc = wh_kube_get(c, "/api/v1/namespaces/default", &got, &st);
         if (rc != cases[i].want)
-            fprintf(stderr, "auth case %zu: %s (%d %s)\n", i, wh_strerror(rc), st.code, st.message);
+            fprintf(stderr, "auth case %zu: %s (%d %s)\n", i, wh_strerror(rc), st.code,
+                    st.message);
         CHECK_EQ_INT(rc, cases[i].want);
         if (cases[i].want) {
             CHECK_EQ_INT(st.code, 401);
@@ -895,7 +902,8 @@ TEST(kube_client_pick_version_from_discovery)
     CHECK(chosen == alpha_first[1]);
     CHECK_EQ_INT(wh_kube_pick_version(fx.c, "apps.kruise.io", alpha, &chosen, &st), WH_OK);
     CHECK_EQ_STR(chosen, "v1alpha1");
-    CHECK_EQ_INT(wh_kube_pick_version(fx.c, "apps.kruise.io", v2, &chosen, &st), WH_ERR_NOT_FOUND);
+    CHECK_EQ_INT(wh_kube_pick_version(fx.c, "apps.kruise.io", v2, &chosen, &st),
+                 WH_ERR_NOT_FOUND);
     CHECK(chosen == NULL);
     CHECK_EQ_INT(wh_kube_pick_version(fx.c, "nope.example.com", both, &chosen, &st),
                  WH_ERR_NOT_FOUND);
@@ -1001,8 +1009,8 @@ TEST(kube_watch_replays_in_order_and_resumes_from_a_version)
 
     /* Label selector on the watch; the server's timeout ends it with WH_OK. */
     events_init(&ev);
-    struct wh_kube_watch_opts wo2 = {
-        .resource_version = rv0, .timeout_seconds = 1, .label_selector = "app=none"};
+    struct wh_kube_watch_opts wo2 = {.resource_version = rv0, .timeout_seconds = 1,
+                                     .label_selector = "app=none"};
     CHECK_EQ_INT(wh_kube_watch(fx.c, CM_PATH, &wo2, on_ev, &ev, &st), WH_OK);
     CHECK_EQ_INT(ev.n, 0);
     CHECK_EQ_INT(st.code, 200);
@@ -1040,8 +1048,8 @@ TEST(kube_watch_bookmarks_and_gone_after_compaction)
     struct events ev;
     events_init(&ev);
     ev.bookmarks_wanted = 2;
-    struct wh_kube_watch_opts wo = {
-        .resource_version = rv0, .bookmarks = true, .timeout_seconds = 10};
+    struct wh_kube_watch_opts wo = {.resource_version = rv0, .bookmarks = true,
+                                    .timeout_seconds = 10};
     CHECK_EQ_INT(wh_kube_watch(fx.c, CM_PATH, &wo, on_ev, &ev, &st), WH_ERR_NOT_SYNCED);
     CHECK_EQ_INT(ev.bookmarks, 2);
     CHECK_EQ_STR(ev.log.data, "ADDED:a;");
@@ -1083,8 +1091,8 @@ static void *watch_thread(void *arg)
 {
     struct watcher *w = arg;
     struct wh_kube_status st;
-    struct wh_kube_watch_opts wo = {
-        .resource_version = w->rv, .bookmarks = true, .timeout_seconds = 60, .stop = &w->stop};
+    struct wh_kube_watch_opts wo = {.resource_version = w->rv, .bookmarks = true,
+                                    .timeout_seconds = 60, .stop = &w->stop};
     w->rc = wh_kube_watch(w->c, CM_PATH, &wo, on_ev, &w->ev, &st);
     atomic_store(&w->done, true);
     return NULL;

@@ -20,8 +20,8 @@ static enum wh_err collect(void *arg, const char *type, json_t *object)
     s->count++;
     if (s->fail_at && s->count == s->fail_at)
         return WH_ERR_INVALID;
-    const char *name =
-        json_string_value(json_object_get(json_object_get(object, "metadata"), "name"));
+    const char *name = json_string_value(json_object_get(
+        json_object_get(object, "metadata"), "name"));
     if (wh_buf_printf(&s->log, "%s:%s;", type, name ? name : "-"))
         abort();
     return WH_OK;
@@ -38,8 +38,8 @@ static void seen_init(struct seen *s)
 
 #define EV(type, name) "{\"type\":\"" type "\",\"object\":{\"metadata\":{\"name\":\"" name "\"}}}"
 
-static const char stream3[] =
-    EV("ADDED", "a") "\n" EV("MODIFIED", "b") "\n" EV("DELETED", "c") "\n";
+static const char stream3[] = EV("ADDED", "a") "\n" EV("MODIFIED", "b") "\n" EV("DELETED", "c")
+    "\n";
 
 TEST(kube_watch_many_events_in_one_chunk)
 {
@@ -183,13 +183,13 @@ TEST(kube_watch_event_over_cap_is_too_big)
 TEST(kube_watch_malformed_lines_are_parse_errors)
 {
     static const char *const bad[] = {
-        "{\"type\":\"ADDED\",\"object\":{}\n",     /* truncated JSON */
-        "[1,2]\n",                                 /* not an object */
-        "{\"object\":{}}\n",                       /* no type */
-        "{\"type\":\"RENAMED\",\"object\":{}}\n",  /* unknown type */
-        "{\"type\":\"ADDED\"}\n",                  /* no object */
-        "{\"type\":\"ADDED\",\"object\":\"x\"}\n", /* object not an object */
-        "{\"type\":7,\"object\":{}}\n",            /* type not a string */
+        "{\"type\":\"ADDED\",\"object\":{}\n",         /* truncated JSON */
+        "[1,2]\n",                                      /* not an object */
+        "{\"object\":{}}\n",                            /* no type */
+        "{\"type\":\"RENAMED\",\"object\":{}}\n",       /* unknown type */
+        "{\"type\":\"ADDED\"}\n",                       /* no object */
+        "{\"type\":\"ADDED\",\"object\":\"x\"}\n",      /* object not an object */
+        "{\"type\":7,\"object\":{}}\n",                 /* type not a string */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct wh_watch_splitter sp;

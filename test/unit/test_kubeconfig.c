@@ -34,10 +34,11 @@ static void put(const char *dir, const char *name, const char *text)
 
 static void scratch_free(char *dir)
 {
-    static const char *const names[] = {
-        "kc.yaml",   "ca.pem",    "token",       "client.pem",           "client-key.pem",
-        "namespace", "ca.crt",    "sub/kc.yaml", "sub/certs/client.pem", "sub/certs/client-key.pem",
-        "sub/tok",   "sub/certs", "sub"};
+    static const char *const names[] = {"kc.yaml", "ca.pem", "token", "client.pem",
+                                        "client-key.pem", "namespace", "ca.crt",
+                                        "sub/kc.yaml", "sub/certs/client.pem",
+                                        "sub/certs/client-key.pem", "sub/tok", "sub/certs",
+                                        "sub"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char *p = wh_str_printf("%s/%s", dir, names[i]);
         if (unlink(p) != 0)
@@ -76,29 +77,30 @@ TEST(kubeconfig_token_ca_data_and_namespace)
     char *dir = scratch_new();
     char *ca_raw = NULL;
     char *ca = b64_of_file(wh_apiserver_tls_file("ca.pem"), &ca_raw);
-    char *yaml = wh_str_printf("apiVersion: v1\n"
-                               "kind: Config\n"
-                               "clusters:\n"
-                               "- name: other\n"
-                               "  cluster: {server: 'https://other.example:1'}\n"
-                               "- name: main\n"
-                               "  cluster:\n"
-                               "    server: https://10.0.0.1:6443/\n"
-                               "    certificate-authority-data: %s\n"
-                               "users:\n"
-                               "- name: me\n"
-                               "  user:\n"
-                               "    token: abc.def\n"
-                               "contexts:\n"
-                               "- name: a\n"
-                               "  context: {cluster: other, user: me}\n"
-                               "- name: b\n"
-                               "  context:\n"
-                               "    cluster: main\n"
-                               "    user: me\n"
-                               "    namespace: kruise-system\n"
-                               "current-context: b\n",
-                               ca);
+    char *yaml = wh_str_printf(
+        "apiVersion: v1\n"
+        "kind: Config\n"
+        "clusters:\n"
+        "- name: other\n"
+        "  cluster: {server: 'https://other.example:1'}\n"
+        "- name: main\n"
+        "  cluster:\n"
+        "    server: https://10.0.0.1:6443/\n"
+        "    certificate-authority-data: %s\n"
+        "users:\n"
+        "- name: me\n"
+        "  user:\n"
+        "    token: abc.def\n"
+        "contexts:\n"
+        "- name: a\n"
+        "  context: {cluster: other, user: me}\n"
+        "- name: b\n"
+        "  context:\n"
+        "    cluster: main\n"
+        "    user: me\n"
+        "    namespace: kruise-system\n"
+        "current-context: b\n",
+        ca);
     struct wh_kubeconfig kc;
     struct wh_errbuf eb = {{0}};
     CHECK_EQ_INT(load_text(dir, yaml, &kc, &eb), WH_OK);

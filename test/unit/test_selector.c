@@ -53,16 +53,13 @@ TEST(selector_match_labels)
 
 TEST(selector_expressions)
 {
-    const char *in =
-        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}";
+    const char *in = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}";
     CHECK(sel_match(in, "{\"env\":\"b\"}"));
     CHECK(!sel_match(in, "{\"env\":\"c\"}"));
     CHECK(!sel_match(in, "{}"));
-    const char *in_empty =
-        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[]}]}";
+    const char *in_empty = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[]}]}";
     CHECK(!sel_match(in_empty, "{\"env\":\"b\"}"));
-    const char *notin =
-        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"NotIn\",\"values\":[\"a\"]}]}";
+    const char *notin = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"NotIn\",\"values\":[\"a\"]}]}";
     CHECK(sel_match(notin, "{}"));
     CHECK(sel_match(notin, "{\"env\":\"b\"}"));
     CHECK(!sel_match(notin, "{\"env\":\"a\"}"));
@@ -93,9 +90,8 @@ TEST(selector_unknown_operator)
     wh_selector_free(s);
     json_decref(j);
     /* operators are case-sensitive, as in Go */
-    CHECK(!sel_match(
-        "{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"in\",\"values\":[\"v\"]}]}",
-        "{\"k\":\"v\"}"));
+    CHECK(!sel_match("{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"in\",\"values\":[\"v\"]}]}",
+                     "{\"k\":\"v\"}"));
 }
 
 TEST(selector_key_values)
@@ -117,9 +113,8 @@ TEST(selector_key_values)
     wh_selector_free(s);
     json_decref(j);
     /* matchLabels wins over an In expression */
-    j = wh_test_json(
-        "{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"c\"},\"matchExpressions\":"
-        "[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"In\",\"values\":[\"a\"]}]}");
+    j = wh_test_json("{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"c\"},\"matchExpressions\":"
+                     "[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"In\",\"values\":[\"a\"]}]}");
     s = wh_selector_new(j);
     CHECK(wh_selector_key_values(s, "kubernetes.io/metadata.name", &vals, &n));
     CHECK(n == 1 && strcmp(vals[0], "c") == 0);

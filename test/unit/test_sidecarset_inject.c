@@ -113,13 +113,12 @@ static void run(const char *cluster, const char *pod, const char *op, const char
 
     json_t *p = J(pod);
     const char *ns = wh_json_meta_str(p, "namespace");
-    json_t *req =
-        json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:O,s:O,s:{s:s,s:s}}",
-                  "uid", "u-1", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
-                  "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
-                  op, "namespace", ns ? ns : "default", "name", "", "object", p, "oldObject",
-                  strcmp(op, "UPDATE") == 0 ? p : json_null(), "options", "apiVersion",
-                  "meta.k8s.io/v1", "kind", "CreateOptions");
+    json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:O,s:O,s:{s:s,s:s}}",
+                            "uid", "u-1", "kind", "group", "", "version", "v1", "kind", "Pod",
+                            "resource", "group", "", "version", "v1", "resource", "pods",
+                            "subResource", "", "operation", op, "namespace", ns ? ns : "default",
+                            "name", "", "object", p, "oldObject", strcmp(op, "UPDATE") == 0 ? p : json_null(),
+                            "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions");
     if (extra) {
         json_t *x = J(extra);
         json_object_update(req, x);
@@ -179,14 +178,14 @@ static char *sidecarset(const char *name, const char *spec_extra, const char *me
                          spec_extra ? spec_extra : "", spec_extra ? "," : "");
 }
 
-#define LOG_AGENT                                                                                  \
-    "{'name':'log-agent','image':'log-agent:1.0','resources':{},'imagePullPolicy':"                \
-    "'IfNotPresent','podInjectPolicy':'BeforeAppContainer','upgradeStrategy':{'upgradeType':"      \
+#define LOG_AGENT                                                                              \
+    "{'name':'log-agent','image':'log-agent:1.0','resources':{},'imagePullPolicy':"            \
+    "'IfNotPresent','podInjectPolicy':'BeforeAppContainer','upgradeStrategy':{'upgradeType':"  \
     "'ColdUpgrade'},'shareVolumePolicy':{'type':'disabled'}}"
 
-#define WEB_POD                                                                                    \
-    "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'web-0','namespace':'default',"            \
-    "'labels':{'app':'web'}},'spec':{'containers':[{'name':'nginx','image':'nginx',"               \
+#define WEB_POD                                                                                \
+    "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'web-0','namespace':'default',"      \
+    "'labels':{'app':'web'}},'spec':{'containers':[{'name':'nginx','image':'nginx',"          \
     "'resources':{}}]}}"
 
 static char *cluster_of(const char *a, const char *b)
@@ -211,9 +210,8 @@ static size_t count(const json_t *pod, const char *list)
 
 TEST(sidecarset_inject_basic_annotations_exact)
 {
-    char *ss =
-        sidecarset("log-sidecarset",
-                   "'selector':{'matchLabels':{'app':'web'}},'containers':[" LOG_AGENT "]", NULL);
+    char *ss = sidecarset("log-sidecarset", "'selector':{'matchLabels':{'app':'web'}},'containers':["
+                          LOG_AGENT "]", NULL);
     char *cl = cluster_of(ss, NULL);
     struct inj r;
     run(cl, WEB_POD, "CREATE", NULL, NULL, &r);
@@ -227,10 +225,10 @@ TEST(sidecarset_inject_basic_annotations_exact)
                  "{\"log-sidecarset\":{\"updateTimestamp\":\"2024-01-01T00:00:00Z\",\"hash\":"
                  "\"W-log-sidecarset\",\"sidecarSetName\":\"log-sidecarset\",\"sidecarList\":"
                  "[\"log-agent\"]}}");
-    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"), "log-sidecarset");
-    json_t *want =
-        J("{'name':'log-agent','image':'log-agent:1.0','resources':{},"
-          "'imagePullPolicy':'IfNotPresent','env':[{'name':'IS_INJECTED','value':'true'}]}");
+    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"),
+                 "log-sidecarset");
+    json_t *want = J("{'name':'log-agent','image':'log-agent:1.0','resources':{},"
+                     "'imagePullPolicy':'IfNotPresent','env':[{'name':'IS_INJECTED','value':'true'}]}");
     CHECK_EQ_JSON(container_at(r.pod, "containers", 0), want);
     json_decref(want);
     CHECK_EQ_STR(name_at(r.pod, "containers", 1), "nginx");
@@ -243,12 +241,12 @@ TEST(sidecarset_inject_basic_annotations_exact)
 static char *simple_set(const char *name, const char *cname, const char *policy,
                         const char *spec_extra, const char *meta_extra)
 {
-    char *spec =
-        wh_str_printf("'selector':{'matchLabels':{'app':'web'}},'containers':[{'name':"
-                      "'%s','image':'%s:1','resources':{},'podInjectPolicy':'%s',"
-                      "'upgradeStrategy':{'upgradeType':'ColdUpgrade'},"
-                      "'shareVolumePolicy':{'type':'disabled'}}]%s%s",
-                      cname, cname, policy, spec_extra ? "," : "", spec_extra ? spec_extra : "");
+    char *spec = wh_str_printf("'selector':{'matchLabels':{'app':'web'}},'containers':[{'name':"
+                               "'%s','image':'%s:1','resources':{},'podInjectPolicy':'%s',"
+                               "'upgradeStrategy':{'upgradeType':'ColdUpgrade'},"
+                               "'shareVolumePolicy':{'type':'disabled'}}]%s%s",
+                               cname, cname, policy, spec_extra ? "," : "",
+                               spec_extra ? spec_extra : "");
     char *s = sidecarset(name, spec, meta_extra);
     free(spec);
     return s;
@@ -268,11 +266,10 @@ TEST(sidecarset_inject_candidates_by_namespace_index)
                              "'shop'}}",
                              NULL);
     /* In on kubernetes.io/metadata.name: filed under each listed namespace */
-    char *in =
-        simple_set("in-ns", "b", "BeforeAppContainer",
-                   "'namespaceSelector':{'matchExpressions':[{'key':"
-                   "'kubernetes.io/metadata.name','operator':'In','values':['x','default']}]}",
-                   NULL);
+    char *in = simple_set("in-ns", "b", "BeforeAppContainer",
+                          "'namespaceSelector':{'matchExpressions':[{'key':"
+                          "'kubernetes.io/metadata.name','operator':'In','values':['x','default']}]}",
+                          NULL);
     char *ns = wh_xstrdup("{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'default',"
                           "'labels':{'kubernetes.io/metadata.name':'default'}}}");
     char *cl = wh_str_printf("[%s,%s,%s]", other, in, ns);
@@ -317,7 +314,8 @@ TEST(sidecarset_inject_namespace_selector)
                        "'default','labels':{'env':'prod'}}}]",
                        sel, all);
     run_simple(cl, NULL, &r);
-    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"), "ns-all,ns-sel");
+    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"),
+                 "ns-all,ns-sel");
     inj_fini(&r);
     free(cl);
     free(sel);
@@ -336,8 +334,7 @@ TEST(sidecarset_inject_selector_rules)
     inj_fini(&r);
     free(cl);
     /* an unknown operator in spec.selector fails the request */
-    char *bad = sidecarset("bad",
-                           "'selector':{'matchExpressions':[{'key':'app','operator':"
+    char *bad = sidecarset("bad", "'selector':{'matchExpressions':[{'key':'app','operator':"
                            "'Bogus'}]},'containers':[" LOG_AGENT "]",
                            NULL);
     cl = wh_str_printf("[%s]", bad);
@@ -348,8 +345,7 @@ TEST(sidecarset_inject_selector_rules)
     inj_fini(&r);
     free(cl);
     /* ... but only once the namespace matched */
-    char *bad_other = sidecarset("bad2",
-                                 "'namespaceSelector':{'matchLabels':{'kubernetes.io/"
+    char *bad_other = sidecarset("bad2", "'namespaceSelector':{'matchLabels':{'kubernetes.io/"
                                  "metadata.name':'elsewhere'}},'selector':{'matchExpressions':[{"
                                  "'key':'app','operator':'Bogus'}]},'containers':[" LOG_AGENT "]",
                                  NULL);
@@ -366,8 +362,8 @@ TEST(sidecarset_inject_selector_rules)
 
 TEST(sidecarset_inject_paused)
 {
-    char *ss =
-        simple_set("p", "a", "BeforeAppContainer", "'injectionStrategy':{'paused':true}", NULL);
+    char *ss = simple_set("p", "a", "BeforeAppContainer", "'injectionStrategy':{'paused':true}",
+                          NULL);
     char *cl = cluster_of(ss, NULL);
     struct inj r;
     run_simple(cl, NULL, &r);
@@ -377,13 +373,13 @@ TEST(sidecarset_inject_paused)
     free(ss);
 }
 
-#define REV(name, ssname, version, num, image, extra_meta)                                         \
-    "{'apiVersion':'apps/v1','kind':'ControllerRevision','metadata':{'name':'" name "',"           \
-    "'namespace':'kruise-system','labels':{'kruise.io/sidecarset-name':'" ssname "',"              \
-    "'apps.kruise.io/sidecarset-custom-version':'" version "'}" extra_meta "},'revision':" num     \
-    ",'data':{'spec':{'$patch':'replace','volumes':null,'containers':[{'name':'a','image':'" image \
-    "','resources':{},'podInjectPolicy':'BeforeAppContainer','upgradeStrategy':{"                  \
-    "'upgradeType':'ColdUpgrade'},'shareVolumePolicy':{'type':'disabled'}}],'initContainers':"     \
+#define REV(name, ssname, version, num, image, extra_meta)                                      \
+    "{'apiVersion':'apps/v1','kind':'ControllerRevision','metadata':{'name':'" name "',"         \
+    "'namespace':'kruise-system','labels':{'kruise.io/sidecarset-name':'" ssname "',"            \
+    "'apps.kruise.io/sidecarset-custom-version':'" version "'}" extra_meta "},'revision':" num    \
+    ",'data':{'spec':{'$patch':'replace','volumes':null,'containers':[{'name':'a','image':'"     \
+    image "','resources':{},'podInjectPolicy':'BeforeAppContainer','upgradeStrategy':{"         \
+    "'upgradeType':'ColdUpgrade'},'shareVolumePolicy':{'type':'disabled'}}],'initContainers':"  \
     "null,'imagePullSecrets':null,'patchPodMetadata':null}}}"
 
 TEST(sidecarset_inject_revision_name)
@@ -422,12 +418,11 @@ TEST(sidecarset_inject_revision_custom_version_latest)
 {
     char *ss = simple_set("cv", "a", "BeforeAppContainer",
                           "'injectionStrategy':{'revision':{'customVersion':'v1'}}", NULL);
-    char *cl =
-        wh_str_printf("[%s," REV("cv-a", "cv", "v1", "3", "three:1", "") "," REV(
-                          "cv-b", "cv", "v1", "2", "two:1",
-                          "") "," REV("cv-c", "cv", "v2", "9", "nine:1",
-                                      "") "," REV("other-z", "other", "v1", "10", "ten:1", "") "]",
-                      ss);
+    char *cl = wh_str_printf("[%s," REV("cv-a", "cv", "v1", "3", "three:1", "") ","
+                             REV("cv-b", "cv", "v1", "2", "two:1", "") ","
+                             REV("cv-c", "cv", "v2", "9", "nine:1", "") ","
+                             REV("other-z", "other", "v1", "10", "ten:1", "") "]",
+                             ss);
     struct inj r;
     run_simple(cl, NULL, &r);
     CHECK(r.pod);
@@ -517,29 +512,21 @@ TEST(sidecarset_inject_canary_displaces_base)
     free(canary);
 }
 
-#define SC(name, policy, extra)                                                                    \
-    "{'name':'" name "','image':'" name ":1','resources':{},'podInjectPolicy':'" policy "'" extra  \
-    "}"
+#define SC(name, policy, extra)                                                                  \
+    "{'name':'" name "','image':'" name ":1','resources':{},'podInjectPolicy':'" policy "'"     \
+    extra "}"
 
 TEST(sidecarset_inject_placement)
 {
-    char *ss = sidecarset(
-        "place",
-        "'selector':{'matchLabels':{'app':'web'}},"
-        "'initContainers':[" SC("init-b", "AfterAppContainer", "") "," SC(
-            "init-a", "BeforeAppContainer",
-            "") "," SC("native", "AfterAppContainer",
-                       ",'restartPolicy':'Always'") "],"
-                                                    "'containers':[" SC("after", "AfterAppContainer", "") "," SC(
-                                                        "before", "BeforeAppContainer",
-                                                        "") "," SC("empty", "",
-                                                                   "") "," SC("odd", "Sideways",
-                                                                              "") "," SC("nginx",
-                                                                                         "BeforeApp"
-                                                                                         "Containe"
-                                                                                         "r",
-                                                                                         "") "]",
-        NULL);
+    char *ss = sidecarset("place", "'selector':{'matchLabels':{'app':'web'}},"
+                          "'initContainers':[" SC("init-b", "AfterAppContainer", "") ","
+                          SC("init-a", "BeforeAppContainer", "") ","
+                          SC("native", "AfterAppContainer", ",'restartPolicy':'Always'") "],"
+                          "'containers':[" SC("after", "AfterAppContainer", "") ","
+                          SC("before", "BeforeAppContainer", "") ","
+                          SC("empty", "", "") "," SC("odd", "Sideways", "") ","
+                          SC("nginx", "BeforeAppContainer", "") "]",
+                          NULL);
     char *cl = cluster_of(ss, NULL);
     struct inj r;
     run(cl,
@@ -581,15 +568,13 @@ TEST(sidecarset_inject_placement)
 
 TEST(sidecarset_inject_two_sets_order_and_init_sort)
 {
-    char *a = sidecarset("a-set",
-                         "'selector':{'matchLabels':{'app':'web'}},'initContainers':[" SC(
-                             "z-init", "AfterAppContainer",
-                             "") "],'containers':[" SC("a1", "AfterAppContainer", "") "]",
+    char *a = sidecarset("a-set", "'selector':{'matchLabels':{'app':'web'}},'initContainers':["
+                         SC("z-init", "AfterAppContainer", "") "],'containers':["
+                         SC("a1", "AfterAppContainer", "") "]",
                          NULL);
-    char *b = sidecarset("b-set",
-                         "'selector':{'matchLabels':{'app':'web'}},'initContainers':[" SC(
-                             "m-init", "AfterAppContainer",
-                             "") "],'containers':[" SC("b1", "AfterAppContainer", "") "]",
+    char *b = sidecarset("b-set", "'selector':{'matchLabels':{'app':'web'}},'initContainers':["
+                         SC("m-init", "AfterAppContainer", "") "],'containers':["
+                         SC("b1", "AfterAppContainer", "") "]",
                          NULL);
     char *cl = wh_str_printf("[%s,%s]", b, a);
     struct inj r;
@@ -608,30 +593,20 @@ TEST(sidecarset_inject_two_sets_order_and_init_sort)
 
 TEST(sidecarset_inject_volumes_and_devices)
 {
-    char *a =
-        sidecarset("a-vol",
-                   "'selector':{'matchLabels':{'app':'web'}},'containers':[" SC(
-                       "c", "BeforeAppContainer",
-                       ",'volumeMounts':[{'name':'v1','mountPath':"
-                       "'/v1'},{'name':'missing','mountPath':'/m'}],'volumeDevices':[{'name':"
-                       "'blk','devicePath':'/dev/x'}]") "],"
-                                                        "'volumes':[{'name':'v1','emptyDir':{}},{'"
-                                                        "name':'v1','hostPath':{'path':"
-                                                        "'/"
-                                                        "later'}},{'name':'blk','"
-                                                        "persistentVolumeClaim':{'claimName':'c'}},"
-                                                        "{'name':'unused','emptyDir':{}}]",
-                   NULL);
-    char *b = sidecarset(
-        "b-vol",
-        "'selector':{'matchLabels':{'app':'web'}},'containers':[" SC(
-            "d", "BeforeAppContainer",
-            ",'volumeMounts':[{'name':'v1','mountPath':"
-            "'/v1'},{'name':'pod-vol','mountPath':'/p'}]") "],"
-                                                           "'volumes':[{'name':'v1','emptyDir':{'"
-                                                           "medium':'Memory'}},{'name':"
-                                                           "'pod-vol','emptyDir':{}}]",
-        NULL);
+    char *a = sidecarset("a-vol", "'selector':{'matchLabels':{'app':'web'}},'containers':["
+                         SC("c", "BeforeAppContainer", ",'volumeMounts':[{'name':'v1','mountPath':"
+                            "'/v1'},{'name':'missing','mountPath':'/m'}],'volumeDevices':[{'name':"
+                            "'blk','devicePath':'/dev/x'}]") "],"
+                         "'volumes':[{'name':'v1','emptyDir':{}},{'name':'v1','hostPath':{'path':"
+                         "'/later'}},{'name':'blk','persistentVolumeClaim':{'claimName':'c'}},"
+                         "{'name':'unused','emptyDir':{}}]",
+                         NULL);
+    char *b = sidecarset("b-vol", "'selector':{'matchLabels':{'app':'web'}},'containers':["
+                         SC("d", "BeforeAppContainer", ",'volumeMounts':[{'name':'v1','mountPath':"
+                            "'/v1'},{'name':'pod-vol','mountPath':'/p'}]") "],"
+                         "'volumes':[{'name':'v1','emptyDir':{'medium':'Memory'}},{'name':"
+                         "'pod-vol','emptyDir':{}}]",
+                         NULL);
     char *cl = wh_str_printf("[%s,%s]", a, b);
     struct inj r;
     run_simple(cl,
@@ -652,15 +627,12 @@ TEST(sidecarset_inject_volumes_and_devices)
 
 TEST(sidecarset_inject_shared_mounts_and_devices)
 {
-    char *ss =
-        sidecarset("share",
-                   "'selector':{'matchLabels':{'app':'web'}},'containers':[" SC(
-                       "s", "AfterAppContainer",
-                       ",'shareVolumePolicy':{'type':'enabled'},"
-                       "'shareVolumeDevicePolicy':{'type':'enabled'},'volumeMounts':[{'name':"
-                       "'own','mountPath':'/own'}],'volumeDevices':[{'name':'owndev',"
-                       "'devicePath':'/taken'}]") "]",
-                   NULL);
+    char *ss = sidecarset("share", "'selector':{'matchLabels':{'app':'web'}},'containers':["
+                          SC("s", "AfterAppContainer", ",'shareVolumePolicy':{'type':'enabled'},"
+                             "'shareVolumeDevicePolicy':{'type':'enabled'},'volumeMounts':[{'name':"
+                             "'own','mountPath':'/own'}],'volumeDevices':[{'name':'owndev',"
+                             "'devicePath':'/taken'}]") "]",
+                          NULL);
     char *cl = cluster_of(ss, NULL);
     struct inj r;
     run_simple(cl,
@@ -699,21 +671,18 @@ TEST(sidecarset_inject_shared_mounts_and_devices)
 
 TEST(sidecarset_inject_transfer_env)
 {
-    char *ss =
-        sidecarset("tr",
-                   "'selector':{'matchLabels':{'app':'web'}},'containers':[" SC(
-                       "s", "BeforeAppContainer",
-                       ",'env':[{'name':'OWN','value':'mine'},"
-                       "{'name':'IS_INJECTED','value':'already'}],'transferEnv':["
-                       "{'sourceContainerName':'app','envNames':['Z','A','OWN','A']},"
-                       "{'sourceContainerNameFrom':{'fieldRef':{'apiVersion':'v1',"
-                       "'fieldPath':'metadata.annotations[`src`]'}},'envName':'X'},"
-                       "{'sourceContainerNameFrom':{'fieldRef':{'fieldPath':'metadata."
-                       "labels[`src`]'}},'envName':'L'},"
-                       "{'sourceContainerNameFrom':{'fieldRef':{'fieldPath':'metadata.name'}},"
-                       "'envName':'A'},"
-                       "{'sourceContainerName':'nope','envName':'A'}]") "]",
-                   NULL);
+    char *ss = sidecarset("tr", "'selector':{'matchLabels':{'app':'web'}},'containers':["
+                          SC("s", "BeforeAppContainer", ",'env':[{'name':'OWN','value':'mine'},"
+                             "{'name':'IS_INJECTED','value':'already'}],'transferEnv':["
+                             "{'sourceContainerName':'app','envNames':['Z','A','OWN','A']},"
+                             "{'sourceContainerNameFrom':{'fieldRef':{'apiVersion':'v1',"
+                             "'fieldPath':'metadata.annotations[`src`]'}},'envName':'X'},"
+                             "{'sourceContainerNameFrom':{'fieldRef':{'fieldPath':'metadata."
+                             "labels[`src`]'}},'envName':'L'},"
+                             "{'sourceContainerNameFrom':{'fieldRef':{'fieldPath':'metadata.name'}},"
+                             "'envName':'A'},"
+                             "{'sourceContainerName':'nope','envName':'A'}]") "]",
+                          NULL);
     char *cl = cluster_of(ss, NULL);
     struct inj r;
     run_simple(cl,
@@ -740,10 +709,8 @@ TEST(sidecarset_inject_image_pull_secrets)
 {
     char *a = simple_set("a-sec", "a", "BeforeAppContainer",
                          "'imagePullSecrets':[{'name':'s1'},{'name':'s0'}]", NULL);
-    char *b = simple_set("b-sec", "b", "BeforeAppContainer",
-                         "'imagePullSecrets':[{'name':'s1'},"
-                         "{'name':'s9'}]",
-                         NULL);
+    char *b = simple_set("b-sec", "b", "BeforeAppContainer", "'imagePullSecrets':[{'name':'s1'},"
+                         "{'name':'s9'}]", NULL);
     char *cl = wh_str_printf("[%s,%s]", a, b);
     struct inj r;
     run_simple(cl,
@@ -799,8 +766,7 @@ TEST(sidecarset_inject_patch_pod_metadata)
 TEST(sidecarset_inject_patch_pod_metadata_only)
 {
     /* nothing to inject: only the patched annotations change, no bookkeeping annotations */
-    char *a = sidecarset("meta-only",
-                         "'selector':{'matchLabels':{'app':'web'}},"
+    char *a = sidecarset("meta-only", "'selector':{'matchLabels':{'app':'web'}},"
                          "'patchPodMetadata':[{'annotations':{'k':'v'},'patchPolicy':'Retain'}]",
                          NULL);
     char *cl = cluster_of(a, NULL);
@@ -857,35 +823,14 @@ TEST(sidecarset_inject_merge_patch_errors)
 
 TEST(sidecarset_inject_hot_upgrade)
 {
-    char *a =
-        sidecarset(
-            "hot",
-            "'selector':{'matchLabels':{'app':'web'}},'initContainers':[" SC(
-                "nat", "AfterAppContainer",
-                ",'restartPolicy':'Always','upgradeStrategy':"
-                "{'upgradeType':'HotUpgrade','hotUpgradeEmptyImage':'empty:1'}") "," SC("plain",
-                                                                                        "AfterAppCo"
-                                                                                        "ntainer",
-                                                                                        ",'"
-                                                                                        "upgradeStr"
-                                                                                        "ategy':{'"
-                                                                                        "upgradeTyp"
-                                                                                        "e':"
-                                                                                        "'HotUpgrad"
-                                                                                        "e','"
-                                                                                        "hotUpgrade"
-                                                                                        "EmptyImage"
-                                                                                        "':'empty:"
-                                                                                        "1'}") "],'"
-                                                                                               "con"
-                                                                                               "tai"
-                                                                                               "ner"
-                                                                                               "s':"
-                                                                                               "[" SC("envoy",
-                                                                                                      "BeforeAppContainer",
-                                                                                                      ",'env':[{'name':'E','value':'1'}],"
-                                                                                                      "'upgradeStrategy':{'upgradeType':'HotUpgrade'}") "]",
-            NULL);
+    char *a = sidecarset("hot", "'selector':{'matchLabels':{'app':'web'}},'initContainers':["
+                         SC("nat", "AfterAppContainer", ",'restartPolicy':'Always','upgradeStrategy':"
+                            "{'upgradeType':'HotUpgrade','hotUpgradeEmptyImage':'empty:1'}") ","
+                         SC("plain", "AfterAppContainer", ",'upgradeStrategy':{'upgradeType':"
+                            "'HotUpgrade','hotUpgradeEmptyImage':'empty:1'}") "],'containers':["
+                         SC("envoy", "BeforeAppContainer", ",'env':[{'name':'E','value':'1'}],"
+                            "'upgradeStrategy':{'upgradeType':'HotUpgrade'}") "]",
+                         NULL);
     char *cl = cluster_of(a, NULL);
     struct inj r;
     run_simple(cl,
@@ -923,8 +868,8 @@ TEST(sidecarset_inject_hot_upgrade)
     free(a);
 }
 
-#define RP(mode, regex, exprs)                                                                     \
-    ",'resourcesPolicy':{'targetContainersMode':'" mode "','targetContainersNameRegex':'" regex    \
+#define RP(mode, regex, exprs)                                                                   \
+    ",'resourcesPolicy':{'targetContainersMode':'" mode "','targetContainersNameRegex':'" regex \
     "','resourcesExpr':" exprs "}"
 
 static void resources_case(const char *policy, const char *pod, const char *want_resources,
@@ -960,36 +905,33 @@ static void resources_case(const char *policy, const char *pod, const char *want
     free(spec);
 }
 
-#define RES_POD                                                                                    \
-    "{'metadata':{'name':'p','namespace':'default','labels':{'app':'web'}},'spec':{"               \
-    "'initContainers':[{'name':'native-1','restartPolicy':'Always','resources':{'limits':{"        \
-    "'cpu':'1','memory':'1Gi'},'requests':{'cpu':'500m'}}},{'name':'plain-1','resources':{"        \
-    "'limits':{'cpu':'100'}}}],'containers':[{'name':'app-1','resources':{'limits':{'cpu':"        \
-    "'200m','memory':'512Mi'},'requests':{'cpu':'100m','memory':'256Mi'}}},{'name':"               \
-    "'other-side','resources':{'limits':{'cpu':'50'}}},{'name':'app-2','resources':{"              \
+#define RES_POD                                                                                  \
+    "{'metadata':{'name':'p','namespace':'default','labels':{'app':'web'}},'spec':{"           \
+    "'initContainers':[{'name':'native-1','restartPolicy':'Always','resources':{'limits':{"     \
+    "'cpu':'1','memory':'1Gi'},'requests':{'cpu':'500m'}}},{'name':'plain-1','resources':{"     \
+    "'limits':{'cpu':'100'}}}],'containers':[{'name':'app-1','resources':{'limits':{'cpu':"      \
+    "'200m','memory':'512Mi'},'requests':{'cpu':'100m','memory':'256Mi'}}},{'name':"             \
+    "'other-side','resources':{'limits':{'cpu':'50'}}},{'name':'app-2','resources':{"           \
     "'requests':{'memory':'1Gi'}}}]}}"
 
 TEST(sidecarset_inject_resources_policy)
 {
     /* sum over native-1, app-1, app-2 (other-side is a sidecar name): app-2 has no limits, so
      * limits are unlimited and left unset; requests sum what is there */
-    resources_case(RP("sum", "-",
-                      "{'limits':{'cpu':'cpu*2','memory':'memory'},'requests':{"
-                      "'cpu':'cpu/2','memory':'memory*50%'}}"),
+    resources_case(RP("sum", "-", "{'limits':{'cpu':'cpu*2','memory':'memory'},'requests':{"
+                                  "'cpu':'cpu/2','memory':'memory*50%'}}"),
                    RES_POD, "{'requests':{'cpu':'300m','memory':'640Mi'}}", NULL);
     /* max keeps the largest; with every target limited, limits are computed */
-    resources_case(RP("max", "^app-1$|native",
-                      "{'limits':{'cpu':'max(cpu, 1.5)','memory':"
-                      "'memory + 100Mi'},'requests':{'cpu':'0.25',"
-                      "'memory':'memory - 0'}}"),
+    resources_case(RP("max", "^app-1$|native", "{'limits':{'cpu':'max(cpu, 1.5)','memory':"
+                                               "'memory + 100Mi'},'requests':{'cpu':'0.25',"
+                                               "'memory':'memory - 0'}}"),
                    RES_POD,
                    "{'limits':{'cpu':'1500m','memory':'1124Mi'},'requests':{'cpu':'250m',"
                    "'memory':'256Mi'}}",
                    NULL);
     /* an unknown mode aggregates nothing: variables are zero and limits unset */
-    resources_case(RP("avg", ".*",
-                      "{'limits':{'cpu':'1'},'requests':{'cpu':'cpu+1','memory':"
-                      "'2*1Gi'}}"),
+    resources_case(RP("avg", ".*", "{'limits':{'cpu':'1'},'requests':{'cpu':'cpu+1','memory':"
+                                   "'2*1Gi'}}"),
                    RES_POD, "{'requests':{'cpu':'1','memory':'2Gi'}}", NULL);
     resources_case(RP("sum", "^nothing$", "{'requests':{'cpu':'1'}}"), RES_POD, NULL,
                    "no containers match the regex pattern \"^nothing$\"");
@@ -1042,7 +984,8 @@ TEST(sidecarset_inject_existing_bookkeeping_annotations)
                  "\"sidecarSetName\":\"a-set\",\"sidecarList\":[\"a\"]},\"legacy\":{"
                  "\"updateTimestamp\":null,\"hash\":\"lh\",\"sidecarSetName\":\"legacy\","
                  "\"sidecarList\":null}}");
-    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"), ",a-set,b,z-set");
+    CHECK_EQ_STR(wh_json_annotation(r.pod, "kruise.io/sidecarset-injected-list"),
+                 ",a-set,b,z-set");
     inj_fini(&r);
     free(pod);
     /* neither form: 500 naming the annotation */
@@ -1081,8 +1024,7 @@ TEST(sidecarset_inject_update_never_mutates)
     free(cl);
     free(a);
     /* lookup errors still fail an UPDATE */
-    char *bad = sidecarset("bad",
-                           "'selector':{'matchExpressions':[{'key':'app','operator':"
+    char *bad = sidecarset("bad", "'selector':{'matchExpressions':[{'key':'app','operator':"
                            "'Bogus'}]},'containers':[" LOG_AGENT "]",
                            NULL);
     cl = cluster_of(bad, NULL);
@@ -1223,7 +1165,7 @@ TEST(sidecarset_resources_calculator)
     check_expr("memory", "1Gi", "1Gi");
     check_expr("memory / 3", "1Gi", "357913941333m");
     check_expr("memory * 0.5", "1Gi", "512Mi");
-    check_expr("1.5", "1Gi", "1500m");                   /* cpu: a number is milli-cores */
+    check_expr("1.5", "1Gi", "1500m");       /* cpu: a number is milli-cores */
     check_expr("memory - memory + 1.5", "1Gi", "1500m"); /* a number added keeps milli */
     check_expr("2 + 3 * 4 - -1", NULL, "15");
     check_expr("(2 + 3) * 4", NULL, "20");
@@ -1232,31 +1174,23 @@ TEST(sidecarset_resources_calculator)
     check_expr("cpu + 1Gi", "1", "1073741825");
     check_expr("memory + 1", "100Mi", "104857601");
     /* a cpu expression mentioning memory binds memory, so cpu is undefined */
-    check_expr("cpu + memory", "1",
-               "!failed to parse expression \"cpu + memory\": undefined "
-               "variable: cpu");
+    check_expr("cpu + memory", "1", "!failed to parse expression \"cpu + memory\": undefined "
+                                    "variable: cpu");
     check_expr("cpu / 0", "1", "!failed to parse expression \"cpu / 0\": division by zero");
     check_expr("2 / cpu", "1", "!failed to parse expression \"2 / cpu\": division by quantity");
-    check_expr("max(1)", NULL,
-               "!failed to parse expression \"max(1)\": max function requires "
-               "exactly 2 arguments, got 1");
-    check_expr("avg(1, 2)", NULL,
-               "!failed to parse expression \"avg(1, 2)\": unknown function: "
-               "avg");
-    check_expr("1 - 2", NULL,
-               "!failed to parse expression \"1 - 2\": calculation result is "
-               "negative: -1");
-    check_expr("0 - 1500000", NULL,
-               "!failed to parse expression \"0 - 1500000\": calculation "
-               "result is negative: -1.5e+06");
-    check_expr("(1", NULL,
-               "!failed to parse expression \"(1\": parse error: syntax error at "
-               "line 1, col 3");
-    check_expr("1 $ 2", NULL,
-               "!failed to parse expression \"1 $ 2\": parse error: syntax error "
-               "at line 1, col 4");
-    check_expr("-215e21531", NULL,
-               "!failed to parse expression \"-215e21531\": calculation "
-               "result is negative: -Inf");
+    check_expr("max(1)", NULL, "!failed to parse expression \"max(1)\": max function requires "
+                               "exactly 2 arguments, got 1");
+    check_expr("avg(1, 2)", NULL, "!failed to parse expression \"avg(1, 2)\": unknown function: "
+                                  "avg");
+    check_expr("1 - 2", NULL, "!failed to parse expression \"1 - 2\": calculation result is "
+                              "negative: -1");
+    check_expr("0 - 1500000", NULL, "!failed to parse expression \"0 - 1500000\": calculation "
+                                    "result is negative: -1.5e+06");
+    check_expr("(1", NULL, "!failed to parse expression \"(1\": parse error: syntax error at "
+                           "line 1, col 3");
+    check_expr("1 $ 2", NULL, "!failed to parse expression \"1 $ 2\": parse error: syntax error "
+                              "at line 1, col 4");
+    check_expr("-215e21531", NULL, "!failed to parse expression \"-215e21531\": calculation "
+                                   "result is negative: -Inf");
     check_expr("5Q", NULL, "0"); /* an unknown unit: a number token that parses as 0 */
 }

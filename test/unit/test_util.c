@@ -112,8 +112,7 @@ TEST(json_type_names_ours_and_go)
     json_t *v = wh_test_json("[true, 1, 1.5, \"s\", null, {}, []]");
     static const char *const ours[] = {"boolean", "number", "number", "string",
                                        "null",    "object", "array"};
-    static const char *const go[] = {"bool", "number", "number", "string",
-                                     "null", "object", "array"};
+    static const char *const go[] = {"bool", "number", "number", "string", "null", "object", "array"};
     for (size_t i = 0; i < 7; i++) {
         CHECK_EQ_STR(wh_json_type_name(json_array_get(v, i)), ours[i]);
         CHECK_EQ_STR(wh_json_go_type_name(json_array_get(v, i)), go[i]);

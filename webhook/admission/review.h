@@ -49,9 +49,9 @@ WH_NODISCARD enum wh_err wh_admission_decode(const json_t *review, struct wh_adm
 /* What a handler answers. Owned by whoever called wh_admission_response_init. */
 struct wh_admission_response {
     bool allowed;
-    int code;         /* status.code; 0 means 200 */
-    char *message;    /* status.message, or NULL */
-    char *reason;     /* status.reason, or NULL */
+    int code;      /* status.code; 0 means 200 */
+    char *message; /* status.message, or NULL */
+    char *reason;  /* status.reason, or NULL */
     json_t *warnings; /* array of strings, or NULL */
     json_t *patch;    /* JSON Patch array, or NULL; omitted from the answer when empty */
     json_t *mutated;  /* mutating handlers: the edited copy of request.object (see below) */
@@ -61,7 +61,8 @@ void wh_admission_response_init(struct wh_admission_response *resp);
 void wh_admission_response_fini(struct wh_admission_response *resp);
 
 /* Allowed, optionally with a status message (upstream sends one for some validations). */
-void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...) WH_PRINTF(2, 3);
+void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...)
+    WH_PRINTF(2, 3);
 /* Denied with status code and message: 403 + reason Forbidden as controller-runtime's Denied;
  * other codes carry no reason unless wh_admission_set_reason is called. */
 void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)

@@ -49,8 +49,8 @@ static const struct opt opts[] = {
      "the kruise namespace (certificate Secret, Service, ControllerRevisions, ConfigMap)"},
     {"secret-name", "SECRET_NAME", T_STRING, OFF(secret_name), "kruise-webhook-certs", NOLIMIT,
      "name of the Secret that stores the certificates"},
-    {"service-name", "SERVICE_NAME", T_STRING, OFF(service_name), "kruise-webhook-service", NOLIMIT,
-     "name of the Service in front of this server"},
+    {"service-name", "SERVICE_NAME", T_STRING, OFF(service_name), "kruise-webhook-service",
+     NOLIMIT, "name of the Service in front of this server"},
     {"certs-renew-before", "CERTS_RENEW_BEFORE", T_STRING, OFF(renew_before), "", NOLIMIT,
      "renew certificates this long before expiry: <n>d, <n>m (30 days), <n>y (default 180d)"},
     {"cert-writer", "WEBHOOK_CERT_WRITER", T_STRING, OFF(cert_writer), "", NOLIMIT,
@@ -74,10 +74,10 @@ static const struct opt opts[] = {
      "only the holder of a coordination.k8s.io Lease writes the Secret and caBundles"},
     {"leader-election-id", NULL, T_STRING, OFF(leader_election_id), "", NOLIMIT,
      "name of that Lease in --namespace (default <secret-name>-writer)"},
-    {"leader-election-lease-duration", NULL, T_DURATION, OFF(leader_lease_duration_ms), "15s", 1000,
-     3600000, "how long a Lease not renewed keeps others from taking it"},
-    {"leader-election-renew-deadline", NULL, T_DURATION, OFF(leader_renew_deadline_ms), "10s", 500,
-     3600000, "the writer stops writing when it could not renew for this long"},
+    {"leader-election-lease-duration", NULL, T_DURATION, OFF(leader_lease_duration_ms), "15s",
+     1000, 3600000, "how long a Lease not renewed keeps others from taking it"},
+    {"leader-election-renew-deadline", NULL, T_DURATION, OFF(leader_renew_deadline_ms), "10s",
+     500, 3600000, "the writer stops writing when it could not renew for this long"},
     {"leader-election-retry-period", NULL, T_DURATION, OFF(leader_retry_period_ms), "2s", 100,
      600000, "how often the Lease is renewed or tried"},
     {"feature-gates", NULL, T_STRING, OFF(feature_gates), "", NOLIMIT,
@@ -86,7 +86,8 @@ static const struct opt opts[] = {
      "kubeconfig file; without it: in-cluster config, else standalone"},
     {"state", NULL, T_STRING, OFF(state), "", NOLIMIT,
      "standalone mode: a YAML/JSON file or directory of objects to use as cluster state"},
-    {"log-level", NULL, T_LOG_LEVEL, OFF(log_level), "info", NOLIMIT, "debug, info, warn or error"},
+    {"log-level", NULL, T_LOG_LEVEL, OFF(log_level), "info", NOLIMIT,
+     "debug, info, warn or error"},
     {"log-format", NULL, T_LOG_FORMAT, OFF(log_format), "json", NOLIMIT, "json or text"},
     {"max-body-bytes", NULL, T_BYTES, OFF(max_body_bytes), "3Mi", 1024, 1LL << 30,
      "largest request body accepted (413 above it)"},
@@ -100,14 +101,14 @@ static const struct opt opts[] = {
      "how long SIGTERM waits for in-flight requests"},
     {"connection-timeout", NULL, T_DURATION, OFF(connection_timeout_ms), "30s", 1000, 3600000,
      "idle connections are closed after this long"},
-    {"connection-memory-limit", NULL, T_BYTES, OFF(connection_memory_limit), "64Ki", 8192, 16 << 20,
-     "per-connection memory for headers and I/O buffers"},
+    {"connection-memory-limit", NULL, T_BYTES, OFF(connection_memory_limit), "64Ki", 8192,
+     16 << 20, "per-connection memory for headers and I/O buffers"},
     {"max-connections", NULL, T_INT, OFF(max_connections), "1024", 1, 1000000,
      "HTTPS connections open at once; past it the oldest idle, else the slowest, is closed"},
     {"max-connections-per-ip", NULL, T_INT, OFF(max_connections_per_ip), "256", 1, 1000000,
      "HTTPS connections open at once from one client address (same rule)"},
-    {"request-read-timeout", NULL, T_DURATION, OFF(request_read_timeout_ms), "10s", 100, 3600000,
-     "a request's headers and body must arrive within this (bytes do not extend it)"},
+    {"request-read-timeout", NULL, T_DURATION, OFF(request_read_timeout_ms), "10s", 100,
+     3600000, "a request's headers and body must arrive within this (bytes do not extend it)"},
     {"max-request-memory", NULL, T_BYTES, OFF(max_request_memory), "40Mi", 1 << 20, 1LL << 40,
      "memory all requests in flight may hold for large bodies and their parse (503 past it)"},
     {"cert-reload-interval", NULL, T_DURATION, OFF(cert_reload_interval_ms), "1s", 100, 3600000,
@@ -177,8 +178,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
     case T_INT:
         if (wh_str_to_ll(value, o->min, o->max, &v))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)", source,
-                                 value, o->min, o->max);
+                                 "%s: invalid value \"%s\" (want an integer in %lld..%lld)",
+                                 source, value, o->min, o->max);
         *(long long *)dst = v;
         return WH_OK;
     case T_BYTES:
@@ -202,8 +203,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         if (!wh_config_addr_disabled(value) &&
             wh_config_parse_addr(value, host, sizeof(host), &port))
             return wh_errbuf_set(eb, WH_ERR_INVALID,
-                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)", source,
-                                 value);
+                                 "%s: invalid address \"%s\" (want host:port, :port, or 0)",
+                                 source, value);
         char **s = dst;
         free(*s);
         *s = wh_xstrdup(value);
@@ -231,8 +232,8 @@ static enum wh_err set_option(struct wh_config *cfg, const struct opt *o, const 
         return WH_OK;
     case T_LOG_FORMAT:
         if (wh_log_parse_format(value, dst))
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: invalid value \"%s\" (want json or text)",
-                                 source, value);
+            return wh_errbuf_set(eb, WH_ERR_INVALID,
+                                 "%s: invalid value \"%s\" (want json or text)", source, value);
         return WH_OK;
     }
     WH_PANIC("unknown option type %d", (int)o->type);
@@ -294,7 +295,8 @@ static enum wh_err read_value(yaml_parser_t *parser, const char *file, const cha
         for (;;) {
             if (!yaml_parser_parse(parser, &ev))
                 return wh_errbuf_set(eb, WH_ERR_PARSE, "%s:%zu:%zu: %s", file,
-                                     parser->problem_mark.line + 1, parser->problem_mark.column + 1,
+                                     parser->problem_mark.line + 1,
+                                     parser->problem_mark.column + 1,
                                      parser->problem ? parser->problem : "invalid YAML");
             if (ev.type == YAML_MAPPING_END_EVENT)
                 break;
@@ -341,7 +343,8 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
     enum wh_err rc = WH_OK;
     FILE *f = fopen(file, "rb");
     if (!f)
-        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file, strerror(errno));
+        return wh_errbuf_set(eb, WH_ERR_IO, "--config: cannot open %s: %s", file,
+                             strerror(errno));
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
@@ -374,17 +377,17 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
             if (depth != 1) {
                 if (ev.data.scalar.length == 0)
                     break; /* an empty document */
-                rc =
-                    wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: want a mapping of option: value",
-                                  file, ev.start_mark.line + 1, ev.start_mark.column + 1);
+                rc = wh_errbuf_set(eb, WH_ERR_INVALID,
+                                   "%s:%zu:%zu: want a mapping of option: value", file,
+                                   ev.start_mark.line + 1, ev.start_mark.column + 1);
                 break;
             }
             size_t line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
             const struct opt *o =
                 find_opt((const char *)ev.data.scalar.value, ev.data.scalar.length);
             if (!o || cli_only(o)) {
-                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"", file,
-                                   line, col, (int)ev.data.scalar.length,
+                rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s:%zu:%zu: unknown option \"%.*s\"",
+                                   file, line, col, (int)ev.data.scalar.length,
                                    (const char *)ev.data.scalar.value);
                 break;
             }
@@ -445,8 +448,8 @@ static enum wh_err load_flags(struct wh_config *cfg, int argc, char **argv, stru
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
         const struct opt *o = find_opt(name, nlen);
         if (!o)
-            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)", (int)nlen,
-                                 name);
+            return wh_errbuf_set(eb, WH_ERR_INVALID, "unknown flag --%.*s (see --help)",
+                                 (int)nlen, name);
         const char *value;
         if (eq) {
             value = eq + 1;

@@ -18,21 +18,21 @@
 struct wh_config {
     long long port;
     char *cert_dir;
-    char *host;          /* WEBHOOK_HOST: URL mode when set */
-    char *namespace_;    /* POD_NAMESPACE: the kruise namespace */
-    char *secret_name;   /* SECRET_NAME */
-    char *service_name;  /* SERVICE_NAME */
-    char *renew_before;  /* CERTS_RENEW_BEFORE, parsed by the certificate controller */
-    char *cert_writer;   /* WEBHOOK_CERT_WRITER */
+    char *host;         /* WEBHOOK_HOST: URL mode when set */
+    char *namespace_;   /* POD_NAMESPACE: the kruise namespace */
+    char *secret_name;  /* SECRET_NAME */
+    char *service_name; /* SERVICE_NAME */
+    char *renew_before; /* CERTS_RENEW_BEFORE, parsed by the certificate controller */
+    char *cert_writer;  /* WEBHOOK_CERT_WRITER */
     char *cert_key_type; /* "rsa" (RSA 2048, upstream's) or "ecdsa" (P-256) */
     /* the certificate controller (certs/controller.h) */
-    char *mutating_config_name;        /* MutatingWebhookConfiguration to inject caBundle into */
-    char *validating_config_name;      /* ValidatingWebhookConfiguration to inject caBundle into */
+    char *mutating_config_name;   /* MutatingWebhookConfiguration to inject caBundle into */
+    char *validating_config_name; /* ValidatingWebhookConfiguration to inject caBundle into */
     long long webhook_init_timeout_ms; /* start-up waits this long for the first sync; 0: no wait */
     long long certs_resync_ms;         /* periodic sync of certificates and caBundles */
-    long long ca_publish_delay_ms; /* new CA published this long before it signs what we serve */
-    bool leader_elect;             /* only the Lease holder writes the Secret and caBundles */
-    char *leader_election_id;      /* the Lease name; "" = <secret-name>-writer */
+    long long ca_publish_delay_ms;     /* new CA published this long before it signs what we serve */
+    bool leader_elect;                 /* only the Lease holder writes the Secret and caBundles */
+    char *leader_election_id;          /* the Lease name; "" = <secret-name>-writer */
     long long leader_lease_duration_ms;
     long long leader_renew_deadline_ms;
     long long leader_retry_period_ms;

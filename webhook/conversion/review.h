@@ -21,8 +21,9 @@ struct wh_conversion_request {
 
 /* A review that misses `request`, `request.uid` or `request.desiredAPIVersion`, or has one of the
  * wrong type, returns WH_ERR_INVALID with a message naming the member. */
-WH_NODISCARD enum wh_err
-wh_conversion_decode(const json_t *review, struct wh_conversion_request *req, struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err wh_conversion_decode(const json_t *review,
+                                              struct wh_conversion_request *req,
+                                              struct wh_errbuf *eb);
 
 /* Success when message is NULL: converted (stolen; may be NULL for an empty review) becomes
  * response.convertedObjects. Failure otherwise: convertedObjects is null and

@@ -89,7 +89,8 @@ struct wh_kube_client *wh_cluster_client(struct wh_cluster *cl)
     return cl->client;
 }
 
-struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id, const char *ns)
+struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id,
+                                    const char *ns)
 {
     WH_ASSERT(id < WH_RES_COUNT && !cl->started);
     struct declared *d = &cl->caches[id];
@@ -242,8 +243,8 @@ static int cmp_names(const void *a, const void *b)
 
 static bool is_state_file(const char *name)
 {
-    return name[0] != '.' && (wh_str_has_suffix(name, ".yaml") || wh_str_has_suffix(name, ".yml") ||
-                              wh_str_has_suffix(name, ".json"));
+    return name[0] != '.' && (wh_str_has_suffix(name, ".yaml") ||
+                              wh_str_has_suffix(name, ".yml") || wh_str_has_suffix(name, ".json"));
 }
 
 static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
@@ -418,12 +419,14 @@ enum wh_err wh_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb)
 /* --- live reads and writes ------------------------------------------------------------------ */
 
 enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group, const char *version,
-                                 const char *resource, const char *ns, const char *label_selector,
-                                 wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb)
+                                 const char *resource, const char *ns,
+                                 const char *label_selector, wh_kube_item_fn fn, void *arg,
+                                 struct wh_errbuf *eb)
 {
     if (cl->client) {
         char path[512];
-        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL, NULL);
+        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL,
+                                      NULL);
         if (rc)
             return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
         struct wh_kube_status st = {0};
@@ -456,7 +459,8 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
 {
     if (cl->client) {
         char path[512];
-        enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, name, NULL);
+        enum wh_err rc =
+            wh_kube_path(path, sizeof(path), group, version, resource, ns, name, NULL);
         if (rc)
             return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
         struct wh_kube_status st = {0};
@@ -483,7 +487,8 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     const char *ns = wh_json_meta_str(obj, "namespace");
     const char *name = wh_json_meta_str(obj, "name");
     if (!name)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "update of %s without metadata.name", r->resource);
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "update of %s without metadata.name",
+                             r->resource);
     pthread_mutex_lock(&cl->write_lock);
     enum wh_err rc = WH_OK;
     struct wh_cache *c = store_cache(cl, r->group, r->resource, true);
@@ -519,7 +524,8 @@ static enum wh_err update_standalone(struct wh_cluster *cl, enum wh_resource_id 
     }
     char rv[32];
     snprintf(rv, sizeof(rv), "%llu", cl->next_rv++ + 1000000);
-    json_object_set_new(wh_json_obj_ensure(next, "metadata"), "resourceVersion", json_string(rv));
+    json_object_set_new(wh_json_obj_ensure(next, "metadata"), "resourceVersion",
+                        json_string(rv));
     wh_log(WH_LOG_INFO, "standalone: updated %s%s %s%s%s to resourceVersion %s", r->resource,
            status ? "/status" : "", ns ? ns : "", ns ? "/" : "", name, rv);
     if (out)
@@ -546,8 +552,8 @@ enum wh_err wh_cluster_update(struct wh_cluster *cl, enum wh_resource_id id, con
     const struct wh_resource *r = wh_resource_get(id);
     char path[512];
     enum wh_err rc = wh_kube_path(path, sizeof(path), r->group, cl->versions[id], r->resource,
-                                  wh_json_meta_str(obj, "namespace"), wh_json_meta_str(obj, "name"),
-                                  status ? "status" : NULL);
+                                  wh_json_meta_str(obj, "namespace"),
+                                  wh_json_meta_str(obj, "name"), status ? "status" : NULL);
     if (rc)
         return wh_errbuf_set(eb, rc, "bad object for %s", r->resource);
     struct wh_kube_status st = {0};

@@ -94,8 +94,8 @@ static void add_text_escaped(struct wh_buf *b, const char *s)
     }
 }
 
-static WH_PRINTF(4, 0) void emit(enum wh_log_level level, const char *uid, const char *path,
-                                 const char *fmt, va_list ap)
+static WH_PRINTF(4, 0) void emit(enum wh_log_level level, const char *uid, const char *path, const char *fmt,
+                 va_list ap)
 {
     char msg[2048];
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -112,8 +112,8 @@ static WH_PRINTF(4, 0) void emit(enum wh_log_level level, const char *uid, const
     wh_buf_init(&b, 8192);
     enum wh_err rc = WH_OK;
     if (format == WH_LOG_JSON) {
-        rc =
-            wh_buf_printf(&b, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"", ts, level_names[level]);
+        rc = wh_buf_printf(&b, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"", ts,
+                           level_names[level]);
         add_json_escaped(&b, msg);
         rc = wh_buf_adds(&b, "\"");
         if (!rc && uid) {
