@@ -379,6 +379,24 @@ static enum wh_err resolve_data(const char *dir, char **target, struct wh_errbuf
     return WH_OK;
 }
 
+/* True when dir/name is the layout's link "..data/<name>": it is read below the generation
+ * resolved once for all names. Anything else at that name (a plain file renamed over the link,
+ * a link elsewhere) is what a reader of dir/name gets, so it is read as such. */
+static bool via_data(const char *dir, const char *name, const char *base)
+{
+    if (!base)
+        return false;
+    char want[MAX_NAME + 8], cur[MAX_NAME + 8];
+    snprintf(want, sizeof(want), DATA_LINK "/%s", name);
+    char *path = wh_str_printf("%s/%s", dir, name);
+    ssize_t r = readlink(path, cur, sizeof(cur) - 1);
+    free(path);
+    if (r < 0 || (size_t)r >= sizeof(cur) - 1)
+        return false;
+    cur[r] = '\0';
+    return strcmp(cur, want) == 0;
+}
+
 enum wh_err wh_certs_atomic_dir_read(const char *dir, const char *const *names, size_t n,
                                      size_t cap, char **out_data, size_t *out_len,
                                      struct wh_errbuf *eb)
@@ -394,7 +412,8 @@ enum wh_err wh_certs_atomic_dir_read(const char *dir, const char *const *names, 
         if (rc)
             return rc;
         for (size_t i = 0; i < n && !rc; i++) {
-            char *path = wh_str_printf("%s/%s", base ? base : dir, names[i]);
+            char *path =
+                wh_str_printf("%s/%s", via_data(dir, names[i], base) ? base : dir, names[i]);
             rc = wh_certs_pem_read_file(path, cap, &out_data[i], &out_len[i], eb);
             free(path);
         }

@@ -41,7 +41,8 @@ WH_NODISCARD enum wh_err wh_certs_atomic_dir_write(const char *dir,
 
 /* Reads names[0..n) from one generation: "..data" is resolved once and every file is read
  * below that target, retrying (a few times) when a writer switches generations meanwhile.
- * Without "..data" (a directory written by some other tool) the plain names are read.
+ * Without "..data" (a directory written by some other tool) the plain names are read, and so
+ * is any name that is not the layout's own link (a file renamed over it is what is served).
  * Each result is a new NUL-terminated buffer (caller frees; out_data[i] NULL on failure),
  * at most cap bytes. WH_ERR_NOT_FOUND when a file is missing, WH_ERR_TOO_BIG, WH_ERR_IO. */
 WH_NODISCARD enum wh_err wh_certs_atomic_dir_read(const char *dir, const char *const *names,

@@ -1,6 +1,8 @@
 #include "certs/fs_store.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -122,20 +124,78 @@ static enum wh_err make_dirs(const char *dir, struct wh_errbuf *eb)
     return rc;
 }
 
-/* CERT-46: entries with our names that are not symlinks (plain files from other tools or
- * from an older layout) are removed so the atomic layout can take their place. */
-static void remove_foreign(const char *dir)
+/* "<name>.orig-<UTC time>" (with "-<n>" when taken) for a file we replace: nothing the server
+ * did not write is ever deleted. Returns: a new string. */
+static char *backup_path(const char *dir, const char *name, time_t now)
 {
+    char stamp[32];
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    char *path = wh_str_printf("%s/%s.orig-%s", dir, name, stamp);
+    struct stat st;
+    for (int n = 2; lstat(path, &st) == 0 && n < 1000; n++) {
+        free(path);
+        path = wh_str_printf("%s/%s.orig-%s-%d", dir, name, stamp, n);
+    }
+    return path;
+}
+
+/* CERT-46 says entries with our names that are not symlinks are deleted so the atomic layout
+ * can take their place; they may be the user's own files, so they are renamed beside instead. */
+static void keep_foreign(const char *dir)
+{
+    time_t now = time(NULL);
     for (size_t i = 0; i < N_NAMES; i++) {
         struct stat st;
         char *path = wh_str_printf("%s/%s", dir, all_names[i]);
         if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode)) {
-            int r = S_ISDIR(st.st_mode) ? rmdir(path) : unlink(path);
-            if (r != 0)
-                wh_log(WH_LOG_WARN, "%s: cannot remove: %s", path, strerror(errno));
+            char *to = backup_path(dir, all_names[i], now);
+            if (rename(path, to) != 0)
+                wh_log(WH_LOG_WARN, "%s: cannot move aside: %s", path, strerror(errno));
+            else
+                wh_log(WH_LOG_INFO, "%s: kept as %s before writing the certificate layout", path,
+                       to);
+            free(to);
         }
         free(path);
     }
+}
+
+/* Before a sync replaces the certificates, each of the six files in the atomic layout is
+ * copied beside (plain files are moved aside by keep_foreign): a renewal never loses what was
+ * served. Failures are logged; the caller then does not replace anything. */
+static enum wh_err back_up_layout(const char *dir, struct wh_errbuf *eb)
+{
+    time_t now = time(NULL);
+    for (size_t i = 0; i < N_NAMES; i++) {
+        struct stat st;
+        char *path = wh_str_printf("%s/%s", dir, all_names[i]);
+        char *data = NULL;
+        size_t len = 0;
+        enum wh_err rc = WH_OK;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+            wh_certs_atomic_dir_read(dir, &all_names[i], 1, WH_CERTS_PEM_MAX, &data, &len, NULL) ==
+                WH_OK) {
+            char *to = backup_path(dir, all_names[i], now);
+            int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            bool ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
+            if (fd >= 0 && close(fd) != 0)
+                ok = false;
+            if (!ok)
+                rc = wh_errbuf_set(eb, WH_ERR_IO, "cannot keep %s as %s: %s", path, to,
+                                   strerror(errno));
+            else
+                wh_log(WH_LOG_INFO, "%s: kept as %s before renewing", path, to);
+            free(to);
+            memset(data, 0, len);
+        }
+        free(data);
+        free(path);
+        if (rc)
+            return rc;
+    }
+    return WH_OK;
 }
 
 enum wh_err wh_certs_fs_write(const char *dir, const struct wh_certs_bundle *b, bool *changed,
@@ -163,7 +223,7 @@ enum wh_err wh_certs_fs_write(const char *dir, const struct wh_certs_bundle *b, 
     enum wh_err rc = make_dirs(dir, eb);
     if (rc)
         return rc;
-    remove_foreign(dir);
+    keep_foreign(dir);
     return wh_certs_atomic_dir_write(dir, files, sizeof(files) / sizeof(files[0]), changed, eb);
 }
 
@@ -171,6 +231,62 @@ void wh_certs_fs_sync_result_fini(struct wh_certs_fs_sync_result *res)
 {
     wh_certs_bundle_free(res->bundle);
     memset(res, 0, sizeof(*res));
+}
+
+/* A serving pair with no CA key beside it was made by someone else (cert-manager, an
+ * operator, a CA we do not hold): we could never renew it, so it is served as it is. It is
+ * checked and what is found logged, and it is never rewritten, whatever the check says. */
+static bool user_owned_pair(const char *dir, const char *dns_name, time_t now,
+                            struct wh_certs_fs_sync_result *res)
+{
+    static const char *const ca_key_name[] = {WH_CERTS_FILE_CA_KEY};
+    char *ca_key = NULL, *cert = NULL, *key = NULL;
+    size_t ca_key_len = 0, cert_len = 0, key_len = 0;
+    enum wh_err rc =
+        wh_certs_atomic_dir_read(dir, ca_key_name, 1, WH_CERTS_PEM_MAX, &ca_key, &ca_key_len, NULL);
+    bool has_ca_key = rc == WH_OK && ca_key_len > 0;
+    if (ca_key)
+        memset(ca_key, 0, ca_key_len);
+    free(ca_key);
+    if (has_ca_key || rc == WH_ERR_TOO_BIG ||
+        wh_certs_fs_read_serving(dir, &cert, &cert_len, &key, &key_len, NULL) != WH_OK)
+        return false;
+
+    X509 *x = NULL;
+    EVP_PKEY *k = NULL;
+    struct wh_errbuf why = {{0}};
+    res->user_owned = true;
+    res->verdict = WH_CERTS_VALID;
+    if (wh_certs_pem_first_cert(cert, cert_len, &x) || wh_certs_pem_first_key(key, key_len, &k)) {
+        res->verdict = WH_CERTS_GARBAGE;
+        wh_errbuf_set(&why, WH_ERR_PARSE, "the certificate or the key does not parse");
+    } else if (!wh_certs_verify_key_matches(x, k)) {
+        res->verdict = WH_CERTS_KEY_MISMATCH;
+        wh_errbuf_set(&why, WH_ERR_TLS, "the key does not match the certificate");
+    } else if (wh_certs_verify_secs_left(x, now) <= 0) {
+        res->verdict = WH_CERTS_EXPIRED;
+        wh_errbuf_set(&why, WH_ERR_TLS, "the certificate has expired");
+    } else if (!wh_certs_verify_host(x, dns_name)) {
+        res->verdict = WH_CERTS_WRONG_HOST;
+        wh_errbuf_set(&why, WH_ERR_TLS, "the certificate does not name %s", dns_name);
+    }
+    snprintf(res->reason, sizeof(res->reason), "%s", why.msg);
+    if (res->verdict == WH_CERTS_VALID)
+        wh_log(WH_LOG_INFO,
+               "%s holds a serving certificate without a CA key: served as the user's own, never "
+               "rewritten (%lld days left)",
+               dir, (long long)(wh_certs_verify_secs_left(x, now) / 86400));
+    else
+        wh_log(WH_LOG_WARN,
+               "%s holds a serving certificate without a CA key: the user's own, left untouched, "
+               "but %s",
+               dir, why.msg);
+    X509_free(x);
+    EVP_PKEY_free(k);
+    memset(key, 0, key_len);
+    free(key);
+    free(cert);
+    return true;
 }
 
 enum wh_err wh_certs_fs_sync(const struct wh_certs_fs_sync_opts *o,
@@ -186,6 +302,10 @@ enum wh_err wh_certs_fs_sync(const struct wh_certs_fs_sync_opts *o,
     if (!dns_name)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "no host, or no service and namespace");
 
+    if (user_owned_pair(o->dir, dns_name, now, res)) {
+        free(dns_name);
+        return WH_OK;
+    }
     rc = wh_certs_fs_read(o->dir, &cur, &why);
     if (rc == WH_ERR_NOT_FOUND || rc == WH_ERR_TOO_BIG) {
         res->verdict = rc == WH_ERR_NOT_FOUND ? WH_CERTS_MISSING : WH_CERTS_GARBAGE;
@@ -208,6 +328,9 @@ enum wh_err wh_certs_fs_sync(const struct wh_certs_fs_sync_opts *o,
         if (rc)
             goto out;
         res->generated = true;
+        rc = back_up_layout(o->dir, eb);
+        if (rc)
+            goto out;
         wh_log(WH_LOG_INFO, "certificates in %s for %s regenerated: %s", o->dir, dns_name,
                res->reason);
     }

@@ -56,7 +56,8 @@ WH_NODISCARD enum wh_err wh_certs_fs_read_serving(const char *dir, char **cert, 
                                                   struct wh_errbuf *eb);
 
 /* Publishes b in dir (CERT-45..47): creates dir with its parents when missing (0777 before
- * umask, CERT-46), deletes entries with the six names that are not symlinks, then writes
+ * umask, CERT-46), moves entries with the six names that are not symlinks aside as
+ * "<name>.orig-<UTC time>" (CERT-46 deletes them; they may be the user's), then writes
  * atomically; nothing is written when the directory already holds exactly these bytes and
  * modes. b must have its four items. *changed (may be NULL) says whether a new generation
  * was published. WH_ERR_INVALID for an incomplete bundle, WH_ERR_IO otherwise. */
@@ -75,6 +76,7 @@ struct wh_certs_fs_sync_result {
     bool generated;                 /* a new CA and serving certificate were made */
     bool changed;                   /* a new generation was published in dir */
     enum wh_certs_verdict verdict;  /* the stored set as found (WH_CERTS_VALID when kept) */
+    bool user_owned;                /* a pair without a CA key: served, never written */
     char reason[256];               /* the verdict in words */
 };
 
@@ -82,6 +84,11 @@ struct wh_certs_fs_sync_result {
  * if a name is missing or the set is invalid for dnsName at now + renew margin, generate a
  * brand-new CA and serving certificate (the fs writer never reuses the CA); publish. The
  * standalone server calls this at start-up and then periodically. Logs what it did.
+ * Two departures from CERT-39, so that no user file is ever lost:
+ *  - dir holding a serving pair (tls.crt/tls.key or cert.pem/key.pem) and no (or an empty)
+ *    ca-key.pem is the user's own: it is checked, the verdict logged and put in res
+ *    (user_owned, verdict, reason; bundle NULL), and nothing is written, valid or not;
+ *  - before a regeneration replaces files, each is kept beside as "<name>.orig-<UTC time>".
  * Returns: res->bundle new (release with wh_certs_fs_sync_result_fini) on success. */
 WH_NODISCARD enum wh_err wh_certs_fs_sync(const struct wh_certs_fs_sync_opts *o,
                                           struct wh_certs_fs_sync_result *res,

@@ -23,8 +23,12 @@ char *wh_certs_inject_entry_path(const json_t *cc)
 {
     const json_t *svc = wh_json_obj(cc, "service");
     if (svc) {
+        /* Read as the URL it becomes: up to '?' or '#', as a url's path below, so that an
+         * entry rewritten into URL mode names the same path the next time (fuzz_certs_inject
+         * found "/mutate-#" served, rewritten, then read as "/mutate-"). */
         const char *p = wh_json_str(svc, "path");
-        return p && *p ? wh_xstrdup(p) : NULL;
+        size_t n = p ? strcspn(p, "?#") : 0;
+        return n ? wh_xstrndup(p, n) : NULL;
     }
     const char *url = wh_json_str(cc, "url");
     if (!url)

@@ -55,8 +55,8 @@ struct wh_certs_inject_stats {
     char removed_paths[256]; /* their paths, ", "-joined (truncated) */
 };
 
-/* The path an admission entry's clientConfig targets: service.path, else the path of url
- * (without query or fragment). Returns: a new string, or NULL when there is none (a service
+/* The path an admission entry's clientConfig targets: service.path, else the path of url,
+ * either without query or fragment. Returns: a new string, or NULL when there is none (a service
  * without path, no target, or a URL without a path). */
 char *wh_certs_inject_entry_path(const json_t *client_config);
 

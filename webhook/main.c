@@ -1,10 +1,12 @@
 /* kruise-webhook: argv, configuration, start order, signals and graceful stop.
  *
  * Thread map (every thread the process runs; no others):
- *   main            configuration, start-up, waits for SIGTERM/SIGINT, graceful stop
- *   MHD HTTPS pool  --threads workers (default: one per CPU); webhook handlers run here
+ *   main            configuration, start-up, waits for SIGTERM/SIGINT (SIGHUP: re-read the
+ *                   certificates), graceful stop
+ *   MHD HTTPS pool  --threads workers (default: one per CPU the cgroup allows); handlers run here
  *   MHD health      one thread for /healthz and /readyz on --health-addr
  *   MHD metrics     one thread for /metrics on --metrics-addr (none when shared or disabled)
+ *   conn reapers    one per listener above: absolute connection deadlines (server/conn.c)
  *   tls reload      re-reads the cert dir every --cert-reload-interval (server/tls.c)
  *   informers       one per cached resource, API mode only (kube/informer.c)
  *   certs           the certificate controller, API mode only (certs/controller.c): Secret,
@@ -13,8 +15,10 @@
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
  */
 #include <curl/curl.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,7 @@
 #include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/memtune.h"
 
 static bool tls_ready(void *arg, char *why, size_t whysz)
 {
@@ -101,15 +106,51 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
     return rc;
 }
 
-/* SIGTERM/SIGINT are blocked in every thread and taken synchronously by main with sigwait, so
- * no handler runs in the middle of a request. */
+/* SIGTERM/SIGINT/SIGHUP are blocked in every thread and taken synchronously by main with
+ * sigwait, so no handler runs in the middle of a request (and SIGHUP's default action, exit,
+ * never happens). */
 static void block_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not kill the server */
+}
+
+/* SIGHUP, as daemons use it: re-read the certificate files now. */
+static void reread_certificates(void)
+{
+    bool changed = false;
+    struct wh_errbuf eb = {{0}};
+    if (wh_tls_reload(&changed, &eb))
+        wh_log(WH_LOG_WARN, "SIGHUP: serving certificate not reloaded: %s", eb.msg);
+    else
+        wh_log(WH_LOG_INFO, "SIGHUP: certificates re-read (%s)",
+               changed ? "a new one is in service" : "unchanged");
+}
+
+/* Each connection is a descriptor: the connection caps need the hard limit, not the
+ * traditional soft 1024. Below the caps, accept(2) fails before the server can make room. */
+static void raise_fd_limit(const struct wh_config *cfg)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            wh_log(WH_LOG_WARN, "cannot raise the open-file limit: %s", strerror(errno));
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* The plain listeners' 2 x 64 and room for files, the API client and eviction. */
+    rlim_t need = (rlim_t)cfg->max_connections + 256;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+        wh_log(WH_LOG_WARN,
+               "the open-file limit (%llu) is below --max-connections + 256: connections may be "
+               "refused before the server can make room",
+               (unsigned long long)rl.rlim_cur);
 }
 
 /* --- hooks: certs/ sits below the server and the handlers; they meet here --------------------- */
@@ -176,6 +217,8 @@ static int serve(int argc, char **argv)
     struct wh_certs_controller *certs = NULL;
     bool tls_started = false;
 
+    sigset_t sigs;
+    block_signals(&sigs);
     if (wh_config_load(&cfg, argc, argv, &eb)) {
         fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
         wh_config_fini(&cfg);
@@ -205,9 +248,7 @@ static int serve(int argc, char **argv)
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);
-
-    sigset_t sigs;
-    block_signals(&sigs);
+    raise_fd_limit(&cfg);
 
     if (open_cluster(&cfg, &cluster, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
@@ -265,7 +306,9 @@ static int serve(int argc, char **argv)
              * initialises could only be killed. */
             struct timespec now = {0, 0};
             int sig = sigtimedwait(&sigs, NULL, &now);
-            if (sig > 0) {
+            if (sig == SIGHUP) {
+                reread_certificates();
+            } else if (sig > 0) {
                 wh_log(WH_LOG_INFO, "received signal %d before serving: stopping", sig);
                 status = 0;
                 goto out;
@@ -305,7 +348,8 @@ static int serve(int argc, char **argv)
         atomic_store(&https_port, wh_http_port(http)); /* the self-call may begin */
 
     int sig = 0;
-    sigwait(&sigs, &sig);
+    while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
+        reread_certificates();
     wh_log(WH_LOG_INFO, "received %s: draining (grace %lld ms)",
            sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_grace_ms);
     wh_health_shutting_down();
@@ -329,6 +373,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    wh_memtune();
     wh_json_init();
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "kruise-webhook: curl_global_init failed\n");

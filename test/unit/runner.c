@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
@@ -78,6 +79,25 @@ json_t *wh_test_jq(const char *text)
     json_t *v = wh_test_json(t);
     free(t);
     return v;
+}
+
+void wh_test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    for (char *p = path + strlen(dir) + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
 }
 
 char *wh_test_read_file(const char *path, size_t *len)

@@ -56,6 +56,9 @@ json_t *wh_test_json(const char *text);
  * quote), so that JSON reads well inside C strings. Returns: new ref. */
 json_t *wh_test_jq(const char *text);
 
+/* Writes text to dir/name, creating the directories name passes through (name may hold '/'). */
+void wh_test_write_file(const char *dir, const char *name, const char *text);
+
 /* Reads a whole file (for test data); aborts if it cannot. Returns: new string. */
 char *wh_test_read_file(const char *path, size_t *len);
 

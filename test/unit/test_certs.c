@@ -1785,3 +1785,153 @@ TEST(certs_bundle_not_after)
     CHECK_EQ_INT(wh_certs_bundle_not_after(e, WH_CERTS_CERT, &t), WH_ERR_PARSE);
     wh_certs_bundle_free(e);
 }
+
+/* --- user files are never destroyed (issue 17) -------------------------------------------- */
+
+/* How many entries of dir start with prefix; the first one's name goes to first. */
+static int count_prefixed(const char *dir, const char *prefix, char *first, size_t firstsz)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        if (n++ == 0 && first)
+            snprintf(first, firstsz, "%s", e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+TEST(fs_sync_serves_a_pair_without_ca_key_as_the_users_own)
+{
+    char dir[256];
+    struct wh_certs_target t = {.host = "localhost"};
+    struct wh_certs_bundle *b = ec_bundle(&t);
+    struct wh_certs_fs_sync_opts o;
+    struct wh_certs_fs_sync_result r;
+    CHECK(wh_tls_fixture_tmpdir(dir, sizeof(dir)));
+    sync_opts(&o, dir, &t);
+    const char *cert = wh_certs_bundle_get(b, WH_CERTS_CERT, NULL);
+    const char *key = wh_certs_bundle_get(b, WH_CERTS_KEY, NULL);
+    wh_test_write_file(dir, "tls.crt", cert);
+    wh_test_write_file(dir, "tls.key", key);
+    CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
+    CHECK(r.user_owned && !r.generated && !r.changed && r.bundle == NULL);
+    CHECK_EQ_INT(r.verdict, WH_CERTS_VALID);
+    wh_certs_fs_sync_result_fini(&r);
+    /* Even when it is wrong for this host, nothing is written; the verdict says why. */
+    struct wh_certs_target other = {.host = "10.9.9.9"};
+    sync_opts(&o, dir, &other);
+    CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
+    CHECK(r.user_owned && !r.generated);
+    CHECK_EQ_INT(r.verdict, WH_CERTS_WRONG_HOST);
+    wh_certs_fs_sync_result_fini(&r);
+    /* An empty ca-key.pem is no CA key either (cert-manager's layout through the Secret). */
+    wh_test_write_file(dir, "ca-key.pem", "");
+    CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
+    CHECK(r.user_owned);
+    wh_certs_fs_sync_result_fini(&r);
+    size_t len;
+    char *now = slurp(dir, "tls.crt", &len);
+    CHECK_EQ_STR(now, cert);
+    free(now);
+    now = slurp(dir, "tls.key", &len);
+    CHECK_EQ_STR(now, key);
+    free(now);
+    CHECK_EQ_INT(count_prefixed(dir, "..data", NULL, 0), 0); /* no layout was written */
+    CHECK_EQ_INT(count_prefixed(dir, "cert.pem", NULL, 0), 0);
+    wh_certs_bundle_free(b);
+    wh_tls_fixture_rmtree(dir);
+}
+
+TEST(fs_sync_renewal_keeps_replaced_files_beside)
+{
+    char dir[256], name[256];
+    struct wh_certs_target t = {.host = "localhost"};
+    struct wh_certs_fs_sync_opts o;
+    struct wh_certs_fs_sync_result r;
+    CHECK(wh_tls_fixture_tmpdir(dir, sizeof(dir)));
+    sync_opts(&o, dir, &t);
+    /* All six as plain files, the certificates valid 30 days: inside the renewal margin. */
+    struct wh_certs_bundle *short_lived = ec_bundle_at(&t, 0, 30 * DAY, false);
+    static const struct {
+        const char *name;
+        enum wh_certs_item item;
+    } six[] = {{"ca-key.pem", WH_CERTS_CA_KEY}, {"ca-cert.pem", WH_CERTS_CA_CERT},
+               {"cert.pem", WH_CERTS_CERT},     {"tls.crt", WH_CERTS_CERT},
+               {"key.pem", WH_CERTS_KEY},       {"tls.key", WH_CERTS_KEY}};
+    for (size_t i = 0; i < 6; i++)
+        wh_test_write_file(dir, six[i].name, wh_certs_bundle_get(short_lived, six[i].item, NULL));
+    CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
+    CHECK(r.generated && r.changed && !r.user_owned);
+    CHECK_EQ_INT(r.verdict, WH_CERTS_EXPIRING);
+    for (size_t i = 0; i < 6; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "%s.orig-", six[i].name);
+        CHECK_EQ_INT(count_prefixed(dir, prefix, name, sizeof(name)), 1);
+        size_t len;
+        char *kept = slurp(dir, name, &len);
+        CHECK_EQ_STR(kept, wh_certs_bundle_get(short_lived, six[i].item, NULL));
+        free(kept);
+    }
+    check_visible(dir, "tls.crt", 0644);
+    check_item_file(dir, "tls.crt", r.bundle, WH_CERTS_CERT);
+    /* The layout written by the sync renewed again: its files are copied beside too. */
+    struct wh_certs_bundle *first = wh_certs_bundle_dup(r.bundle);
+    wh_certs_fs_sync_result_fini(&r);
+    o.renew_before_secs = 3651 * DAY;
+    CHECK_EQ_INT(wh_certs_fs_sync(&o, &r, NULL), WH_OK);
+    CHECK(r.generated);
+    CHECK_EQ_INT(count_prefixed(dir, "tls.key.orig-", NULL, 0), 2);
+    wh_certs_fs_sync_result_fini(&r);
+    wh_certs_bundle_free(first);
+    wh_certs_bundle_free(short_lived);
+    wh_tls_fixture_rmtree(dir);
+}
+
+TEST(atomic_read_serves_a_plain_file_renamed_over_the_layout)
+{
+    char dir[256], path[512];
+    struct wh_certs_bundle *a = ec_bundle(&service_target), *b = ec_bundle(&service_target);
+    char *cert = NULL, *key = NULL;
+    size_t cl = 0, kl = 0;
+    CHECK(wh_tls_fixture_tmpdir(dir, sizeof(dir)));
+    CHECK_EQ_INT(wh_certs_fs_write(dir, a, NULL, NULL), WH_OK);
+    /* mv new.crt tls.crt; mv new.key tls.key, while ..data still points at a's generation. */
+    wh_test_write_file(dir, "new.crt", wh_certs_bundle_get(b, WH_CERTS_CERT, NULL));
+    wh_test_write_file(dir, "new.key", wh_certs_bundle_get(b, WH_CERTS_KEY, NULL));
+    char from[512];
+    snprintf(from, sizeof(from), "%s/new.crt", dir);
+    snprintf(path, sizeof(path), "%s/tls.crt", dir);
+    CHECK(rename(from, path) == 0);
+    snprintf(from, sizeof(from), "%s/new.key", dir);
+    snprintf(path, sizeof(path), "%s/tls.key", dir);
+    CHECK(rename(from, path) == 0);
+    CHECK_EQ_INT(wh_certs_fs_read_serving(dir, &cert, &cl, &key, &kl, NULL), WH_OK);
+    CHECK_EQ_STR(cert, wh_certs_bundle_get(b, WH_CERTS_CERT, NULL));
+    CHECK_EQ_STR(key, wh_certs_bundle_get(b, WH_CERTS_KEY, NULL));
+    free(cert);
+    free(key);
+    /* The other names still come from the layout. */
+    size_t len;
+    char *ca = NULL;
+    static const char *const ca_name[] = {"ca-cert.pem"};
+    CHECK_EQ_INT(wh_certs_atomic_dir_read(dir, ca_name, 1, WH_CERTS_PEM_MAX, &ca, &len, NULL),
+                 WH_OK);
+    CHECK_EQ_STR(ca, wh_certs_bundle_get(a, WH_CERTS_CA_CERT, NULL));
+    free(ca);
+    /* A later write moves the plain files aside rather than deleting them. */
+    CHECK_EQ_INT(wh_certs_fs_write(dir, a, NULL, NULL), WH_OK);
+    char name[256];
+    CHECK_EQ_INT(count_prefixed(dir, "tls.crt.orig-", name, sizeof(name)), 1);
+    char *kept = slurp(dir, name, &len);
+    CHECK_EQ_STR(kept, wh_certs_bundle_get(b, WH_CERTS_CERT, NULL));
+    free(kept);
+    check_visible(dir, "tls.crt", 0644);
+    wh_certs_bundle_free(a);
+    wh_certs_bundle_free(b);
+    wh_tls_fixture_rmtree(dir);
+}

@@ -15,18 +15,6 @@ static char *temp_dir(void)
     return dir;
 }
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void remove_dir(const char *dir)
 {
     char cmd[600];
@@ -44,25 +32,27 @@ static enum wh_err count_item(void *arg, json_t *item)
 TEST(standalone_state_from_a_directory)
 {
     char *dir = temp_dir();
-    write_file(dir, "a.yaml",
-               "# two documents\n"
-               "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {env: prod}\n"
-               "---\n"
-               "apiVersion: apps.kruise.io/v1beta1\nkind: SidecarSet\nmetadata:\n  name: log\n"
-               "spec:\n  selector: {matchLabels: {app: web}}\n");
-    write_file(dir, "b.json",
-               "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
-               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\","
-               "\"namespace\":\"shop\"},\"status\":{\"phase\":\"Running\"}},"
-               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p2\","
-               "\"namespace\":\"other\"}}]}");
-    write_file(dir, "c.yml",
-               "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-               "metadata: {name: widgets.example.com}\n"
-               "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgetz}\n"
-               "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: shop}\n");
-    write_file(dir, "notes.txt", "not: loaded\n");
-    write_file(dir, ".hidden.yaml", "this: is not loaded either\n");
+    wh_test_write_file(
+        dir, "a.yaml",
+        "# two documents\n"
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {env: prod}\n"
+        "---\n"
+        "apiVersion: apps.kruise.io/v1beta1\nkind: SidecarSet\nmetadata:\n  name: log\n"
+        "spec:\n  selector: {matchLabels: {app: web}}\n");
+    wh_test_write_file(dir, "b.json",
+                       "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+                       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\","
+                       "\"namespace\":\"shop\"},\"status\":{\"phase\":\"Running\"}},"
+                       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p2\","
+                       "\"namespace\":\"other\"}}]}");
+    wh_test_write_file(
+        dir, "c.yml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata: {name: widgets.example.com}\n"
+        "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgetz}\n"
+        "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: shop}\n");
+    wh_test_write_file(dir, "notes.txt", "not: loaded\n");
+    wh_test_write_file(dir, ".hidden.yaml", "this: is not loaded either\n");
 
     struct wh_cluster *cl = NULL;
     struct wh_errbuf eb = {{0}};
@@ -154,17 +144,23 @@ TEST(standalone_writes_follow_api_server_rules)
 TEST(standalone_state_errors_name_the_place)
 {
     char *dir = temp_dir();
-    write_file(dir, "bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n");
+    wh_test_write_file(dir, "bad.yaml",
+                       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n");
     struct wh_cluster *cl = NULL;
     struct wh_errbuf eb = {{0}};
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_PARSE);
     char want[600];
     snprintf(want, sizeof(want), "%s/bad.yaml:", dir);
     CHECK(strncmp(eb.msg, want, strlen(want)) == 0);
-    write_file(dir, "bad.yaml", "kind: Pod\nmetadata: {name: x}\n");
+    wh_test_write_file(dir, "bad.yaml", "kind: Pod\nmetadata: {name: x}\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
-    write_file(dir, "bad.yaml", "- just\n- a list\n");
+    /* An empty name is an error, not an abort (found by fuzz_state). */
+    wh_test_write_file(dir, "bad.yaml",
+                       "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"\"\n");
+    CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "needs apiVersion, kind and metadata.name") != NULL);
+    wh_test_write_file(dir, "bad.yaml", "- just\n- a list\n");
     CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_ERR_INVALID);
     CHECK(strstr(eb.msg, "not an object") != NULL);
     CHECK_EQ_INT(wh_cluster_new_standalone("/nonexistent/state", &cl, &eb), WH_ERR_IO);

@@ -8,6 +8,7 @@
 #include "server/dispatch.h"
 #include "util/base64.h"
 #include "util/json.h"
+#include "util/reqmem.h"
 
 /* Test handlers: the behaviours every real handler builds on. */
 static enum wh_err allow_all(const struct wh_handler_ctx *ctx,
@@ -289,10 +290,78 @@ TEST(admission_lossy_messages_stay_valid_json)
     struct wh_admission_response resp;
     wh_admission_response_init(&resp);
     wh_admission_deny(&resp, 403, "%s", "bad \xff byte and cut \xe2\x82");
-    struct wh_admission_request req = {.api_version = "admission.k8s.io/v1", .uid = "u"};
+    struct wh_admission_request req = {
+        .api_version = "admission.k8s.io/v1", .uid = "u", .uid_len = 1};
     json_t *a = wh_admission_encode(&req, &resp);
     CHECK_EQ_STR(wh_json_path_str(a, "response", "status", "message", NULL),
                  "bad ? byte and cut ??");
     json_decref(a);
     wh_admission_response_fini(&resp);
+}
+
+/* --- hostile bodies (issue 17) ------------------------------------------------------------ */
+
+static char *empties(size_t body_len, size_t *len)
+{
+    char *b = malloc(body_len + 4);
+    size_t n = 0;
+    b[n++] = '[';
+    while (n + 3 < body_len) {
+        memcpy(b + n, "{},", 3);
+        n += 3;
+    }
+    memcpy(b + n, "{}]", 3);
+    n += 3;
+    b[n] = '\0';
+    *len = n;
+    return b;
+}
+
+TEST(dispatch_amplifying_body_is_413_and_memory_goes_back)
+{
+    size_t len = 0;
+    char *body = empties(3u << 20, &len);
+    struct wh_reply reply;
+    wh_dispatch(&r_allow, NULL, body, len, &reply);
+    CHECK_EQ_INT(reply.http_status, 413);
+    CHECK(strstr(reply.body, "memory budget") != NULL);
+    CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+    wh_reply_fini(&reply);
+    /* With the pool taken by others: 503, and again nothing kept. */
+    wh_reqmem_set_limit(8u << 20);
+    CHECK(wh_reqmem_take(7u << 20));
+    wh_dispatch(&r_allow, NULL, body, len, &reply);
+    CHECK_EQ_INT(reply.http_status, 503);
+    wh_reply_fini(&reply);
+    wh_reqmem_give(7u << 20);
+    CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+    wh_reqmem_set_limit(0);
+    /* An ordinary review right after is answered. */
+    json_t *a = run(&r_allow, review("v1"), 200);
+    json_decref(a);
+    free(body);
+}
+
+TEST(dispatch_uid_with_nul_is_echoed_whole)
+{
+    static const char uid[] = "a\0b\0";
+    char body[1024];
+    snprintf(body, sizeof(body), "%s", review("v1"));
+    char *u = strstr(body, "\"u-1\"");
+    CHECK(u != NULL);
+    if (!u)
+        return;
+    char rest[1024];
+    snprintf(rest, sizeof(rest), "%s", u + 5);
+    snprintf(u, sizeof(body) - (size_t)(u - body), "\"a\\u0000b\\u0000\"%s", rest);
+    struct wh_reply reply;
+    wh_dispatch(&r_allow, NULL, body, strlen(body), &reply);
+    CHECK_EQ_INT(reply.http_status, 200);
+    json_error_t jerr;
+    json_t *a = json_loads(reply.body, JSON_ALLOW_NUL, &jerr);
+    wh_reply_fini(&reply);
+    json_t *got = json_object_get(json_object_get(a, "response"), "uid");
+    CHECK(json_is_string(got) && json_string_length(got) == sizeof(uid) - 1 &&
+          memcmp(json_string_value(got), uid, sizeof(uid) - 1) == 0);
+    json_decref(a);
 }

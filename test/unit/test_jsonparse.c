@@ -3,8 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/arena.h"
 #include "util/json.h"
 #include "util/jsonparse.h"
+#include "util/reqmem.h"
 
 static void same_as_jansson(const char *text)
 {
@@ -194,4 +196,66 @@ TEST(jsonwrite_spelling)
                        "\"r2\":0.1,\"r3\":1e+300,\"a\":[true,false,null,{}],\"o\":{}}");
     free(text);
     json_decref(v);
+}
+
+TEST(jsonparse_stops_at_the_arena_budget)
+{
+    /* 100 000 empty objects cost ~20 MB parsed; a 1 MiB budget stops the parse. */
+    size_t n = 100000, len = 0;
+    char *text = malloc(3 * n + 2);
+    text[len++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        memcpy(text + len, i + 1 < n ? "{}," : "{}]", 3);
+        len += 3;
+    }
+    wh_arena_begin();
+    wh_arena_limit(1 << 20);
+    struct wh_jsonparse_error err = {0};
+    json_t *v = wh_json_parse(text, len, &err);
+    CHECK(v == NULL);
+    CHECK(err.out_of_memory);
+    CHECK_EQ_INT(wh_arena_failure(), WH_ERR_TOO_BIG);
+    CHECK(wh_arena_size() <= 1 << 20);
+    wh_arena_limit(0);
+    wh_arena_end();
+    CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+    /* The same text without a limit parses: the budget, not the input, failed. */
+    wh_arena_begin();
+    v = wh_json_parse(text, len, &err);
+    CHECK(v != NULL && json_array_size(v) == n);
+    wh_arena_end();
+    /* A small document fits a small budget. */
+    wh_arena_begin();
+    wh_arena_limit(wh_reqmem_parse_budget(20));
+    static const char small[] = "{\"a\":[1,2,\"x\"]}";
+    v = wh_json_parse(small, sizeof(small) - 1, &err);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(wh_arena_failure(), WH_OK);
+    wh_arena_end();
+    free(text);
+}
+
+TEST(jsonparse_keeps_nul_in_strings)
+{
+    json_t *v = wh_json_parse("\"a\\u0000b\"", 10, NULL);
+    CHECK(json_is_string(v) && json_string_length(v) == 3 && json_string_value(v)[2] == 'b');
+    json_decref(v);
+}
+
+TEST(reqmem_budget_and_pool)
+{
+    CHECK_EQ_INT(wh_reqmem_parse_budget(0), WH_REQMEM_BASE);
+    CHECK_EQ_INT(wh_reqmem_parse_budget(4096), WH_REQMEM_BASE + 4096 * WH_REQMEM_PER_BODY_BYTE);
+    CHECK_EQ_INT(wh_reqmem_parse_budget(3u << 20), WH_REQMEM_REQUEST_MAX);
+    CHECK_EQ_INT(wh_reqmem_parse_budget((size_t)-1), WH_REQMEM_REQUEST_MAX);
+    wh_reqmem_set_limit(100);
+    CHECK(wh_reqmem_take(60));
+    CHECK(!wh_reqmem_take(41));
+    CHECK(wh_reqmem_take(40));
+    CHECK(!wh_reqmem_take(1));
+    wh_reqmem_give(100);
+    CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+    wh_reqmem_set_limit(0);
+    CHECK(wh_reqmem_take(1u << 30));
+    wh_reqmem_give(1u << 30);
 }

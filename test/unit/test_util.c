@@ -1,9 +1,12 @@
 #include "test/unit/test.h"
+#include "test/support/tls_fixture.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/cpu.h"
 #include "util/json.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -103,4 +106,40 @@ TEST(json_type_names_ours_and_go)
         CHECK_EQ_STR(wh_json_go_type_name(json_array_get(v, i)), go[i]);
     }
     json_decref(v);
+}
+
+/* --- util/cpu: workers follow the cgroup's CPU limit ---------------------------------------- */
+
+TEST(cpu_count_follows_the_cgroup_limit)
+{
+    char root[256];
+    CHECK(wh_tls_fixture_tmpdir(root, sizeof(root)));
+    long all = wh_cpu_count("/nonexistent-root");
+    CHECK(all >= 1);
+    /* cgroup v2 inside a container: the files at the top. */
+    wh_test_write_file(root, "proc/self/cgroup", "0::/\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "50000 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    /* v2 seen from the host: the process's own cgroup, and its parent's limit counts. */
+    wh_test_write_file(root, "proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n");
+    wh_test_write_file(root, "sys/fs/cgroup/kubepods/pod1/cpu.max", "100 100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    wh_tls_fixture_rmtree(root);
+
+    /* cgroup v1: quota over period, rounded up; -1 is no limit. */
+    CHECK(wh_tls_fixture_tmpdir(root, sizeof(root)));
+    wh_test_write_file(root, "proc/self/cgroup", "5:cpuacct,cpu:/pod2\n4:memory:/pod2\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "-1\n");
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_period_us", "100000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "10000\n");
+    CHECK_EQ_INT(wh_cpu_count(root), 1);
+    /* Garbage is no limit, never zero workers. */
+    wh_test_write_file(root, "sys/fs/cgroup/cpuacct,cpu/pod2/cpu.cfs_quota_us", "lots\n");
+    CHECK_EQ_INT(wh_cpu_count(root), all);
+    wh_tls_fixture_rmtree(root);
 }

@@ -69,7 +69,9 @@ enum wh_err wh_admission_decode(const json_t *review, struct wh_admission_reques
                              wh_json_type_name(r));
     req->raw = r;
     rc = wh_json_need_str(r, "uid", "request.", true, &req->uid, eb);
-    if (!rc && !req->uid[0])
+    /* Echoed whole: a uid may hold "\u0000", which C strings would cut. */
+    req->uid_len = rc ? 0 : json_string_length(json_object_get(r, "uid"));
+    if (!rc && req->uid_len == 0)
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "request.uid: must not be empty");
     if (!rc)
         rc = need_triple(r, "kind", "kind", &req->kind.group, &req->kind.version, &req->kind.kind,
@@ -208,7 +210,7 @@ json_t *wh_admission_encode(const struct wh_admission_request *req,
         json_object_set_new(status, "reason", json_string(resp->reason));
 
     json_t *r = json_object();
-    json_object_set_new(r, "uid", json_string(req->uid));
+    json_object_set_new(r, "uid", json_stringn(req->uid, req->uid_len));
     json_object_set_new(r, "allowed", json_boolean(resp->allowed));
     json_object_set_new(r, "status", status);
     if (resp->warnings && json_array_size(resp->warnings))

@@ -25,6 +25,7 @@ struct wh_admission_request {
     enum wh_review_version version;
     const char *api_version; /* as received, echoed in the answer */
     const char *uid;
+    size_t uid_len; /* the uid may contain NUL bytes ("\u0000") */
     struct wh_gvk kind;
     struct wh_gvr resource;
     const char *sub_resource;

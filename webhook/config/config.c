@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "util/buf.h"
+#include "util/cpu.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -97,7 +98,7 @@ static const struct opt opts[] = {
     {"max-body-bytes", "WEBHOOK_MAX_BODY_BYTES", T_BYTES, OFF(max_body_bytes), "3Mi", 1024,
      1LL << 30, "largest request body accepted (413 above it)"},
     {"threads", "WEBHOOK_THREADS", T_INT, OFF(threads), "0", 0, 1024,
-     "HTTPS worker threads (0: one per CPU)"},
+     "HTTPS worker threads (0: one per CPU the container may use, after its cgroup limit)"},
     {"health-addr", "WEBHOOK_HEALTH_ADDR", T_ADDR, OFF(health_addr), ":8000", NOLIMIT,
      "plain HTTP host:port for /healthz and /readyz (:port is all interfaces; 0 disables)"},
     {"metrics-addr", "WEBHOOK_METRICS_ADDR", T_ADDR, OFF(metrics_addr), ":8080", NOLIMIT,
@@ -113,6 +114,17 @@ static const struct opt opts[] = {
     {"connection-memory-limit", "WEBHOOK_CONNECTION_MEMORY_LIMIT", T_BYTES,
      OFF(connection_memory_limit), "64Ki", 8192, 16 << 20,
      "per-connection memory for headers and I/O buffers"},
+    {"max-connections", "WEBHOOK_MAX_CONNECTIONS", T_INT, OFF(max_connections), "1024", 1,
+     1000000, "HTTPS connections open at once; past it the oldest idle, else the slowest, is closed"},
+    {"max-connections-per-ip", "WEBHOOK_MAX_CONNECTIONS_PER_IP", T_INT,
+     OFF(max_connections_per_ip), "256", 1, 1000000,
+     "HTTPS connections open at once from one client address (same rule)"},
+    {"request-read-timeout", "WEBHOOK_REQUEST_READ_TIMEOUT", T_DURATION,
+     OFF(request_read_timeout_ms), "10s", 100, 3600000,
+     "a request's headers and body must arrive within this (bytes do not extend it)"},
+    {"max-request-memory", "WEBHOOK_MAX_REQUEST_MEMORY", T_BYTES, OFF(max_request_memory), "40Mi",
+     1 << 20, 1LL << 40,
+     "memory all requests in flight may hold for large bodies and their parse (503 past it)"},
     {"cert-reload-interval", "WEBHOOK_CERT_RELOAD_INTERVAL", T_DURATION,
      OFF(cert_reload_interval_ms), "1s", 100, 3600000,
      "how often the cert dir is checked for a new certificate"},
@@ -511,10 +523,8 @@ enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv, struct 
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "--cert-key-type: invalid value \"%s\" (want rsa or ecdsa)",
                              cfg->cert_key_type);
-    if (cfg->threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        cfg->threads = n > 0 ? n : 1;
-    }
+    if (cfg->threads == 0)
+        cfg->threads = wh_cpu_count("/");
     return WH_OK;
 }
 

@@ -53,6 +53,10 @@ struct wh_config {
     long long request_deadline_ms; /* an admission request's API calls end by then */
     long long connection_timeout_ms;
     long long connection_memory_limit;
+    long long max_connections;         /* HTTPS connections open at once */
+    long long max_connections_per_ip;  /* ... from one client address */
+    long long request_read_timeout_ms; /* headers and body of one request, absolute */
+    long long max_request_memory;      /* util/reqmem's pool */
     long long cert_reload_interval_ms;
     long long kube_qps;
     long long kube_burst;

@@ -33,6 +33,8 @@ enum wh_err wh_conversion_decode(const json_t *review, struct wh_conversion_requ
         return wh_errbuf_set(eb, WH_ERR_INVALID, "request: must be an object, not %s",
                              wh_json_type_name(r));
     rc = wh_json_need_str(r, "uid", "request.", true, &req->uid, eb);
+    /* Echoed whole: a uid may hold "\u0000", which C strings would cut. */
+    req->uid_len = rc ? 0 : json_string_length(json_object_get(r, "uid"));
     if (!rc)
         rc = wh_json_need_str(r, "desiredAPIVersion", "request.", true, &req->desired_api_version,
                               eb);
@@ -56,7 +58,7 @@ json_t *wh_conversion_encode_new(const struct wh_conversion_request *req, json_t
         json_object_set_new(result, "message", wh_json_string_lossy(message));
 
     json_t *r = json_object();
-    json_object_set_new(r, "uid", json_string(req->uid));
+    json_object_set_new(r, "uid", json_stringn(req->uid, req->uid_len));
     if (message || !converted) {
         json_decref(converted);
         json_object_set_new(r, "convertedObjects", json_null());

@@ -14,6 +14,7 @@
 struct wh_conversion_request {
     const char *api_version; /* as received, echoed */
     const char *uid;
+    size_t uid_len; /* the uid may contain NUL bytes ("\u0000") */
     const char *desired_api_version;
     const json_t *objects; /* an array, or NULL when absent/null */
 };

@@ -196,7 +196,9 @@ static enum wh_err add_document(json_t *objs, json_t *doc, const char *path, siz
         }
         return WH_OK;
     }
-    if (!wh_json_str(doc, "apiVersion") || !kind || !wh_json_meta_str(doc, "name"))
+    /* An empty name too: the cache cannot hold it (fuzz_state found `name: !tag` -> ""). */
+    const char *name = wh_json_meta_str(doc, "name");
+    if (!wh_json_str(doc, "apiVersion") || !kind || !name || !name[0])
         return wh_errbuf_set(eb, WH_ERR_INVALID,
                              "%s: document %zu: needs apiVersion, kind and metadata.name", path,
                              index + 1);

@@ -69,6 +69,31 @@ static void add_json_escaped(struct wh_buf *b, const char *s)
     }
 }
 
+/* Appends s for a text line: bytes that could end the line or drive a terminal (C0 controls,
+ * DEL, C1 controls as UTF-8) and the backslash are escaped, everything else is kept. */
+static void add_text_escaped(struct wh_buf *b, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        enum wh_err rc;
+        if (*p == '\\')
+            rc = wh_buf_adds(b, "\\\\");
+        else if (*p == '\n')
+            rc = wh_buf_adds(b, "\\n");
+        else if (*p == '\r')
+            rc = wh_buf_adds(b, "\\r");
+        else if (*p == '\t')
+            rc = wh_buf_adds(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            rc = wh_buf_printf(b, "\\x%02x", *p);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+            rc = wh_buf_printf(b, "\\u%04x", *++p);
+        else
+            rc = wh_buf_addc(b, (char)*p);
+        if (rc)
+            return; /* over the line cap: the line is cut, never lost entirely */
+    }
+}
+
 static WH_PRINTF(4, 0) void emit(enum wh_log_level level, const char *uid, const char *path, const char *fmt,
                  va_list ap)
 {
@@ -104,13 +129,17 @@ static WH_PRINTF(4, 0) void emit(enum wh_log_level level, const char *uid, const
         if (!rc)
             rc = wh_buf_adds(&b, "}\n");
     } else {
-        rc = wh_buf_printf(&b, "%s %-5s %s", ts, level_names[level], msg);
-        if (!rc && uid)
-            rc = wh_buf_printf(&b, " uid=%s", uid);
-        if (!rc && path)
-            rc = wh_buf_printf(&b, " webhook=%s", path);
-        if (!rc)
-            rc = wh_buf_adds(&b, "\n");
+        rc = wh_buf_printf(&b, "%s %-5s ", ts, level_names[level]);
+        add_text_escaped(&b, msg);
+        if (uid) {
+            rc = wh_buf_adds(&b, " uid=");
+            add_text_escaped(&b, uid);
+        }
+        if (path) {
+            rc = wh_buf_adds(&b, " webhook=");
+            add_text_escaped(&b, path);
+        }
+        rc = wh_buf_adds(&b, "\n");
     }
     if (rc && b.len > 0 && b.data[b.len - 1] != '\n')
         b.data[b.len - 1] = '\n'; /* truncated: still one line */
@@ -148,4 +177,18 @@ bool wh_log_ratelimit_pass(_Atomic long long *last, int seconds)
     if (prev != 0 && now - prev < seconds)
         return false;
     return atomic_compare_exchange_strong(last, &prev, now ? now : 1);
+}
+
+bool wh_log_limit_pass(struct wh_log_limit *l, unsigned lines, int seconds, unsigned long *dropped)
+{
+    long long now = (long long)(wh_time_mono_ns() / 1000000000);
+    long long start = atomic_load(&l->window);
+    if (now - start >= seconds && atomic_compare_exchange_strong(&l->window, &start, now))
+        atomic_store(&l->used, 0);
+    if (atomic_fetch_add(&l->used, 1) >= lines) {
+        atomic_fetch_add(&l->dropped, 1);
+        return false;
+    }
+    *dropped = atomic_exchange(&l->dropped, 0);
+    return true;
 }

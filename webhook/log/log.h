@@ -4,6 +4,8 @@
 /* Logging: one event = one line on stderr, written with a single write(2) so lines from
  * different threads never interleave. JSON by default ({"ts":...,"level":...,"msg":...}),
  * or text. Request lines carry the review uid. Bodies and secrets are never logged at info.
+ * Whatever a client sent cannot forge a line: JSON escapes it, and text writes control
+ * characters (C0, DEL, C1) and the backslash as \n, \t, \xNN, \u0085, \\.
  * Thread rule: thread-safe; wh_log_setup must run before threads start. */
 
 #include <stdbool.h>
@@ -34,5 +36,15 @@ void wh_log_req(enum wh_log_level level, const char *uid, const char *path, cons
             wh_log((level), __VA_ARGS__);                                                          \
     } while (0)
 bool wh_log_ratelimit_pass(_Atomic long long *last, int seconds);
+
+/* At most `lines` lines per `seconds` for one kind of event (bad requests: any client can
+ * cause them at will). When a line passes after others were dropped, *dropped says how many
+ * (to mention in it); callers count the drops in a metric. Zero-initialised. */
+struct wh_log_limit {
+    _Atomic long long window;
+    _Atomic unsigned used;
+    _Atomic unsigned long dropped;
+};
+bool wh_log_limit_pass(struct wh_log_limit *l, unsigned lines, int seconds, unsigned long *dropped);
 
 #endif

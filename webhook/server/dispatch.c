@@ -14,6 +14,7 @@
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
+#include "util/reqmem.h"
 
 static const char *reason_for(int code)
 {
@@ -142,10 +143,22 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
     /* The review lives in this request's arena and is never freed value by value: handlers only
      * read it, and everything that outlives the request is made with the arena paused. */
     wh_arena_begin();
+    wh_arena_limit(wh_reqmem_parse_budget(len));
     struct wh_jsonparse_error jerr;
     json_t *review = wh_json_parse(body, len, &jerr);
+    wh_arena_limit(0);
     wh_arena_pause();
-    if (!review) {
+    if (!review && jerr.out_of_memory) {
+        char msg[200];
+        bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
+        snprintf(msg, sizeof(msg),
+                 own ? "decoding this %zu-byte body needs more than its memory budget of %zu "
+                       "bytes"
+                     : "the server is short of request memory (%zu-byte body, budget %zu "
+                       "bytes); retry",
+                 len, wh_reqmem_parse_budget(len));
+        reply_error(reply, own ? 413 : 503, msg);
+    } else if (!review) {
         char msg[320];
         snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr.line,
                  jerr.column, jerr.text);

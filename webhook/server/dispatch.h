@@ -11,7 +11,7 @@
 #include "handlers/registry.h"
 
 struct wh_reply {
-    int http_status;     /* 200 for every review answered, 400 for malformed input */
+    int http_status;     /* 200 for every review answered, 400 malformed, 413/503 memory */
     char *body;          /* owned, NUL-terminated JSON */
     size_t len;
     bool allowed;        /* admission: the verdict (for metrics and logs) */
@@ -20,7 +20,9 @@ struct wh_reply {
 };
 
 /* Answers one request body. Never fails: malformed input becomes a 400 reply whose body is a
- * Kubernetes Status object naming the problem (line and column for bad JSON). */
+ * Kubernetes Status object naming the problem (line and column for bad JSON); a body whose
+ * parse needs more than its memory budget (util/reqmem.h) a 413, and one that finds the
+ * request-memory pool in use a 503. */
 void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
                  size_t len, struct wh_reply *reply);
 void wh_reply_fini(struct wh_reply *reply);

@@ -1,6 +1,7 @@
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -15,17 +16,31 @@
 
 #include "log/log.h"
 #include "metrics/metrics.h"
+#include "server/conn.h"
 #include "server/dispatch.h"
 #include "server/health.h"
 #include "server/tls.h"
 #include "util/buf.h"
 #include "util/mem.h"
+#include "util/memtune.h"
+#include "util/reqmem.h"
 #include "util/str.h"
 #include "util/time.h"
 
 /* HTTP status codes counted per webhook without a lookup; others register on first use. */
 static const int counted_codes[] = {200, 400, 404, 405, 413, 415, 500, 503};
 #define NCODES (sizeof(counted_codes) / sizeof(counted_codes[0]))
+
+/* Probes never need a body; one this large is refused before it is read. */
+#define PROBE_BODY_MAX 4096
+
+/* The plain HTTP listeners (health, metrics): kubelet and Prometheus need a few connections;
+ * their own limits keep a flood on one port from starving the other or the webhooks. */
+static const struct wh_conn_limits plain_limits = {
+    .max_total = 64, .max_per_ip = 16, .idle_ms = 30000, .read_ms = 5000};
+
+/* Bad-request log lines: any client can cause them at will. */
+#define BAD_LINES_PER_10S 20
 
 struct route_metrics {
     const struct wh_route *route;
@@ -35,33 +50,38 @@ struct route_metrics {
     struct wh_metric *denied, *patched;
 };
 
-/* What one plain HTTP listener serves. */
-struct plain_listener {
-    bool health;
-    bool metrics;
+/* One MHD daemon and what it serves. */
+struct listener {
+    struct wh_http *h;
+    const char *name;
+    struct MHD_Daemon *d;
+    struct wh_conn_guard *guard;
+    bool https;   /* webhooks, /healthz and /readyz over TLS */
+    bool health;  /* plain: /healthz and /readyz */
+    bool metrics; /* plain: /metrics */
 };
 
 struct wh_http {
     const struct wh_config *cfg;
     const struct wh_handler_ctx *ctx;
-    struct MHD_Daemon *https;
-    struct MHD_Daemon *health;  /* may also serve /metrics when the addresses are equal */
-    struct MHD_Daemon *metrics; /* NULL when shared with health or disabled */
-    struct plain_listener health_listener, metrics_listener;
+    struct listener https, health, metrics; /* health may also serve /metrics */
     struct route_metrics *routes;
     size_t nroutes;
     atomic_int in_flight;
     atomic_bool draining;
+    struct wh_log_limit bad_log;
+    struct wh_metric *bad_log_dropped;
 };
 
-/* Per-request state, created on the first access-handler call and freed when MHD reports the
- * request completed. */
+/* Per-request state: made when the request line arrives (MHD's URI callback), freed when MHD
+ * reports the request completed. */
 struct request {
+    struct listener *l;
     struct route_metrics *rm;
-    bool probe; /* /healthz or /readyz on the HTTPS port */
-    int early_status; /* decided from the headers alone: the body is not read */
-    const char *early_message;
-    bool too_big;
+    bool seen;        /* the first access-handler call (headers complete) happened */
+    bool probe;       /* answered by serve_probe */
+    size_t body_seen; /* bytes received */
+    size_t reserved;  /* taken from util/reqmem's pool */
     struct wh_buf body;
     int64_t start_ns;
 };
@@ -96,21 +116,44 @@ static void count_request(struct route_metrics *rm, int code, int64_t start_ns)
     wh_histogram_observe(rm->latency, (double)(wh_time_mono_ns() - start_ns) / 1e9);
 }
 
-static enum MHD_Result send_response(struct wh_http *h, struct MHD_Connection *conn, int status,
-                            char *body, size_t len, const char *content_type)
+/* One line per bad request, rate-limited: what the client did is logged, never the body. */
+static WH_PRINTF(4, 5) void log_bad_request(struct wh_http *h, const char *uid, const char *path,
+                                            const char *fmt, ...)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, body, body ? MHD_RESPMEM_MUST_FREE
-                                                        : MHD_RESPMEM_PERSISTENT);
+    unsigned long dropped = 0;
+    if (!wh_log_limit_pass(&h->bad_log, BAD_LINES_PER_10S, 10, &dropped)) {
+        wh_metric_add(h->bad_log_dropped, 1);
+        return;
+    }
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (dropped)
+        wh_log_req(WH_LOG_INFO, uid, path, "%s (%lu similar lines suppressed)", msg, dropped);
+    else
+        wh_log_req(WH_LOG_INFO, uid, path, "%s", msg);
+}
+
+/* close: the connection ends after this answer (the body was not read, or the framing was
+ * ambiguous, or the server is draining). */
+static enum MHD_Result send_response(struct wh_http *h, struct MHD_Connection *conn, int status,
+                                     char *body, size_t len, const char *content_type, bool close)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!r) {
         free(body);
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, h ? "POST" : "GET");
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     /* While draining, tell the client not to reuse the connection (the API server would). */
-    if (h && atomic_load(&h->draining))
+    if (close || (h && atomic_load(&h->draining)))
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned int)status, r);
     MHD_destroy_response(r);
@@ -120,24 +163,30 @@ static enum MHD_Result send_response(struct wh_http *h, struct MHD_Connection *c
 static enum MHD_Result send_text(struct wh_http *h, struct MHD_Connection *conn, int status,
                                  const char *text)
 {
-    return send_response(h, conn, status, wh_xstrdup(text), strlen(text), "text/plain; charset=utf-8");
+    return send_response(h, conn, status, wh_xstrdup(text), strlen(text),
+                         "text/plain; charset=utf-8", false);
 }
 
 static enum MHD_Result send_status(struct wh_http *h, struct MHD_Connection *conn, int status,
-                                   const char *message)
+                                   const char *message, bool close)
 {
     size_t len = 0;
     char *body = wh_dispatch_status_body(status, message, &len);
-    return send_response(h, conn, status, body, len, "application/json");
+    return send_response(h, conn, status, body, len, "application/json", close);
+}
+
+static bool is_probe_path(const char *url)
+{
+    return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
 }
 
 /* /healthz, /readyz and /metrics, shared by the HTTPS and the plain listeners. */
-static enum MHD_Result serve_probe(struct wh_http *h, struct MHD_Connection *conn,
-                                   const char *url, bool metrics)
+static enum MHD_Result serve_probe(struct listener *l, struct MHD_Connection *conn, const char *url)
 {
-    if (strcmp(url, "/healthz") == 0)
+    struct wh_http *h = l->https ? l->h : NULL;
+    if (strcmp(url, "/healthz") == 0 && (l->https || l->health))
         return send_text(h, conn, 200, "ok");
-    if (strcmp(url, "/readyz") == 0) {
+    if (strcmp(url, "/readyz") == 0 && (l->https || l->health)) {
         char why[320];
         if (wh_health_ready(why, sizeof(why)))
             return send_text(h, conn, 200, "ok");
@@ -145,7 +194,7 @@ static enum MHD_Result serve_probe(struct wh_http *h, struct MHD_Connection *con
         snprintf(text, sizeof(text), "not ready: %s", why);
         return send_text(h, conn, 503, text);
     }
-    if (metrics && strcmp(url, "/metrics") == 0) {
+    if (l->metrics && strcmp(url, "/metrics") == 0) {
         struct wh_buf b;
         wh_buf_init(&b, 16 << 20);
         if (wh_metrics_render(&b)) {
@@ -154,9 +203,10 @@ static enum MHD_Result serve_probe(struct wh_http *h, struct MHD_Connection *con
         }
         size_t len = 0;
         char *text = wh_buf_take(&b, &len);
-        return send_response(h, conn, 200, text, len, "text/plain; version=0.0.4; charset=utf-8");
+        return send_response(h, conn, 200, text, len, "text/plain; version=0.0.4; charset=utf-8",
+                             false);
     }
-    return send_status(h, conn, 404, "not found");
+    return send_status(h, conn, 404, "not found", false);
 }
 
 static bool is_json_content_type(const char *ct)
@@ -175,95 +225,172 @@ static bool is_json_content_type(const char *ct)
     return *ct == '\0' || *ct == ';';
 }
 
-/* First call: only headers are known. Decides everything that needs no body. */
-static void classify(struct wh_http *h, struct MHD_Connection *conn, const char *url,
-                     const char *method, struct request *req)
+struct framing {
+    unsigned content_length, transfer_encoding;
+    const char *first_length;
+    bool lengths_differ;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
 {
-    const struct wh_route *route = wh_routes_find(h->cfg, url);
-    if (!route) {
-        req->early_status = 404;
-        req->early_message = "no webhook is served at this path";
-        return;
+    (void)kind;
+    struct framing *f = cls;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        if (f->content_length++ && strcmp(f->first_length, value ? value : "") != 0)
+            f->lengths_differ = true;
+        else
+            f->first_length = value ? value : "";
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->transfer_encoding++;
     }
-    req->rm = metrics_for(h, route);
-    if (strcmp(method, "POST") != 0) {
-        req->early_status = 405;
-        req->early_message = "webhooks accept POST only";
-        return;
-    }
-    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
-    if (!is_json_content_type(ct)) {
-        req->early_status = 415;
-        req->early_message = "Content-Type must be application/json";
-        return;
-    }
-    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-    if (cl) {
-        char *end = NULL;
-        unsigned long long n = strtoull(cl, &end, 10);
-        if (end && *end == '\0' && n > (unsigned long long)h->cfg->max_body_bytes) {
-            req->early_status = 413;
-            req->early_message = "request body is larger than --max-body-bytes";
-            return;
-        }
-    }
+    return MHD_YES;
 }
 
-static enum MHD_Result on_https(void *cls, struct MHD_Connection *conn, const char *url,
-                                const char *method, const char *version,
-                                const char *upload_data, size_t *upload_data_size,
-                                void **req_cls)
+/* RFC 9112 6.1 and 6.3: a request whose body length is ambiguous is answered 400 and the
+ * connection closed, or a proxy in front could read it differently (request smuggling).
+ * libmicrohttpd 0.9 takes the first Content-Length and lets chunked win silently. Returns
+ * NULL when the framing is clear. */
+static const char *ambiguous_framing(struct MHD_Connection *conn)
 {
-    (void)version;
-    struct wh_http *h = cls;
-    struct request *req = *req_cls;
+    struct framing f = {0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+    if (f.lengths_differ)
+        return "conflicting Content-Length headers";
+    if (f.transfer_encoding && f.content_length)
+        return "both Transfer-Encoding and Content-Length";
+    if (f.transfer_encoding > 1)
+        return "more than one Transfer-Encoding header";
+    if (f.transfer_encoding) {
+        const char *te =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        if (!te || strcasecmp(te, "chunked") != 0)
+            return "Transfer-Encoding other than chunked";
+    }
+    return NULL;
+}
 
-    if (!req) {
-        req = wh_xcalloc(1, sizeof(*req));
-        req->start_ns = wh_time_mono_ns();
-        wh_buf_init(&req->body, (size_t)h->cfg->max_body_bytes);
-        *req_cls = req;
-        /* Probes are answered on the final call: a response queued on the first one makes
-         * libmicrohttpd close the connection (a body might be unread), and each probe would
-         * cost a TLS handshake. */
-        req->probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
-        if (req->probe) {
-            atomic_fetch_add(&h->in_flight, 1);
+/* The Content-Length, or -1 when there is none (chunked) or it does not parse (MHD has
+ * refused such requests before we see them). */
+static long long content_length(struct MHD_Connection *conn)
+{
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return -1;
+    char *end = NULL;
+    unsigned long long n = strtoull(cl, &end, 10);
+    if (end == cl || *end != '\0' || n > (unsigned long long)LLONG_MAX)
+        return -1;
+    return (long long)n;
+}
+
+/* Body bytes that will be held draw on the request-memory pool, except small bodies. */
+static bool reserve_body(struct request *req, size_t total)
+{
+    if (total <= WH_REQMEM_SMALL_BODY || total <= req->reserved)
+        return true;
+    if (!wh_reqmem_take(total - req->reserved))
+        return false;
+    req->reserved = total;
+    return true;
+}
+
+/* First call: only the headers are known. Decides everything that needs no body; an answer
+ * given now closes the connection (the body stays unread). */
+static enum MHD_Result first_call(struct listener *l, struct request *req,
+                                  struct MHD_Connection *conn, const char *url, const char *method)
+{
+    struct wh_http *h = l->h;
+    const struct wh_route *route = l->https ? wh_routes_find(h->cfg, url) : NULL;
+    req->rm = route ? metrics_for(h, route) : NULL;
+    if (req->rm)
+        wh_metric_inc(req->rm->in_flight);
+    struct wh_http *hh = l->https ? h : NULL;
+
+    const char *framing = ambiguous_framing(conn);
+    if (framing) {
+        count_request(req->rm, 400, req->start_ns);
+        log_bad_request(h, NULL, url, "bad request (400): %s", framing);
+        return send_status(hh, conn, 400, framing, true);
+    }
+    long long cl = content_length(conn);
+
+    if (!l->https || is_probe_path(url)) {
+        if (!l->https && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+            return send_status(NULL, conn, 405, "GET only", true);
+        /* A chunked probe body is counted as it arrives (take_body). */
+        if (cl > PROBE_BODY_MAX)
+            return send_status(hh, conn, 413, "probes take no body", true);
+        req->probe = true;
+        return MHD_YES;
+    }
+
+    int status = 0;
+    const char *message = NULL;
+    if (!route) {
+        status = 404;
+        message = "no webhook is served at this path";
+    } else if (strcmp(method, "POST") != 0) {
+        status = 405;
+        message = "webhooks accept POST only";
+    } else if (!is_json_content_type(
+                   MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"))) {
+        status = 415;
+        message = "Content-Type must be application/json";
+    } else if (cl > h->cfg->max_body_bytes) {
+        status = 413;
+        message = "request body is larger than --max-body-bytes";
+    } else if (cl > 0 && !reserve_body(req, (size_t)cl)) {
+        status = 503;
+        message = "the server is short of request memory; retry";
+    }
+    if (status) {
+        count_request(req->rm, status, req->start_ns);
+        if (status == 413 || status == 503)
+            log_bad_request(h, NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
+                            cl);
+        return send_status(h, conn, status, message, true);
+    }
+    /* A body of known length is received into one allocation of exactly its size. */
+    if (cl > 0 && wh_buf_reserve(&req->body, (size_t)cl))
+        return MHD_NO;
+    return MHD_YES;
+}
+
+/* Body bytes. Past a cap reading stops at once: MHD closes the connection (it can send no
+ * answer before the body is complete), and the refusal is counted and logged. */
+static enum MHD_Result take_body(struct listener *l, struct request *req, const char *url,
+                                 const char *data, size_t n)
+{
+    struct wh_http *h = l->h;
+    req->body_seen += n;
+    if (req->probe) {
+        if (req->body_seen <= PROBE_BODY_MAX)
             return MHD_YES;
-        }
-        classify(h, conn, url, method, req);
-        atomic_fetch_add(&h->in_flight, 1);
-        if (req->rm)
-            wh_metric_inc(req->rm->in_flight);
-        if (req->early_status) {
-            /* Answer now: the body is never read (MHD closes the connection after this). */
-            count_request(req->rm, req->early_status, req->start_ns);
-            return send_status(h, conn, req->early_status, req->early_message);
-        }
+        log_bad_request(h, NULL, url, "closed: probe body over %d bytes", PROBE_BODY_MAX);
+        return MHD_NO;
+    }
+    int status = 0;
+    if (req->body_seen > (size_t)h->cfg->max_body_bytes)
+        status = 413;
+    else if (!reserve_body(req, req->body_seen))
+        status = 503;
+    else if (wh_buf_add(&req->body, data, n))
+        status = 413;
+    if (!status)
         return MHD_YES;
-    }
+    count_request(req->rm, status, req->start_ns);
+    log_bad_request(h, NULL, url, "closed (%d): chunked body %s after %zu bytes", status,
+                    status == 413 ? "over --max-body-bytes" : "while request memory is short",
+                    req->body_seen);
+    wh_buf_fini(&req->body);
+    return MHD_NO;
+}
 
-    if (req->probe && *upload_data_size) {
-        *upload_data_size = 0; /* a probe's body, if any, is ignored */
-        return MHD_YES;
-    }
-    if (req->probe)
-        return serve_probe(h, conn, url, false);
-    if (*upload_data_size) {
-        if (!req->too_big && wh_buf_add(&req->body, upload_data, *upload_data_size)) {
-            /* A chunked body grew past the cap: stop storing, answer 413 at the end. */
-            req->too_big = true;
-            wh_buf_fini(&req->body);
-        }
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
-
-    if (req->too_big) {
-        count_request(req->rm, 413, req->start_ns);
-        return send_status(h, conn, 413, "request body is larger than --max-body-bytes");
-    }
-
+static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
+                                     struct MHD_Connection *conn)
+{
     struct wh_reply reply;
     wh_dispatch(req->rm->route, h->ctx, req->body.data ? req->body.data : "", req->body.len,
                 &reply);
@@ -274,59 +401,80 @@ static enum MHD_Result on_https(void *cls, struct MHD_Connection *conn, const ch
         if (reply.patched)
             wh_metric_add(req->rm->patched, 1);
     } else {
-        wh_log_req(WH_LOG_INFO, reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
-                   "bad request (%d): %.200s", reply.http_status, reply.body);
+        log_bad_request(h, reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
+                        "bad request (%d): %.200s", reply.http_status, reply.body);
     }
     if (wh_log_enabled(WH_LOG_DEBUG))
         wh_log_req(WH_LOG_DEBUG, reply.uid, req->rm->route->path, "answered %d in %lld us",
                    reply.http_status, (long long)((wh_time_mono_ns() - req->start_ns) / 1000));
     count_request(req->rm, reply.http_status, req->start_ns);
     enum MHD_Result ret =
-        send_response(h, conn, reply.http_status, reply.body, reply.len, "application/json");
+        send_response(h, conn, reply.http_status, reply.body, reply.len, "application/json", false);
     reply.body = NULL; /* owned by MHD now */
     return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+    (void)version;
+    struct listener *l = cls;
+    struct request *req = *req_cls;
+    if (!req)
+        return MHD_NO; /* the URI callback makes one for every request */
+    if (!req->seen) {
+        req->seen = true;
+        /* Probes are answered on the final call: a response queued on the first one makes
+         * libmicrohttpd close the connection (a body might be unread), and each probe would
+         * cost a new connection. */
+        return first_call(l, req, conn, url, method);
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        return take_body(l, req, url, upload_data, n);
+    }
+    wh_conn_guard_answering(l->guard, conn);
+    if (req->probe)
+        return serve_probe(l, conn, url);
+    return answer_review(l->h, req, conn);
+}
+
+/* The request line has arrived: the request exists from here on, and so does its deadline. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)uri;
+    struct listener *l = cls;
+    struct request *req = wh_xcalloc(1, sizeof(*req));
+    req->l = l;
+    req->start_ns = wh_time_mono_ns();
+    wh_buf_init(&req->body, (size_t)l->h->cfg->max_body_bytes);
+    wh_conn_guard_reading(l->guard, conn);
+    if (l->https)
+        atomic_fetch_add(&l->h->in_flight, 1);
+    return req;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)conn;
     (void)toe;
-    struct wh_http *h = cls;
+    struct listener *l = cls;
     struct request *req = *req_cls;
     if (!req)
         return;
+    wh_conn_guard_idle(l->guard, conn);
     if (req->rm)
         wh_metric_dec(req->rm->in_flight);
     wh_buf_fini(&req->body);
+    wh_reqmem_give(req->reserved);
+    if (req->body_seen > WH_REQMEM_SMALL_BODY)
+        wh_memtune_release();
     free(req);
     *req_cls = NULL;
-    atomic_fetch_sub(&h->in_flight, 1);
-}
-
-static enum MHD_Result on_plain(void *cls, struct MHD_Connection *conn, const char *url,
-                                const char *method, const char *version,
-                                const char *upload_data, size_t *upload_data_size,
-                                void **req_cls)
-{
-    (void)version;
-    (void)upload_data;
-    /* Answer on the final call, so that keep-alive connections (Prometheus) stay open. */
-    static int seen;
-    if (!*req_cls) {
-        *req_cls = &seen;
-        return MHD_YES;
-    }
-    if (*upload_data_size) {
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
-    const struct plain_listener *l = cls;
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return send_status(NULL, conn, 405, "GET only");
-    if (!l->health && strcmp(url, "/metrics") != 0)
-        return send_status(NULL, conn, 404, "not found");
-    return serve_probe(NULL, conn, url, l->metrics);
+    if (l->https)
+        atomic_fetch_sub(&l->h->in_flight, 1);
 }
 
 static WH_PRINTF(2, 0) void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -342,8 +490,7 @@ static WH_PRINTF(2, 0) void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* Resolves host (numeric; "" = every interface) and port into ss. */
-static enum wh_err make_addr(const char *host, int port, bool v6_any,
-                             struct sockaddr_storage *ss)
+static enum wh_err make_addr(const char *host, int port, bool v6_any, struct sockaddr_storage *ss)
 {
     memset(ss, 0, sizeof(*ss));
     if (!host[0] && v6_any) {
@@ -375,12 +522,24 @@ static enum wh_err make_addr(const char *host, int port, bool v6_any,
     return WH_OK;
 }
 
-static struct MHD_Daemon *start_https(struct wh_http *h, const char *host, int port)
+/* libmicrohttpd's own cap sits above the guard's, which closes connections to make room: MHD
+ * splits its cap between the pool's threads and would refuse before the guard could act. */
+static unsigned int mhd_connection_cap(unsigned int guard_max, unsigned int threads)
+{
+    unsigned long long cap = ((unsigned long long)guard_max + 64) * (threads ? threads : 1);
+    return cap > 1000000 ? 1000000 : (unsigned int)cap;
+}
+
+static struct MHD_Daemon *start_daemon(struct listener *l, const char *host, int port,
+                                       unsigned int threads, unsigned int guard_max)
 {
     static const char priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
-    const struct wh_config *cfg = h->cfg;
-    unsigned int flags = MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                         MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    const struct wh_config *cfg = l->h->cfg;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                         MHD_USE_ERROR_LOG | (l->https ? MHD_USE_TLS : 0);
+    unsigned int timeout_s = l->https ? (unsigned int)((cfg->connection_timeout_ms + 999) / 1000)
+                                      : (unsigned int)(plain_limits.idle_ms / 1000);
+    size_t mem = l->https ? (size_t)cfg->connection_memory_limit : (size_t)(64 * 1024);
     /* Every interface: an IPv6 socket that also takes IPv4, unless this host has no IPv6. */
     for (int attempt = 0; attempt < 2; attempt++) {
         bool v6 = attempt == 0 && !host[0];
@@ -389,46 +548,54 @@ static struct MHD_Daemon *start_https(struct wh_http *h, const char *host, int p
         struct sockaddr_storage ss;
         if (make_addr(host, port, v6, &ss))
             return NULL;
-        unsigned int f = flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-                         (v6 ? MHD_USE_DUAL_STACK : 0);
-        struct MHD_Daemon *d = MHD_start_daemon(
-            f, (uint16_t)port, NULL, NULL, on_https, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-            MHD_OPTION_SOCK_ADDR, &ss,
-            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)((cfg->connection_timeout_ms + 999) / 1000),
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory_limit,
-            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_HTTPS_CERT_CALLBACK,
-            wh_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, priorities, MHD_OPTION_END);
+        unsigned int f =
+            flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (v6 ? MHD_USE_DUAL_STACK : 0);
+        struct MHD_Daemon *d;
+        if (l->https)
+            d = MHD_start_daemon(
+                f, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                NULL, MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
+                MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
+                MHD_OPTION_CONNECTION_LIMIT, mhd_connection_cap(guard_max, threads),
+                MHD_OPTION_NOTIFY_CONNECTION, wh_conn_guard_notify, l->guard,
+                MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+                l, MHD_OPTION_HTTPS_CERT_CALLBACK, wh_tls_cert_callback,
+                MHD_OPTION_HTTPS_PRIORITIES, priorities, MHD_OPTION_END);
+        else
+            d = MHD_start_daemon(
+                f, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                NULL, MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+                MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_CONNECTION_LIMIT,
+                mhd_connection_cap(guard_max, 1), MHD_OPTION_NOTIFY_CONNECTION,
+                wh_conn_guard_notify, l->guard, MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
+                MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_END);
         if (d)
             return d;
     }
     return NULL;
 }
 
-static struct MHD_Daemon *start_plain(struct plain_listener *l, const char *addr)
+static enum wh_err start_listener(struct wh_http *h, struct listener *l, const char *name,
+                                  const char *host, int port, unsigned int threads,
+                                  const struct wh_conn_limits *lim)
+{
+    l->h = h;
+    l->name = name;
+    enum wh_err rc = wh_conn_guard_new(name, lim, &l->guard);
+    if (rc)
+        return rc;
+    l->d = start_daemon(l, host, port, threads, lim->max_total);
+    return l->d ? WH_OK : WH_ERR_IO;
+}
+
+static enum wh_err start_plain(struct wh_http *h, struct listener *l, const char *name,
+                               const char *addr)
 {
     char host[256];
     int port = 0;
     if (wh_config_parse_addr(addr, host, sizeof(host), &port))
-        return NULL;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        bool v6 = attempt == 0 && !host[0];
-        if (attempt == 1 && host[0])
-            break;
-        struct sockaddr_storage ss;
-        if (make_addr(host, port, v6, &ss))
-            return NULL;
-        unsigned int f = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
-                         (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-                         (v6 ? MHD_USE_DUAL_STACK : 0);
-        struct MHD_Daemon *d = MHD_start_daemon(
-            f, (uint16_t)port, NULL, NULL, on_plain, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-            MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
-        if (d)
-            return d;
-    }
-    return NULL;
+        return WH_ERR_INVALID;
+    return start_listener(h, l, name, host, port, 1, &plain_limits);
 }
 
 static int bound_port(struct MHD_Daemon *d)
@@ -455,25 +622,23 @@ static void register_route_metrics(struct wh_http *h)
             char code[16];
             snprintf(code, sizeof(code), "%d", counted_codes[c]);
             wh_metrics_labels(labels, sizeof(labels), "webhook", r->path, "code", code, NULL);
-            rm->requests[c] =
-                wh_metrics_counter("controller_runtime_webhook_requests_total",
-                                   "Total number of admission requests by HTTP status code.",
-                                   labels);
+            rm->requests[c] = wh_metrics_counter(
+                "controller_runtime_webhook_requests_total",
+                "Total number of admission requests by HTTP status code.", labels);
         }
         wh_metrics_labels(labels, sizeof(labels), "webhook", r->path, NULL);
-        rm->in_flight = wh_metrics_gauge("controller_runtime_webhook_requests_in_flight",
-                                         "Current number of admission requests being served.",
-                                         labels);
+        rm->in_flight =
+            wh_metrics_gauge("controller_runtime_webhook_requests_in_flight",
+                             "Current number of admission requests being served.", labels);
         rm->latency = wh_metrics_histogram("controller_runtime_webhook_latency_seconds",
                                            "Histogram of the latency of processing admission "
                                            "requests",
                                            labels);
         rm->denied = wh_metrics_counter("kruise_webhook_denied_total",
-                                        "Admission requests answered with allowed=false.",
-                                        labels);
-        rm->patched = wh_metrics_counter("kruise_webhook_patched_total",
-                                         "Admission requests answered with a non-empty patch.",
-                                         labels);
+                                        "Admission requests answered with allowed=false.", labels);
+        rm->patched =
+            wh_metrics_counter("kruise_webhook_patched_total",
+                               "Admission requests answered with a non-empty patch.", labels);
     }
 }
 
@@ -484,9 +649,20 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     h->cfg = cfg;
     h->ctx = ctx;
     register_route_metrics(h);
+    h->bad_log_dropped =
+        wh_metrics_counter("kruise_webhook_log_lines_suppressed_total",
+                           "Log lines about bad requests dropped by the rate limit.", NULL);
+    wh_reqmem_set_limit((size_t)cfg->max_request_memory);
 
-    h->https = start_https(h, cfg->bind_address, (int)cfg->port);
-    if (!h->https) {
+    const struct wh_conn_limits https_limits = {
+        .max_total = (unsigned)cfg->max_connections,
+        .max_per_ip = (unsigned)cfg->max_connections_per_ip,
+        .idle_ms = cfg->connection_timeout_ms,
+        .read_ms = cfg->request_read_timeout_ms,
+    };
+    h->https.https = true;
+    if (start_listener(h, &h->https, "https", cfg->bind_address, (int)cfg->port,
+                       (unsigned int)cfg->threads, &https_limits)) {
         wh_http_stop(h, 0);
         return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen for HTTPS on %s:%lld",
                              cfg->bind_address[0] ? cfg->bind_address : "*", cfg->port);
@@ -497,18 +673,17 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     bool shared = health_on && metrics_on && strcmp(cfg->health_addr, cfg->metrics_addr) == 0 &&
                   !wh_str_has_suffix(cfg->health_addr, ":0");
     if (health_on) {
-        h->health_listener = (struct plain_listener){.health = true, .metrics = shared};
-        h->health = start_plain(&h->health_listener, cfg->health_addr);
-        if (!h->health) {
+        h->health.health = true;
+        h->health.metrics = shared;
+        if (start_plain(h, &h->health, "health", cfg->health_addr)) {
             wh_http_stop(h, 0);
             return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --health-addr %s",
                                  cfg->health_addr);
         }
     }
     if (metrics_on && !shared) {
-        h->metrics_listener = (struct plain_listener){.health = false, .metrics = true};
-        h->metrics = start_plain(&h->metrics_listener, cfg->metrics_addr);
-        if (!h->metrics) {
+        h->metrics.metrics = true;
+        if (start_plain(h, &h->metrics, "metrics", cfg->metrics_addr)) {
             wh_http_stop(h, 0);
             return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --metrics-addr %s",
                                  cfg->metrics_addr);
@@ -520,41 +695,52 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
 
 int wh_http_port(const struct wh_http *h)
 {
-    return bound_port(h->https);
+    return bound_port(h->https.d);
 }
 
 int wh_http_health_port(const struct wh_http *h)
 {
-    return bound_port(h->health);
+    return bound_port(h->health.d);
 }
 
 int wh_http_metrics_port(const struct wh_http *h)
 {
-    return h->metrics ? bound_port(h->metrics)
-                      : (h->health_listener.metrics ? bound_port(h->health) : 0);
+    return h->metrics.d ? bound_port(h->metrics.d)
+                        : (h->health.metrics ? bound_port(h->health.d) : 0);
+}
+
+static void stop_listener(struct listener *l)
+{
+    if (l->d)
+        MHD_stop_daemon(l->d);
+    l->d = NULL;
 }
 
 void wh_http_stop(struct wh_http *h, long long grace_ms)
 {
     if (!h)
         return;
+    /* The drain, in one place: no new connections, kept-alive ones closed as soon as they are
+     * idle, in-flight requests answered with Connection: close within the grace period. */
     atomic_store(&h->draining, true);
-    if (h->https) {
-        MHD_socket s = MHD_quiesce_daemon(h->https);
+    if (h->https.d) {
+        MHD_socket s = MHD_quiesce_daemon(h->https.d);
         if (s != MHD_INVALID_SOCKET)
             close(s);
+        wh_conn_guard_drain(h->https.guard);
         int64_t deadline = wh_time_mono_ns() + grace_ms * 1000000;
         while (atomic_load(&h->in_flight) > 0 && wh_time_mono_ns() < deadline)
             wh_time_sleep_ms(5);
         if (atomic_load(&h->in_flight) > 0)
             wh_log(WH_LOG_WARN, "shutdown grace period over with %d requests in flight",
                    atomic_load(&h->in_flight));
-        MHD_stop_daemon(h->https);
     }
-    if (h->health)
-        MHD_stop_daemon(h->health);
-    if (h->metrics)
-        MHD_stop_daemon(h->metrics);
+    stop_listener(&h->https);
+    stop_listener(&h->health);
+    stop_listener(&h->metrics);
+    wh_conn_guard_free(h->https.guard);
+    wh_conn_guard_free(h->health.guard);
+    wh_conn_guard_free(h->metrics.guard);
     free(h->routes);
     free(h);
 }

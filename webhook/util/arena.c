@@ -8,6 +8,8 @@
 
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/memtune.h"
+#include "util/reqmem.h"
 
 #define CHUNK (64 * 1024)
 #define MAX_CHUNK (16 * 1024 * 1024)
@@ -29,6 +31,9 @@ struct arena {
     unsigned long allocations;
     bool open;
     int paused;
+    size_t limit;       /* wh_arena_limit: 0 = allocations never fail */
+    size_t reserved;    /* chunk bytes taken from the request-memory pool */
+    enum wh_err failed; /* why an allocation under the limit failed */
 };
 
 static _Thread_local struct arena arena;
@@ -62,6 +67,34 @@ static bool in_arena(const void *p)
     return false;
 }
 
+static size_t chunk_bytes(void)
+{
+    size_t total = 0;
+    for (struct chunk *c = arena.chunks; c; c = c->next)
+        total += c->size;
+    return total;
+}
+
+/* Under a limit a new chunk must fit in what is left of the budget (it shrinks to fit) and
+ * be covered by the pool; returns 0 when it cannot be had. */
+static size_t limited_chunk(size_t size, size_t need)
+{
+    size_t have = chunk_bytes();
+    size_t left = have < arena.limit ? arena.limit - have : 0;
+    if (size > left)
+        size = left;
+    if (size < need) {
+        arena.failed = WH_ERR_TOO_BIG;
+        return 0;
+    }
+    if (!wh_reqmem_take(size)) {
+        arena.failed = WH_ERR_NOMEM;
+        return 0;
+    }
+    arena.reserved += size;
+    return size;
+}
+
 static void *arena_malloc(size_t n)
 {
     arena.allocations++;
@@ -74,6 +107,11 @@ static void *arena_malloc(size_t n)
             size = MAX_CHUNK;
         if (size < need)
             size = need;
+        if (arena.limit) {
+            size = limited_chunk(size, need);
+            if (!size)
+                return NULL;
+        }
         struct chunk *c = wh_xmalloc(sizeof(*c) + size);
         c->size = size;
         c->next = arena.chunks;
@@ -109,6 +147,8 @@ void wh_arena_begin(void)
     }
     arena.open = true;
     arena.paused = 0;
+    arena.limit = 0;
+    arena.failed = WH_OK;
     if (arena.chunks) {
         arena.cur = arena.chunks->data;
         arena.end = arena.chunks->data + arena.chunks->size;
@@ -118,9 +158,7 @@ void wh_arena_begin(void)
 void wh_arena_end(void)
 {
     WH_ASSERT(arena.open);
-    size_t total = 0;
-    for (struct chunk *c = arena.chunks; c; c = c->next)
-        total += c->size;
+    size_t total = chunk_bytes();
     /* One chunk that held the whole request is kept as is. Several are replaced by one chunk as
      * large as all of them, so the next request of this size needs a single chunk. */
     if (!arena.chunks || arena.chunks->next || total > KEEP_MAX) {
@@ -132,9 +170,14 @@ void wh_arena_end(void)
             arena.chunks = c;
         }
     }
+    if (total > KEEP_MAX)
+        wh_memtune_release();
     arena.cur = arena.end = NULL;
     arena.open = false;
     arena.paused = 0;
+    arena.limit = 0;
+    wh_reqmem_give(arena.reserved);
+    arena.reserved = 0;
 }
 
 void wh_arena_release(void)
@@ -157,6 +200,21 @@ void wh_arena_resume(void)
 bool wh_arena_allocating(void)
 {
     return arena.open && !arena.paused;
+}
+
+void wh_arena_limit(size_t bytes)
+{
+    arena.limit = bytes;
+}
+
+enum wh_err wh_arena_failure(void)
+{
+    return arena.failed;
+}
+
+size_t wh_arena_size(void)
+{
+    return arena.open ? chunk_bytes() : 0;
 }
 
 unsigned long wh_arena_allocations(void)

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/err.h"
+
 /* Routes jansson's allocations through the arena-aware functions. */
 void wh_arena_install(void);
 
@@ -38,6 +40,20 @@ void wh_arena_resume(void);
 /* True between wh_arena_begin and wh_arena_end while not paused: jansson allocations on this
  * thread now die with the request. Code that builds what it keeps asserts this is false. */
 bool wh_arena_allocating(void);
+
+/* The memory budget of what is made next (the request body's parse): from now until
+ * wh_arena_limit(0) or wh_arena_end, arena allocations fail (jansson then returns NULL) once the
+ * arena's chunks would exceed `bytes`, or once util/reqmem's process-wide pool cannot cover a
+ * new chunk. Only code that handles NULL from jansson may run meanwhile (util/jsonparse does).
+ * Chunks taken under a limit count against the pool until wh_arena_end. */
+void wh_arena_limit(size_t bytes);
+
+/* Why an allocation under the limit failed since wh_arena_begin: WH_OK (none failed),
+ * WH_ERR_TOO_BIG (over this request's budget) or WH_ERR_NOMEM (the pool is in use). */
+enum wh_err wh_arena_failure(void);
+
+/* Bytes of chunks the open arena holds (0 when closed). */
+size_t wh_arena_size(void);
 
 /* Every jansson allocation this thread has made, arena or not (benchmarks). */
 unsigned long wh_arena_allocations(void);

@@ -44,6 +44,19 @@ static enum wh_err reserve(struct wh_buf *b, size_t extra)
     return WH_OK;
 }
 
+enum wh_err wh_buf_reserve(struct wh_buf *b, size_t extra)
+{
+    if (extra > b->_cap || b->len > b->_cap - extra)
+        return WH_ERR_TOO_BIG;
+    size_t need = b->len + extra + 1;
+    if (need > b->_alloc) {
+        b->data = wh_xrealloc(b->data, need);
+        b->_alloc = need;
+        b->data[b->len] = '\0';
+    }
+    return WH_OK;
+}
+
 enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n)
 {
     enum wh_err rc = reserve(b, n);

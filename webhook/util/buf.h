@@ -23,6 +23,10 @@ void wh_buf_init(struct wh_buf *b, size_t cap);
 void wh_buf_fini(struct wh_buf *b);
 void wh_buf_reset(struct wh_buf *b);
 
+/* Makes room for `extra` more bytes in one allocation (a body of known length is then never
+ * copied while it grows). WH_ERR_TOO_BIG when len + extra exceeds the cap. */
+WH_NODISCARD enum wh_err wh_buf_reserve(struct wh_buf *b, size_t extra);
+
 /* Returns WH_ERR_TOO_BIG (and leaves b unchanged) when the result would exceed the cap. */
 WH_NODISCARD enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n);
 WH_NODISCARD enum wh_err wh_buf_adds(struct wh_buf *b, const char *s);

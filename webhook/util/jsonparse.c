@@ -17,6 +17,7 @@ struct parser {
     int depth;
     const char *err_at;
     const char *err_text;
+    bool out_of_memory;
     struct wh_buf scratch; /* decoded strings that contain escapes */
 };
 
@@ -27,6 +28,12 @@ static json_t *fail(struct parser *ps, const char *at, const char *text)
         ps->err_text = text;
     }
     return NULL;
+}
+
+static json_t *no_memory(struct parser *ps)
+{
+    ps->out_of_memory = true;
+    return fail(ps, ps->p, "out of memory for this request");
 }
 
 static void skip_ws(struct parser *ps)
@@ -290,15 +297,18 @@ static json_t *parse_number(struct parser *ps)
     if (integral) {
         errno = 0;
         long long v = strtoll(tmp, NULL, 10);
-        if (errno != ERANGE)
-            return json_integer(v);
+        if (errno != ERANGE) {
+            json_t *i = json_integer(v);
+            return i ? i : no_memory(ps);
+        }
         /* Outside int64: a real, as Go decodes such a number into a float64. */
     }
     errno = 0;
     double d = strtod(tmp, NULL);
     if (errno == ERANGE && isinf(d))
         return fail(ps, start, "real number overflow");
-    return json_real(d);
+    json_t *r = json_real(d);
+    return r ? r : no_memory(ps);
 }
 
 static bool literal(struct parser *ps, const char *word, size_t n)
@@ -314,6 +324,8 @@ static json_t *parse_value(struct parser *ps);
 static json_t *parse_object(struct parser *ps)
 {
     json_t *obj = json_object();
+    if (!obj)
+        return no_memory(ps);
     ps->p++; /* '{' */
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == '}') {
@@ -358,9 +370,14 @@ static json_t *parse_object(struct parser *ps)
             json_decref(obj);
             return NULL;
         }
-        json_object_setn_new_nocheck(obj, kcopy, klen, v);
+        /* Fails only when jansson cannot allocate (it releases v then). */
+        int set = json_object_setn_new_nocheck(obj, kcopy, klen, v);
         if (kcopy != small)
             free(kcopy);
+        if (set) {
+            json_decref(obj);
+            return no_memory(ps);
+        }
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
             ps->p++;
@@ -378,6 +395,8 @@ static json_t *parse_object(struct parser *ps)
 static json_t *parse_array(struct parser *ps)
 {
     json_t *arr = json_array();
+    if (!arr)
+        return no_memory(ps);
     ps->p++; /* '[' */
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
@@ -390,7 +409,10 @@ static json_t *parse_array(struct parser *ps)
             json_decref(arr);
             return NULL;
         }
-        json_array_append_new(arr, v);
+        if (json_array_append_new(arr, v)) {
+            json_decref(arr);
+            return no_memory(ps);
+        }
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
             ps->p++;
@@ -425,8 +447,11 @@ static json_t *parse_value(struct parser *ps)
         const char *s;
         size_t len;
         bool has_nul;
-        if (parse_string(ps, &s, &len, &has_nul))
+        if (parse_string(ps, &s, &len, &has_nul)) {
             v = json_stringn_nocheck(s, len);
+            if (!v)
+                v = no_memory(ps);
+        }
         break;
     }
     case 't':
@@ -463,6 +488,7 @@ json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *er
     }
     wh_buf_fini(&ps.scratch);
     if (!v && err) {
+        err->out_of_memory = ps.out_of_memory;
         /* Position: counted only on failure, so success costs nothing. */
         const char *at = ps.err_at ? ps.err_at : ps.p;
         int line = 1, col = 1;

@@ -9,11 +9,14 @@
  *  - "\u0000" is accepted inside string values (Go accepts it); in object keys it is an error;
  *  - an integer outside int64 becomes a real, as Go's decoder makes a float64 of it;
  *  - nesting deeper than WH_JSONPARSE_MAX_DEPTH is an error.
- * Duplicate object keys: the last one wins, as in Go and jansson. Any JSON value is accepted at
- * the top level; trailing whitespace is allowed, trailing garbage is not.
- * Thread rule: thread-safe. */
+ * Duplicate object keys: the last one wins, as in Go and jansson.
+ * Memory: when jansson cannot allocate (a request's arena over its budget, see util/arena.h)
+ * parsing stops with err->out_of_memory set; whatever was built is released. Any JSON value is
+ * accepted at the top level; trailing whitespace is allowed, trailing garbage is not. Thread rule:
+ * thread-safe. */
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define WH_JSONPARSE_MAX_DEPTH 1000
@@ -23,6 +26,7 @@ struct wh_jsonparse_error {
     int column;    /* 1-based, in bytes */
     size_t offset; /* bytes from the start */
     char text[96];
+    bool out_of_memory; /* an allocation failed: the input is not at fault */
 };
 
 /* Returns: new ref, or NULL with err filled (err may be NULL). */

@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""Hostile clients and bad days (issue 17), each attack as a test that finishes in seconds:
+slow and idle connections, connection floods, ambiguous framing, oversized and amplifying
+bodies, probe bodies, odd uids, forged log lines, SIGHUP, SIGTERM with kept-alive
+connections, and certificate directories that belong to the user. The long attacks (thousands
+of connections, peak memory) are in test/stress/stress.py (make stress).
+
+Usage: hostile.py --bin build/kruise-webhook [test-name ...]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+
+import run  # the integration suite: Server, reviews, metrics
+from run import Server, conversion_review, metric
+from testlib import Failure, Suite, check
+
+ROOT = run.ROOT
+SUITE = Suite("wh-hostile-")
+test = SUITE.test
+
+
+def tls_socket(s, timeout=5):
+    raw = socket.create_connection(("127.0.0.1", s.port), timeout=timeout)
+    return s.ssl_context().wrap_socket(raw, server_hostname="127.0.0.1")
+
+
+def read_until_closed(sock, limit=1 << 20):
+    """Everything the server sends until it closes (or the timeout); returns (data, closed)."""
+    data = b""
+    try:
+        while len(data) < limit:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return data, True
+            data += chunk
+    except (ConnectionError, ssl.SSLError):
+        return data, True
+    except socket.timeout:
+        return data, False
+    return data, False
+
+
+def closed_within(sock, seconds, trickle=None):
+    """True when the server closes sock within `seconds`; trickle(i) is sent every 0.2 s."""
+    deadline = time.time() + seconds
+    sock.settimeout(0.2)
+    i = 0
+    while time.time() < deadline:
+        if trickle is not None:
+            try:
+                sock.sendall(trickle(i))
+            except (ConnectionError, ssl.SSLError, OSError):
+                return True
+            i += 1
+        try:
+            if sock.recv(4096) == b"":
+                return True
+        except socket.timeout:
+            continue
+        except (ConnectionError, ssl.SSLError, OSError):
+            return True
+    return False
+
+
+def check_closed_in(sock, limit, what, trickle=None):
+    """The server closes sock within `limit` seconds (trickle(i) sent every 0.2 s meanwhile)."""
+    t0 = time.time()
+    closed = closed_within(sock, limit * 2, trickle=trickle)
+    took = time.time() - t0
+    sock.close()
+    check(closed and took < limit, "%s for %.1fs before the close" % (what, took))
+
+
+def user_pair_dir(tmp, name="own"):
+    """A cert dir holding only the user's own pair (test/data/tls, no CA key), as plain files."""
+    tls = os.path.join(ROOT, "test", "data", "tls")
+    own = os.path.join(tmp, name)
+    os.makedirs(own)
+    shutil.copy(os.path.join(tls, "server.pem"), os.path.join(own, "tls.crt"))
+    shutil.copy(os.path.join(tls, "server-key.pem"), os.path.join(own, "tls.key"))
+    return own
+
+
+def metrics(s):
+    return s.plain(s.metrics_port, "/metrics")[1].decode()
+
+
+def quick_request(s):
+    t0 = time.time()
+    st = s.request("POST", "/convert", body=json.dumps(conversion_review([])))[0]
+    return st, time.time() - t0
+
+
+# --- bodies and framing --------------------------------------------------------------------
+
+
+@test
+def chunked_body_stops_being_read_at_the_cap(tmp):
+    s = Server(tmp, args=["--max-body-bytes", "4096"])
+    try:
+        sock = tls_socket(s)
+        sock.sendall(b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        part = b"x" * 1000
+        sent = 0
+        try:
+            for _ in range(20000):  # 20 MB offered
+                sock.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+                sent += len(part)
+        except (ConnectionError, ssl.SSLError, OSError):
+            pass
+        check(sent < 4 << 20, "the server stopped reading near the cap (client sent %d)" % sent)
+        check(read_until_closed(sock)[1], "and closed the connection")
+        sock.close()
+        text = metrics(s)
+        check(metric(text, "controller_runtime_webhook_requests_total", webhook="/convert",
+                     code="413") == 1, "counted as 413")
+        check(quick_request(s)[0] == 200, "the server still answers")
+    finally:
+        s.stop()
+
+
+@test
+def ambiguous_framing_is_400_and_closes(tmp):
+    s = Server(tmp)
+    body = json.dumps(conversion_review([])).encode()
+    cases = {
+        "two Content-Length": b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(body),
+                                                                                 len(body) + 5),
+        "Content-Length and chunked": b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n"
+                                      % len(body),
+        "gzip transfer coding": b"Transfer-Encoding: gzip, chunked\r\n",
+    }
+    try:
+        for what, headers in cases.items():
+            sock = tls_socket(s)
+            sock.sendall(b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                         b"\r\n" + headers + b"\r\n" + body)
+            data, closed = read_until_closed(sock)
+            sock.close()
+            head = data.split(b"\r\n\r\n", 1)[0].lower()
+            check(data.startswith(b"HTTP/1.1 400"), "%s: %r" % (what, data[:80]))
+            check(b"connection: close" in head and closed, "%s: connection closed" % what)
+        # The same Content-Length twice is no ambiguity.
+        sock = tls_socket(s)
+        sock.sendall(b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                     % (len(body), len(body), body))
+        data, _ = read_until_closed(sock)
+        sock.close()
+        check(data.startswith(b"HTTP/1.1 200"), "repeated equal length: %r" % data[:80])
+    finally:
+        s.stop()
+
+
+@test
+def probe_bodies_are_capped(tmp):
+    s = Server(tmp)
+    try:
+        # Refused from the headers: the answer comes before any of the body is sent.
+        sock = tls_socket(s)
+        sock.sendall(b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n")
+        data, closed = read_until_closed(sock)
+        sock.close()
+        check(data.startswith(b"HTTP/1.1 413") and closed, "a 1 MiB body to /healthz: %r"
+              % data[:60])
+        for port in (s.health_port,):
+            raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            sent = 0
+            try:
+                for _ in range(10000):
+                    raw.sendall(b"400\r\n" + b"y" * 1024 + b"\r\n")
+                    sent += 1024
+            except OSError:
+                pass
+            check(sent < 4 << 20, "a chunked probe body stops being read (%d sent)" % sent)
+            raw.close()
+        check(s.plain(s.health_port, "/healthz") == (200, b"ok"), "probes still answer")
+        st, _, body = s.request("GET", "/healthz")
+        check(st == 200 and body == b"ok", "on HTTPS too")
+    finally:
+        s.stop()
+
+
+@test
+def uid_with_nul_is_echoed_whole(tmp):
+    s = Server(tmp)
+    try:
+        uid = "abc\u0000def\u0000"
+        review = conversion_review([], uid=uid)
+        st, _, body = s.request("POST", "/convert", body=json.dumps(review))
+        check(st == 200 and json.loads(body)["response"]["uid"] == uid,
+              "conversion uid: %d %r" % (st, body[:200]))
+        ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}
+        review = run.admission_review(old=ns, operation="DELETE", kind="Namespace",
+                                      resource="namespaces", namespace="", name="x", uid=uid,
+                                      options_kind="DeleteOptions")
+        st, _, body = s.request("POST", "/validate-namespace", body=json.dumps(review))
+        check(st == 200 and json.loads(body)["response"]["uid"] == uid,
+              "admission uid: %d %r" % (st, body[:200]))
+    finally:
+        s.stop()
+
+
+@test
+def amplifying_body_is_refused_within_its_budget(tmp):
+    s = Server(tmp)
+    try:
+        body = "[" + ",".join(["{}"] * (3 * 1024 * 1024 // 3 - 1)) + "]"
+        for path in ("/convert", "/mutate-pod"):
+            st, _, answer = s.request("POST", path, body=body)
+            msg = json.loads(answer).get("message", "")
+            check(st == 413 and "memory budget" in msg, "%s: %d %s" % (path, st, msg))
+        check(quick_request(s)[0] == 200, "ordinary requests still answered")
+    finally:
+        s.stop()
+
+
+# --- connections ---------------------------------------------------------------------------
+
+
+@test
+def trickled_request_is_closed_at_the_read_deadline(tmp):
+    s = Server(tmp, args=["--request-read-timeout", "1s", "--connection-timeout", "30s"])
+    try:
+        sock = tls_socket(s)
+        sock.sendall(b"POST /convert HTTP/1.1\r\nHost: x\r\n")
+        check_closed_in(sock, 2.5, "headers trickled", trickle=lambda i: b"X-Pad-%d: y\r\n" % i)
+        # A body trickled after complete headers: the same deadline.
+        sock = tls_socket(s)
+        sock.sendall(b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100000\r\n\r\n")
+        check_closed_in(sock, 2.5, "a body trickled", trickle=lambda i: b" ")
+        check(metric(metrics(s), "kruise_webhook_connections_closed_total", listener="https",
+                     reason="read-deadline") == 2, "counted as read-deadline closes")
+        check(quick_request(s)[0] == 200, "ordinary requests still answered")
+    finally:
+        s.stop()
+
+
+@test
+def trickled_request_line_is_closed_at_the_idle_deadline(tmp):
+    s = Server(tmp, args=["--connection-timeout", "1s"])
+    try:
+        line = b"POST /convert?" + b"a" * 10000
+        check_closed_in(tls_socket(s), 2.5, "a request line trickled",
+                        trickle=lambda i: line[i:i + 1])
+    finally:
+        s.stop()
+
+
+@test
+def connection_cap_closes_the_oldest_idle_first(tmp):
+    s = Server(tmp, args=["--max-connections", "20", "--max-connections-per-ip", "1000"])
+    try:
+        idle = [tls_socket(s) for _ in range(40)]
+        time.sleep(0.2)
+        for _ in range(3):
+            st, took = quick_request(s)
+            check(st == 200, "a request is answered with the cap full: %d" % st)
+        text = metrics(s)
+        evicted = metric(text, "kruise_webhook_connections_closed_total", listener="https",
+                         reason="evicted")
+        opened = metric(text, "kruise_webhook_connections", listener="https")
+        check(evicted >= 20, "idle connections were closed to make room: %s" % evicted)
+        check(opened is not None and opened <= 21, "open connections stay capped: %s" % opened)
+        # The oldest went first: the first connections are closed, the newest still open.
+        check(read_until_closed(idle[0])[1], "the oldest idle connection was closed")
+        newest = idle[-1]
+        newest.settimeout(0.3)
+        try:
+            still_open = newest.recv(1) != b""
+        except socket.timeout:
+            still_open = True
+        except (ConnectionError, ssl.SSLError):
+            still_open = False
+        check(still_open, "the newest idle connection is still open")
+        for c in idle:
+            c.close()
+    finally:
+        s.stop()
+
+
+@test
+def one_address_cannot_take_every_slot(tmp):
+    s = Server(tmp, args=["--max-connections", "1000", "--max-connections-per-ip", "10"])
+    try:
+        # A flood from 127.0.0.2; the "API server" speaks from 127.0.0.1.
+        flood = []
+        for _ in range(50):
+            raw = socket.socket()
+            raw.bind(("127.0.0.2", 0))
+            raw.connect(("127.0.0.1", s.port))
+            flood.append(raw)
+        time.sleep(0.3)
+        text = metrics(s)
+        check(metric(text, "kruise_webhook_connections", listener="https") <= 11,
+              "the flooding address holds at most its share")
+        check(quick_request(s)[0] == 200, "another address is served at once")
+        for c in flood:
+            c.close()
+    finally:
+        s.stop()
+
+
+@test
+def a_flood_on_the_health_port_never_starves_probes(tmp):
+    s = Server(tmp)
+    try:
+        flood = []
+        for _ in range(300):
+            raw = socket.socket()
+            raw.bind(("127.0.0.3", 0))
+            raw.connect(("127.0.0.1", s.health_port))
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+            flood.append(raw)
+        t0 = time.time()
+        check(s.plain(s.health_port, "/healthz") == (200, b"ok"), "liveness probe answered")
+        check(time.time() - t0 < 2, "promptly")
+        check(quick_request(s)[0] == 200, "webhooks unaffected")
+        check(s.plain(s.metrics_port, "/metrics")[0] == 200, "metrics port unaffected")
+        for c in flood:
+            c.close()
+    finally:
+        s.stop()
+
+
+# --- signals and logs ----------------------------------------------------------------------
+
+
+@test
+def sighup_rereads_certificates_and_never_kills(tmp):
+    s = Server(tmp, args=["--cert-reload-interval", "1h"])
+    try:
+        review = json.dumps(conversion_review([])).encode()
+        busy = run.partial_request(s, "/convert", review, 10)
+        time.sleep(0.1)
+        first = run.peer_serial(s, s.ssl_context())
+        # New files written over the old ones (plain files renamed over the layout's links).
+        new = os.path.join(tmp, "new")
+        run.gen_certs(new)
+        for name in ("tls.crt", "tls.key"):
+            shutil.copy(os.path.join(new, name), os.path.join(s.cert_dir, name + ".tmp"))
+            os.rename(os.path.join(s.cert_dir, name + ".tmp"), os.path.join(s.cert_dir, name))
+        s.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.3)
+        check(s.proc.poll() is None, "SIGHUP did not kill the server")
+        busy.send(review[10:])
+        r = busy.getresponse()
+        r.read()
+        check(r.status == 200, "the request in flight across SIGHUP was answered: %d" % r.status)
+        ctx = ssl.create_default_context(cafile=os.path.join(new, "ca-cert.pem"))
+        check(run.peer_serial(s, ctx) != first, "the renamed-over files are served after SIGHUP")
+        check(b"SIGHUP: certificates re-read" in s.read_log(), "and it says so")
+    finally:
+        s.stop()
+
+
+@test
+def text_logs_escape_control_characters(tmp):
+    s = Server(tmp, args=["--log-format", "text", "--feature-gates",
+                          "ResourcesDeletionProtection=true"])
+    try:
+        forged = "x\n2030-01-01T00:00:00.000000Z error FORGED\x1b[31m\r\u0085"
+        ns = {"apiVersion": "v1", "kind": "Namespace",
+              "metadata": {"name": "p", "labels": {"policy.kruise.io/delete-protection": "Always"}}}
+        review = run.admission_review(old=ns, operation="DELETE", kind="Namespace",
+                                      resource="namespaces", namespace=forged, name=forged,
+                                      uid=forged, options_kind="DeleteOptions")
+        s.request("POST", "/validate-namespace", body=json.dumps(review))
+        s.request("POST", "/convert", body=json.dumps(conversion_review([], uid=forged))[:-3])
+    finally:
+        s.stop()
+    log = s.read_log()
+    check(not re.search(rb"^2030-01-01", log, re.M), "no forged line:\n%s" % log[-2000:])
+    check(b"\x1b" not in log and b"\r" not in log and "\u0085".encode() not in log,
+          "no raw control characters")
+    check(b"\\n2030-01-01" in log and b"\\x1b[31m" in log, "escaped instead:\n%s" % log[-2000:])
+
+
+@test
+def bad_request_lines_are_rate_limited(tmp):
+    s = Server(tmp)
+    try:
+        c = s.conn()
+        for _ in range(200):
+            s.request("POST", "/convert", body="nope", conn=c)
+        c.close()
+        text = metrics(s)
+        dropped = metric(text, "kruise_webhook_log_lines_suppressed_total")
+        check(dropped is not None and dropped >= 150, "lines suppressed: %s" % dropped)
+        check(metric(text, "controller_runtime_webhook_requests_total", webhook="/convert",
+                     code="400") == 200, "every bad request still counted")
+    finally:
+        s.stop()
+    lines = [l for l in s.read_log().splitlines() if b"bad request" in l]
+    check(len(lines) <= 25, "%d bad-request lines logged for 200 bad requests" % len(lines))
+
+
+# --- certificate directories ---------------------------------------------------------------
+
+
+def file_bytes(d):
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))
+            if not n.startswith("..") and os.path.isfile(os.path.join(d, n))}
+
+
+@test
+def user_certificates_survive_every_start(tmp):
+    tls = os.path.join(ROOT, "test", "data", "tls")
+    # 1. The user's own pair, no CA key (plain files): served, never touched.
+    own = user_pair_dir(tmp)
+    before = file_bytes(own)
+    for _ in range(2):
+        s = Server(tmp, cert_dir=own, certs=False)
+        try:
+            ctx = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
+            check(s.request("GET", "/healthz", conn=s.conn(ctx))[0] == 200,
+                  "served with the user's certificate")
+            check(b"served as the user's own" in s.read_log(), "and logged as such")
+        finally:
+            s.stop()
+        check(file_bytes(own) == before and sorted(os.listdir(own)) == ["tls.crt", "tls.key"],
+              "the directory is untouched: %s" % os.listdir(own))
+
+    # 2. All six files, plain, with a 30-day certificate: renewed, the old ones kept beside.
+    six = os.path.join(tmp, "six")
+    gen = os.path.join(tmp, "gen30")
+    subprocess.run([run.BIN, "certs", "generate", "--out", gen, "--host", "127.0.0.1",
+                    "--days", "30"], check=True, stdout=subprocess.DEVNULL)
+    os.makedirs(six)
+    for n, data in file_bytes(gen).items():
+        with open(os.path.join(six, n), "wb") as f:
+            f.write(data)
+    old = file_bytes(six)
+    s = Server(tmp, cert_dir=six, certs=False)
+    s.stop()
+    now = file_bytes(six)
+    for n, data in old.items():
+        kept = [k for k in now if k.startswith(n + ".orig-")]
+        check(len(kept) == 1 and now[kept[0]] == data, "%s kept beside: %s" % (n, sorted(now)))
+        check(now[n] != data, "%s renewed" % n)
+
+    # 3. The atomic layout with a plain file renamed over tls.crt/tls.key: that file is served.
+    atomic = os.path.join(tmp, "atomic")
+    run.gen_certs(atomic)
+    s = Server(tmp, cert_dir=atomic, certs=False)
+    try:
+        for n in ("tls.crt", "tls.key"):
+            src = os.path.join(tls, "server.pem" if n == "tls.crt" else "server-key.pem")
+            shutil.copy(src, os.path.join(atomic, n + ".new"))
+            os.rename(os.path.join(atomic, n + ".new"), os.path.join(atomic, n))
+        ctx = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
+        deadline = time.time() + 5
+        ok = False
+        while time.time() < deadline and not ok:
+            try:
+                ok = s.request("GET", "/healthz", conn=s.conn(ctx))[0] == 200
+            except (ssl.SSLError, OSError):
+                time.sleep(0.1)
+        check(ok, "the plain files renamed over the links are served")
+    finally:
+        s.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+    run.BIN = os.path.abspath(args.bin)
+    return SUITE.run(args.names)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
