@@ -25,6 +25,7 @@ BENCH_BIN = $(BUILD)/test/bench
 GUARD_SO  = $(BUILD)/test/loopback-only.so
 GUARD     = test/guard/loopback-only $(abspath $(GUARD_SO))
 STORM_BIN = $(BUILD)/test/status-storm
+MANIFESTS_TOOL = $(BUILD)/tools/manifests
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
 # install what is missing (a recursively expanded variable that memoises itself).
@@ -48,7 +49,7 @@ Q = @
 endif
 
 .PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench fuzz \
-        check-src install clean deps FORCE
+        check-src install clean deps crds manifests image FORCE
 
 all: $(BIN)
 
@@ -117,6 +118,12 @@ $(STORM_BIN): $(BUILD)/obj/test/storm/status_storm.o $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The CRD generator and the manifests' facts (tools/manifests.c), linked with the program.
+$(MANIFESTS_TOOL): $(BUILD)/obj/tools/manifests.o $(OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BENCH_BIN): $(BUILD)/obj/test/bench/bench.o $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -153,7 +160,7 @@ test: check-src
 	$(MAKE) check
 	$(MAKE) asan
 
-check: unit integration vectors e2e
+check: unit integration vectors manifests e2e
 
 unit: $(UNIT_BIN) $(GUARD_SO)
 	$(GUARD) $(UNIT_BIN)
@@ -165,6 +172,17 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
+
+# manifests/ rendered with kubectl's kustomize and checked against the program's tables; the
+# CRDs regenerated and compared with the checked-in ones; RBAC against the calls the server makes.
+manifests: $(BIN) $(MANIFESTS_TOOL) $(GUARD_SO)
+	$(GUARD) $(PYTHON) test/manifests/check.py --bin $(BIN) --tool $(MANIFESTS_TOOL)
+
+# Writes manifests/crds/ from the Go-type model (tools/manifests.c); make manifests checks that
+# this was done.
+crds: $(MANIFESTS_TOOL)
+	mkdir -p manifests/crds
+	env -i $(MANIFESTS_TOOL) crds manifests/crds
 
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)
