@@ -5,7 +5,7 @@ gets `url: https://HOST:PORT<path>` instead, the URL the server writes itself in
 with its URL, and the API server then refuses a re-apply of the Service form ("exactly one of
 url or service is required"). Re-applying this output changes nothing the server keeps.
 
-    scripts/url-mode-manifests.py --host 10.0.0.5 manifests/webhookconfigurations.yaml \\
+    scripts/url-mode-manifests.py --host 10.0.0.5 manifests/base/webhookconfigurations.yaml \\
         manifests/crds/*.yaml | kubectl apply -f -
 
 --host and --port default to $WEBHOOK_HOST and $WEBHOOK_PORT (9876), as for the server.

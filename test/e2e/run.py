@@ -309,7 +309,7 @@ def install_fills_every_cabundle_and_is_ready(ctx):
     """The configurations installed in URL form; the server (Secret store, RSA, the defaults'
     names) creates its Secret, fills every caBundle and the CRDs', and is ready once it has
     called itself through them."""
-    res = apply_all(ctx, url_form(ctx, ["manifests/webhookconfigurations.yaml"]))
+    res = apply_all(ctx, url_form(ctx, ["manifests/base/webhookconfigurations.yaml"]))
     check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
     ctx.server = Server(ctx, "a", {"WEBHOOK_CERT_WRITER": "secret",
                                    "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-a")},
@@ -613,7 +613,7 @@ def feature_gates_off_unserved_entries_go_and_reapply_works(ctx):
     pod = create_pod(ctx, "e2e-inject", "ecdsa")
     check("log-agent" in container_names(pod), "injected through the ECDSA certificates")
 
-    docs = url_form(ctx, ["manifests/webhookconfigurations.yaml"])
+    docs = url_form(ctx, ["manifests/base/webhookconfigurations.yaml"])
     res = apply_all(ctx, docs)
     check(all(st == 200 for st, _ in res), "re-apply of the URL form: %s" %
           [(st, (b or {}).get("message")) for st, b in res])

@@ -650,7 +650,7 @@ def manifests_deploy_and_get_cabundles(tmp):
     try:
         docs = []
         for name in ("namespace", "service", "webhookconfigurations", "deployment"):
-            docs += list(yaml.safe_load_all(open(os.path.join(ROOT, "manifests", name + ".yaml"))))
+            docs += list(yaml.safe_load_all(open(os.path.join(ROOT, "manifests", "base", name + ".yaml"))))
         deploy = [d for d in docs if d["kind"] == "Deployment"][0]
         api.objects([d for d in docs if d["kind"] != "Deployment"])
         ctr = deploy["spec"]["template"]["spec"]["containers"][0]
