@@ -59,6 +59,7 @@ struct metrics {
     struct wh_metric *writes[K_COUNT], *failures[K_COUNT];
     struct wh_metric *sync_ok, *sync_err;
     struct wh_metric *bundle_cas, *writer, *initialized;
+    struct wh_metric *trusted, *renew_before;
 };
 
 struct wh_certs_controller {
@@ -948,6 +949,8 @@ static enum wh_err sync_once(struct wh_certs_controller *c, struct wh_errbuf *eb
         if (rc)
             rc = WH_ERR_NOT_SYNCED; /* the writer has not published our CA yet */
     }
+    /* Whether the caBundles trust what we serve: verified, or just written. */
+    wh_metric_set(c->m.trusted, rc == WH_OK);
     if (rc)
         goto out;
     c->rotation_pending = false;
@@ -1278,6 +1281,14 @@ static void register_metrics(struct metrics *m)
                                  "1 when this replica writes the Secret and caBundles.", NULL);
     m->initialized = wh_metrics_gauge("kruise_webhook_certs_initialized",
                                       "1 once certificates and caBundles were in place.", NULL);
+    m->trusted = wh_metrics_gauge("kruise_webhook_certs_ca_bundle_trusted",
+                                  "1 when, at the last sync, every served webhook entry and "
+                                  "Kruise CRD trusted the CA this server serves from.",
+                                  NULL);
+    m->renew_before = wh_metrics_gauge("kruise_webhook_certs_renew_before_seconds",
+                                       "The renewal margin (CERTS_RENEW_BEFORE): certificates "
+                                       "are renewed this long before they expire.",
+                                       NULL);
 }
 
 enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_config *cfg,
@@ -1353,6 +1364,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     wh_cache_set_view(c->crds, crd_view_new, crd_view_free);
     wh_cache_on_change(c->crds, on_crd, c);
     register_metrics(&c->m);
+    wh_metric_set(c->m.renew_before, (double)c->env.renew_before_secs);
     if (c->secrets) {
         struct wh_informer_opts io = {
             .group = "",
