@@ -33,14 +33,16 @@ import traceback
 import yaml
 
 from cluster import Cluster, Skip
-from kube import ApiError, Kube, wait_for
+from kube import ApiError, Kube, object_path, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test", "manifests"))
+import kubectl as kubectl_mod  # noqa: E402  (test/manifests/kubectl.py)
 NS = "kruise-system"
 SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
 MUTATING = "kruise-webhook-server-mutating"
 VALIDATING = "kruise-webhook-server-validating"
-CRDS = ["sidecarsets.apps.kruise.io", "clonesets.apps.kruise.io"]
+CRDS = []  # every CRD of manifests/crds/, filled in by install_base
 CFG_PATH = "/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 SS_PATH = "/apis/apps.kruise.io/%s/sidecarsets"
@@ -157,29 +159,39 @@ class Server:
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def url_form(ctx, files):
-    """The manifests in URL form for our port: what an operator installs for URL mode."""
+def url_form(ctx, files, text=None):
+    """The manifests in URL form for our port: what an operator installs for URL mode (files
+    of the repository, or YAML text when files is None)."""
     out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "url-mode-manifests.py"),
                           "--host", "127.0.0.1", "--port", str(ctx.port)] +
-                         [os.path.join(ROOT, f) for f in files],
-                         capture_output=True, text=True, check=True).stdout
-    return list(yaml.safe_load_all(out))
+                         ([os.path.join(ROOT, f) for f in files] if files else ["-"]),
+                         input=text, capture_output=True, text=True, check=True).stdout
+    return [d for d in yaml.safe_load_all(out) if d]
 
 
-def apply_all(ctx, docs, manager="e2e-install"):
-    """Server-side apply of each document; returns [(status, body)]."""
-    res = []
-    for d in docs:
-        kind = d["kind"]
-        name = d["metadata"]["name"]
-        if kind == "Namespace":
-            path = "/api/v1/namespaces/" + name
-        elif kind == "CustomResourceDefinition":
-            path = CRD_PATH + name
-        else:
-            path = CFG_PATH % ("mutating" if kind.startswith("Mutating") else "validating", name)
-        res.append(ctx.kube.apply(path, d, manager=manager))
-    return res
+def rendered(ctx, sub):
+    """manifests/<sub> as `kubectl apply -k` applies it, in URL form, as YAML documents:
+    rendered by kubectl's kustomize; without kubectl, read by following the kustomization
+    files (ctx.kubectl_note says so)."""
+    directory = os.path.join(ROOT, "manifests", sub)
+    if ctx.kubectl:
+        return url_form(ctx, None, kubectl_mod.kustomize(ctx.kubectl, directory))
+    import check as manifests_check  # test/manifests/check.py: its reader of the tree
+    return url_form(ctx, None, yaml.safe_dump_all(manifests_check.load_tree(directory)))
+
+
+def kubectl_apply(ctx, docs):
+    """`kubectl apply -f -` of docs (client-side apply, as an operator runs it); returns its
+    output. Without kubectl: server-side apply of each document."""
+    if not ctx.kubectl:
+        res = [ctx.kube.apply(object_path(d), d, manager="e2e-install") for d in docs]
+        check(all(st in (200, 201) for st, _ in res), "apply: %s" % res)
+        return "%d objects applied server-side (no kubectl)" % len(docs)
+    r = subprocess.run([ctx.kubectl, "--kubeconfig", ctx.kubeconfig, "apply", "-f", "-"],
+                       input=yaml.safe_dump_all(docs), capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, "kubectl apply: %s%s" % (r.stdout[-2000:], r.stderr[-2000:]))
+    return r.stdout
+
 
 
 def config(ctx, mutating):
@@ -306,11 +318,16 @@ def vectors_through_the_api_server(ctx):
 
 @scenario
 def install_fills_every_cabundle_and_is_ready(ctx):
-    """The configurations installed in URL form; the server (Secret store, RSA, the defaults'
-    names) creates its Secret, fills every caBundle and the CRDs', and is ready once it has
-    called itself through them."""
-    res = apply_all(ctx, url_form(ctx, ["manifests/base/webhookconfigurations.yaml"]))
-    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    """`kubectl apply -k manifests/with-crds/` in URL form: the tree rendered by kubectl's
+    kustomize, every entry and CRD conversion pointed at the suite's port, applied with
+    `kubectl apply`; every object exists (the Deployment too, though no kubelet runs it).
+    The server (Secret store, RSA, the defaults' names) creates its Secret, fills every
+    caBundle and the CRDs', and is ready once it has called itself through them."""
+    docs = rendered(ctx, "with-crds")
+    kubectl_apply(ctx, docs)
+    for d in docs:
+        check(ctx.kube.get(object_path(d)) is not None, "%s %s applied" % (d["kind"],
+                                                                          d["metadata"]["name"]))
     ctx.server = Server(ctx, "a", {"WEBHOOK_CERT_WRITER": "secret",
                                    "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-a")},
                         ["--feature-gates", "ResourcesDeletionProtection=true"]).start()
@@ -415,6 +432,31 @@ def v1alpha1_is_stored_as_v1beta1_and_read_back(ctx):
           "customVersion" not in alpha["spec"], "v1alpha1 read: %s" % alpha)
     after = ctx.server.metric("controller_runtime_webhook_requests_total", webhook="/convert")
     check((after or 0) > (before or 0), "/convert was called (%s -> %s)" % (before, after))
+
+
+@scenario
+def schemas_prune_what_a_version_does_not_define(ctx):
+    """The generated schemas at work (a CloneSet: no mutating webhook rewrites it): a field no
+    version defines is pruned by the API server, as with upstream's CRDs, while the parts
+    upstream keeps as given (the pod template) keep unknown fields, and a v1alpha1 write is
+    stored as v1beta1 through /convert."""
+    namespace(ctx, "e2e-prune")
+    obj = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+           "metadata": {"name": "web", "namespace": "e2e-prune"},
+           "spec": {"replicas": 1, "notAField": "dropped",
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "scaleStrategy": {"maxUnavailable": 1, "notAFieldEither": True},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                                 "spec": {"containers": [{"name": "app", "image": "nginx",
+                                                          "futureContainerField": "kept"}]}}}}
+    ctx.kube.create("/apis/apps.kruise.io/v1alpha1/namespaces/e2e-prune/clonesets", obj)
+    stored = json.loads(ctx.cluster.etcd_get("/registry/apps.kruise.io/clonesets/e2e-prune/web"))
+    spec = stored["spec"]
+    check(stored["apiVersion"] == "apps.kruise.io/v1beta1", "stored %s" % stored["apiVersion"])
+    check("notAField" not in spec and "notAFieldEither" not in spec["scaleStrategy"] and
+          spec["scaleStrategy"].get("maxUnavailable") == 1, "unknown fields pruned: %s" % spec)
+    check(spec["template"]["spec"]["containers"][0].get("futureContainerField") == "kept",
+          "the schemaless pod template kept as given: %s" % spec["template"])
 
 
 @scenario
@@ -613,10 +655,8 @@ def feature_gates_off_unserved_entries_go_and_reapply_works(ctx):
     pod = create_pod(ctx, "e2e-inject", "ecdsa")
     check("log-agent" in container_names(pod), "injected through the ECDSA certificates")
 
-    docs = url_form(ctx, ["manifests/base/webhookconfigurations.yaml"])
-    res = apply_all(ctx, docs)
-    check(all(st == 200 for st, _ in res), "re-apply of the URL form: %s" %
-          [(st, (b or {}).get("message")) for st, b in res])
+    docs = [d for d in rendered(ctx, "with-crds") if "WebhookConfiguration" in d["kind"]]
+    kubectl_apply(ctx, docs)
     wait_for(lambda: "validate-service" not in paths(), 10, "removed again after the re-apply")
     wait_for(lambda: all(b == ca for b in bundles(ctx).values()), 10, "caBundles kept")
 
@@ -642,13 +682,14 @@ class Ctx:
 
 
 def install_base(ctx):
-    """What the suite needs before any server: the kruise namespace and the CRDs (URL form,
-    so that whichever server listens on the suite's port converts)."""
-    ns = yaml.safe_load(open(os.path.join(ROOT, "manifests", "namespace.yaml")))
-    crds = url_form(ctx, ["manifests/crds/apps.kruise.io_sidecarsets.yaml",
-                          "manifests/crds/apps.kruise.io_clonesets.yaml"])
-    res = apply_all(ctx, [ns] + crds)
-    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    """What the suite needs before any server: the kruise namespace and the CRDs of
+    manifests/with-crds/ as `kubectl apply -k` renders them, in URL form (so that whichever
+    server listens on the suite's port converts), applied with kubectl."""
+    docs = [d for d in rendered(ctx, "with-crds")
+            if d["kind"] in ("Namespace", "CustomResourceDefinition")]
+    kubectl_apply(ctx, docs)
+    CRDS[:] = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+    check(len(CRDS) == 15, "the CRDs of every converted kind: %s" % CRDS)
     for name in CRDS:
         wait_for(lambda: any(c["type"] == "Established" and c["status"] == "True" for c in
                              ctx.kube.get(CRD_PATH + name).get("status", {}).get("conditions",
@@ -672,6 +713,7 @@ def main():
     ctx.port = free_port()
     ctx.server = None
     ctx.cluster = Cluster(args.k8s, ctx.dir)
+    ctx.kubectl = kubectl_mod.find()
     # SIGTERM (make interrupted) unwinds like ^C, so the API server is always stopped.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     t_start = time.time()
@@ -684,6 +726,12 @@ def main():
             shutil.rmtree(ctx.dir, ignore_errors=True)
             return 0
         ctx.kube = Kube(ctx.kubeconfig, ctx.dir)
+        if ctx.kubectl:
+            print("e2e: manifests/ rendered and applied with %s (%s)" %
+                  (ctx.kubectl, kubectl_mod.version(ctx.kubectl)))
+        else:
+            print("e2e: skipped rendering with kubectl and kubectl apply: %s (the tree is read "
+                  "from its kustomization files and applied server-side)" % kubectl_mod.reason)
         install_base(ctx)
         for fn in SCENARIOS:
             if args.names and fn.__name__ not in args.names:
