@@ -224,6 +224,17 @@ $(BUILD)/test/fuzz_%: $(BUILD)/obj/test/fuzz/fuzz_%.o $(OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
+# --- the container image --------------------------------------------------------------------
+# Built by docker or podman, whichever is installed, from the Dockerfile; the tag is the one
+# manifests/ deploys. Base images come from Docker Hub (debian:12, debian:12-slim).
+VERSION := $(shell sed -n 's/^\#define WH_VERSION "\(.*\)"/\1/p' webhook/config/config.h)
+IMAGE   ?= kruise-webhook:$(VERSION)
+ENGINE  ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
+image:
+	@if [ -z "$(ENGINE)" ]; then \
+	    echo "make image: neither docker nor podman is installed"; exit 1; fi
+	$(ENGINE) build -t $(IMAGE) .
+
 # --- housekeeping -------------------------------------------------------------------------
 check-src:
 	@scripts/checksrc.sh

@@ -785,9 +785,10 @@ static int cmd_facts(int argc, char **argv)
                               json_pack("{s:s,s:s,s:s,s:s}", "group", crds[i].group, "kind",
                                         crds[i].kind, "plural", crds[i].plural, "scope",
                                         crds[i].cluster_scoped ? "Cluster" : "Namespaced"));
-    json_t *out = json_pack("{s:o,s:o,s:o,s:o,s:o,s:[s,s]}", "defaults", config_facts(&defaults),
-                            "config", config_facts(&cfg), "routes", routes, "convert_kinds",
-                            kinds_json, "crds", crd_json, "versions", versions[0], versions[1]);
+    json_t *out =
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:[s,s],s:s}", "defaults", config_facts(&defaults),
+                  "config", config_facts(&cfg), "routes", routes, "convert_kinds", kinds_json,
+                  "crds", crd_json, "versions", versions[0], versions[1], "version", WH_VERSION);
     char *text = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
     puts(text);
     free(text);

@@ -342,6 +342,43 @@ def deployment_survives_drains_and_rollouts(tmp):
     check(f["config"]["leader_elect"], "one writer among the replicas (--leader-elect)")
 
 
+@test
+def image_holds_what_the_binary_links_and_what_the_deployment_runs(tmp):
+    """The Dockerfile's runtime stage installs the Debian package of every library the binary
+    links (its NEEDED entries, found with ldconfig and dpkg here), runs as the Deployment's
+    non-root user with the binary as entrypoint, and make image's tag is the Deployment's
+    image."""
+    text = open(os.path.join(ROOT, "Dockerfile")).read()
+    stages = re.split(r"^FROM ", text, flags=re.M)
+    check(len(stages) == 3 and stages[1].startswith("debian:12 ") and
+          stages[2].startswith("debian:12-slim"), "build on debian:12, run on debian:12-slim")
+    runtime = stages[2]
+    docs = render()
+    f = deployment_facts(docs)
+    dep, ctr = container(docs)
+    check(ctr["image"] == "kruise-webhook:" + f["version"], "image %s, make image tags %s" %
+          (ctr["image"], "kruise-webhook:" + f["version"]))
+    user = re.search(r"^USER (\d+)(:\d+)?$", runtime, re.M)
+    check(user and int(user.group(1)) == dep["spec"]["template"]["spec"]["securityContext"]
+          ["runAsUser"] != 0, "USER is the Deployment's runAsUser")
+    check('ENTRYPOINT ["/usr/local/bin/kruise-webhook"]' in runtime, "the binary as entrypoint")
+    installed = set(re.findall(r"\b(lib[a-z0-9.+-]+)\b", runtime.split("COPY")[0]))
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]",
+                        subprocess.run(["readelf", "-d", BIN], capture_output=True,
+                                       text=True).stdout)
+    check(needed, "readelf -d %s" % BIN)
+    cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    for lib in needed:
+        if lib.startswith(("libc.so", "libm.so", "libpthread.so")):
+            continue  # in every image
+        m = re.search(r"^\s+%s \(.*\) => (\S+)$" % re.escape(lib), cache, re.M)
+        check(m, "ldconfig does not know %s" % lib)
+        owner = subprocess.run(["dpkg", "-S", os.path.realpath(m.group(1))], capture_output=True,
+                               text=True).stdout.split(":")[0]
+        check(owner in installed, "%s comes from %s, which the runtime stage does not install "
+              "(%s)" % (lib, owner, sorted(installed)))
+
+
 # --- RBAC against the calls the server makes ---------------------------------------------------
 
 # What the server is made to do against the fake API server, beyond starting, syncing its
