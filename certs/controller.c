@@ -578,20 +578,40 @@ static enum wh_err decide_secret(void *arg, const json_t *current, json_t **desi
     struct wh_errbuf why = {{0}};
     wh_certs_store_decode(current, WH_CERTS_SECRET_GENERATED, &d->stored);
     const struct wh_certs_stored *s = &d->stored;
+    enum wh_certs_verdict verdict = WH_CERTS_MISSING;
     if (!s->exists)
         snprintf(why.msg, sizeof(why.msg), "the Secret does not exist");
     else if (s->problem[0])
         snprintf(why.msg, sizeof(why.msg), "%s", s->problem);
-    else if (wh_certs_bundle_validate(s->bundle, c->dns_name, now, c->env.renew_before_secs,
-                                      &why) == WH_CERTS_VALID) {
+    else
+        verdict =
+            wh_certs_bundle_validate(s->bundle, c->dns_name, now, c->env.renew_before_secs, &why);
+    if (verdict == WH_CERTS_VALID) {
         d->valid = true;
         return WH_OK;
     }
     snprintf(d->why, sizeof(d->why), "%s", why.msg);
     struct wh_certs_gen_opts gen = c->gen;
     gen.now = now;
+    /* Valid in every way but our name (the host is checked last): another server serves it
+     * from this Secret (kruise-manager, while its webhooks move here). Its names stay, so
+     * that neither of us finds the other's certificate wrong and rewrites it; the CA stays
+     * too (wh_certs_bundle_generate reuses it). */
+    X509 *other = NULL;
+    size_t cert_len = 0;
+    const char *cert = verdict == WH_CERTS_WRONG_HOST
+                           ? wh_certs_bundle_get(s->bundle, WH_CERTS_CERT, &cert_len)
+                           : NULL;
+    if (cert && wh_certs_pem_first_cert(cert, cert_len, &other) == WH_OK) {
+        gen.also_names_of = other;
+        wh_log(WH_LOG_INFO,
+               "%s: its certificate serves another name; the new one keeps that "
+               "name and the CA",
+               d->where);
+    }
     enum wh_err rc = wh_certs_bundle_generate(&gen, &c->target, s->exists ? s->bundle : NULL,
                                               &d->fresh, &d->reused, eb);
+    X509_free(other);
     if (rc)
         return rc;
     if (!d->reused) {

@@ -523,6 +523,58 @@ TEST(cert22_sans_dns_host_and_localhost)
     wh_certs_bundle_free(b);
 }
 
+/* Another server's names kept (a Secret shared during a migration): after ours, without
+ * repeats, IP SANs too, cut at WH_CERTS_MAX_SANS. */
+TEST(certs_serving_certificate_keeps_another_holders_names)
+{
+    struct wh_certs_target other_t = {.host = "10.0.0.7"};
+    struct wh_certs_bundle *other = ec_bundle(&other_t);
+    X509 *other_leaf = cert_of(other, WH_CERTS_CERT);
+    struct wh_certs_gen_opts o;
+    struct wh_certs_bundle *b = NULL;
+    struct wh_errbuf eb;
+    wh_certs_gen_opts_init(&o);
+    o.key_type = WH_CERTS_KEY_ECDSA;
+    o.also_names_of = other_leaf;
+    CHECK_EQ_INT(wh_certs_bundle_generate(&o, &service_target, NULL, &b, NULL, &eb), WH_OK);
+    X509 *leaf = b ? cert_of(b, WH_CERTS_CERT) : NULL;
+    CHECK_SANS(leaf, "[\"DNS:localhost\", \"DNS:" SVC "." NS ".svc\", \"DNS:" SVC "\", \"DNS:" SVC
+                     "." NS "\", \"DNS:" SVC "." NS ".svc.cluster.local\", \"IP:10.0.0.7\"]");
+    CHECK(leaf && wh_certs_verify_host(leaf, "10.0.0.7"));
+    X509_free(leaf);
+    wh_certs_bundle_free(b);
+
+    /* A certificate with more names than room: the new one is cut, not refused. */
+    b = NULL;
+    o.also_names_of = NULL;
+    X509 *many = X509_dup(other_leaf);
+    GENERAL_NAMES *gens = sk_GENERAL_NAME_new_null();
+    for (int i = 0; i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "n%d.example", i);
+        GENERAL_NAME *g = GENERAL_NAME_new();
+        ASN1_IA5STRING *v = ASN1_IA5STRING_new();
+        ASN1_STRING_set(v, name, (int)strlen(name));
+        GENERAL_NAME_set0_value(g, GEN_DNS, v);
+        sk_GENERAL_NAME_push(gens, g);
+    }
+    X509_add1_ext_i2d(many, NID_subject_alt_name, gens, 0, X509V3_ADD_REPLACE);
+    GENERAL_NAMES_free(gens);
+    o.also_names_of = many;
+    CHECK_EQ_INT(wh_certs_bundle_generate(&o, &service_target, NULL, &b, NULL, &eb), WH_OK);
+    leaf = b ? cert_of(b, WH_CERTS_CERT) : NULL;
+    json_t *d = leaf ? wh_certs_bundle_describe_cert(leaf, time(NULL)) : NULL;
+    CHECK_EQ_INT((long long)json_array_size(json_object_get(d, "sans")), WH_CERTS_MAX_SANS);
+    CHECK(leaf && wh_certs_verify_host(leaf, "n0.example") &&
+          !wh_certs_verify_host(leaf, "n39.example"));
+    json_decref(d);
+    X509_free(leaf);
+    X509_free(many);
+    wh_certs_bundle_free(b);
+    X509_free(other_leaf);
+    wh_certs_bundle_free(other);
+}
+
 TEST(cert22_long_names_and_bad_names)
 {
     /* CN longer than X.520's 64 characters: Go does not care, neither may we. */

@@ -33,6 +33,7 @@
 #include "certs/report.h"
 #include "certs/secret.h"
 #include "certs/store.h"
+#include "certs/verify.h"
 #include "config/config.h"
 #include "config/features.h"
 #include "kube/client.h"
@@ -293,15 +294,14 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     }
     struct wh_kube_opts ko = {.kubeconfig = f->kubeconfig, .timeout_ms = 10000, .max_retries = 1};
     struct wh_kube_client *client = NULL;
-    struct wh_certs_hooks hooks = {
-        .serves = wh_test_certs_serves,
-        .serves_arg = &in->cfg,
-        .knows = wh_test_certs_knows,
-        .serving_serial = fake_serving,
-        .serial_arg = in,
-        .identity = in->identity,
-        .https_port = fake_https_port,
-        .https_arg = in};
+    struct wh_certs_hooks hooks = {.serves = wh_test_certs_serves,
+                                   .serves_arg = &in->cfg,
+                                   .knows = wh_test_certs_knows,
+                                   .serving_serial = fake_serving,
+                                   .serial_arg = in,
+                                   .identity = in->identity,
+                                   .https_port = fake_https_port,
+                                   .https_arg = in};
     if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
         wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
         wh_cluster_start(in->cl, &eb)) {
@@ -1109,11 +1109,11 @@ TEST(certs_leader_lease_expiry_takeover)
     if (!fx_start(&f))
         return;
     struct wh_leader_opts o = {.ns = NS,
-                                     .name = "test-lease",
-                                     .identity = "a",
-                                     .lease_duration_ms = 1000,
-                                     .renew_deadline_ms = 600,
-                                     .retry_period_ms = 100};
+                               .name = "test-lease",
+                               .identity = "a",
+                               .lease_duration_ms = 1000,
+                               .renew_deadline_ms = 600,
+                               .retry_period_ms = 100};
     CHECK_EQ_INT(wh_leader_new(f.client, &o, &a, &eb), WH_OK);
     o.identity = "b";
     CHECK_EQ_INT(wh_leader_new(f.client, &o, &b, &eb), WH_OK);
@@ -1130,7 +1130,7 @@ TEST(certs_leader_lease_expiry_takeover)
     wh_time_sleep_ms(300);
     CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
     CHECK(!lb);
-    wh_time_sleep_ms(1100);               /* a stops renewing */
+    wh_time_sleep_ms(1100);         /* a stops renewing */
     CHECK(!wh_leader_is_leader(a)); /* past its renew deadline */
     CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK);
     CHECK(lb);
@@ -1226,7 +1226,7 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     if (!inst_start(&a, &f, "a", NULL))
         goto out_fx;
     setenv("KUBECONFIG", f.kubeconfig, 1);
-    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* the replica's settings */
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1);         /* the replica's settings */
     CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 2); /* no Secret yet */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
     CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 0);
@@ -1304,6 +1304,13 @@ TEST(cert82_other_service_name_renews_serving_certificate_keeping_the_ca)
     CHECK_EQ_STR(ca2, ca);
     CHECK(cert && cert2 && strcmp(cert, cert2) != 0);
     CHECK(wh_json_annotation(after, WH_CERTS_ANN_PREVIOUS_CA) == NULL);
+    /* The Secret's other user (here the first instance, in a migration kruise-manager) still
+     * finds a certificate valid for its name, so it has nothing to rewrite. */
+    X509 *x = NULL;
+    CHECK_EQ_INT(wh_certs_pem_first_cert(cert2, strlen(cert2), &x), WH_OK);
+    CHECK(x && wh_certs_verify_host(x, "renamed-service." NS ".svc"));
+    CHECK(x && wh_certs_verify_host(x, UPSTREAM_SVC "." NS ".svc"));
+    X509_free(x);
     struct wh_certs_controller_status st;
     wh_certs_controller_status(a.c, &st);
     CHECK(!st.rotating);
