@@ -38,6 +38,7 @@ from kube import ApiError, Kube, object_path, wait_for
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "test", "manifests"))
 import kubectl as kubectl_mod  # noqa: E402  (test/manifests/kubectl.py)
+import kruise_manager as km_mod  # noqa: E402  (next to this file)
 NS = "kruise-system"
 SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
 MUTATING = "kruise-webhook-server-mutating"
@@ -213,7 +214,11 @@ def bundles(ctx):
 
 
 def secret_items(ctx):
-    s = ctx.kube.get("/api/v1/namespaces/%s/secrets/%s" % (NS, SECRET))
+    return secret_items_of(ctx, SECRET)
+
+
+def secret_items_of(ctx, name):
+    s = ctx.kube.get("/api/v1/namespaces/%s/secrets/%s" % (NS, name))
     return s, {k: base64.b64decode(v) for k, v in (s or {}).get("data", {}).items()}
 
 
@@ -672,6 +677,206 @@ def certs_inspect_knows_the_url_mode_host(ctx):
                            text=True, env=env, timeout=60)
         check(r.returncode == 0 and "valid for 127.0.0.1: yes" in r.stdout and
               "match: yes" in r.stdout, "inspect: %s\n%s%s" % (r.returncode, r.stdout, r.stderr))
+
+
+class PodLoop:
+    """Pods created one after another through the API server in a namespace where the
+    SidecarSet e2e-log injects log-agent: for each, whether kruise-manager's stand-in mutated
+    it, how many log-agent containers it got, or the error the API server answered."""
+
+    def __init__(self, ctx, prefix):
+        self.ctx, self.prefix = ctx, prefix
+        self.stop = threading.Event()
+        self.pods = []  # (time, kruise-manager mutated, log-agent containers, error)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            t = time.time()
+            try:
+                pod = create_pod(self.ctx, "e2e-inject", "%s-%d" % (self.prefix, n))
+                marked = km_mod.MARK in (pod["metadata"].get("annotations") or {})
+                self.pods.append((t, marked, container_names(pod).count("log-agent"), None))
+            except (ApiError, OSError, http.client.HTTPException) as e:
+                self.pods.append((t, False, 0, str(e)[:300]))
+            time.sleep(0.01)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(30)
+
+
+def ca_der(pem):
+    return ssl.PEM_cert_to_DER_cert(pem.decode() if isinstance(pem, bytes) else pem)
+
+
+def sans(cert_pem):
+    r = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName"], input=cert_pem,
+                       capture_output=True, timeout=30)
+    return r.stdout.decode()
+
+
+@scenario
+def migration_from_kruise_manager_path_by_path(ctx):
+    """docs/migrating.md against an upstream-shaped OpenKruise webhook: kruise-manager's Secret
+    (its keys), its two configurations with the template annotation its first sync writes,
+    entries in URL form calling a stand-in that allows everything and marks the Pods it
+    mutates. While Pods are created in a loop:
+    - `kubectl apply -k manifests/migration/` (empty configurations, SECRET_NAME =
+      kruise-webhook-certs) and the server started with it: it keeps the CA; its certificate
+      also names kruise-manager's host, so kruise-manager would keep it; no caBundle changes;
+    - scripts/migrate-webhooks.py moves every path, one at a time: after each move every path
+      has entries in exactly one configuration, those of kruise-manager are what its own
+      next sync would rebuild from its template (it puts nothing back), every caBundle is
+      still the CA, and the moved path is answered by this server (a protected Namespace's
+      dry-run deletion, an invalid SidecarSet: allowed by the stand-in, refused here);
+    - `back` returns a path and `move` takes it again.
+    No Pod is refused, none misses both servers' mutation, none gets a sidecar twice; Pods
+    created around the instant /mutate-pod moved may carry both marks (the two writes of a
+    move are milliseconds apart; both answers are the same): counted, not failed."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason
+    if ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-log") is None:
+        return ("skipped: needs the SidecarSet of "
+                "pod_gets_its_sidecars_only_where_the_sidecarset_matches (run the whole suite)")
+    script = [sys.executable, os.path.join(ROOT, "scripts", "migrate-webhooks.py"),
+              "--kubectl", ctx.kubectl, "--kubeconfig", ctx.kubeconfig]
+    if ctx.server:
+        ctx.server.stop()
+    for kind, name in (("mutating", MUTATING), ("validating", VALIDATING)):
+        ctx.kube.delete(CFG_PATH % (kind, name))
+    # Our entries, and OpenKruise's as its chart has them (service form, upstream's timeout).
+    ours = os.path.join(ctx.dir, "our-entries.yaml")
+    entries = url_form(ctx, ["manifests/base/webhookconfigurations.yaml"])
+    with open(ours, "w") as f:
+        yaml.safe_dump_all(entries, f)
+    chart = {}
+    for d in yaml.safe_load_all(open(os.path.join(ROOT, "manifests", "base",
+                                                  "webhookconfigurations.yaml"))):
+        chart[d["kind"]] = []
+        for e in d["webhooks"]:
+            e.pop("timeoutSeconds", None)
+            e["clientConfig"]["service"]["name"] = km_mod.SERVICE
+            sel = [x for x in e["namespaceSelector"]["matchExpressions"]
+                   if x["key"] != "kubernetes.io/metadata.name"]
+            e.pop("namespaceSelector")
+            if sel:
+                e["namespaceSelector"] = {"matchExpressions": sel}
+            chart[d["kind"]].append(e)
+    chart["ValidatingWebhookConfiguration"].append(km_mod.ONLY_UPSTREAM)
+    km = km_mod.KruiseManager(ctx.dir, ctx.bin, free_port()).start()
+    ca = km.files["ca-cert.pem"]
+    try:
+        ctx.kube.create("/api/v1/namespaces/%s/secrets" % NS, km.secret())
+        for obj in km.configurations(chart):
+            k = km_mod.CONFIGS[obj["kind"]][0]
+            live = ctx.kube.create((CFG_PATH % (k, "")).rstrip("/"), obj)
+            ctx.kube.put(CFG_PATH % (k, obj["metadata"]["name"]), km.first_sync(live))
+        namespace(ctx, "e2e-mig-protected", {"policy.kruise.io/delete-protection": "Always"})
+        # The protected Namespace's deletion and an invalid SidecarSet, both as dry runs:
+        # allowed by the stand-in, refused by this server.
+        bad_ss = sidecarset("e2e-mig-invalid", "bad")
+        del bad_ss["spec"]["selector"]
+        probes = {
+            "/validate-namespace": lambda: ctx.kube.call(
+                "DELETE", "/api/v1/namespaces/e2e-mig-protected?dryRun=All")[0],
+            "/validate-apps-kruise-io-sidecarset": lambda: ctx.kube.call(
+                "POST", SS_PATH % "v1beta1" + "?dryRun=All", bad_ss)[0]}
+
+        def kruise_manager_keeps_its_objects():
+            for kind, (k, name) in km_mod.CONFIGS.items():
+                live = ctx.kube.get(CFG_PATH % (k, name))
+                check((live.get("webhooks") or []) == km.ensured(live),
+                      "%s: kruise-manager's next sync would rewrite it" % name)
+
+        def every_path_once():
+            r = subprocess.run(script + ["status", "--entries", ours], capture_output=True,
+                               text=True, timeout=120)
+            check(r.returncode == 0, "status: %s%s" % (r.stdout, r.stderr))
+            return r.stdout
+
+        def bundles_are_the_ca():
+            for kind, (k, name) in list(km_mod.CONFIGS.items()) + [
+                    ("", ("mutating", MUTATING)), ("", ("validating", VALIDATING))]:
+                for e in ctx.kube.get(CFG_PATH % (k, name)).get("webhooks") or []:
+                    check(base64.b64decode(e["clientConfig"]["caBundle"]) == ca,
+                          "%s of %s: caBundle is not kruise-manager's CA" % (e["name"], name))
+        for p, probe in probes.items():
+            check(probe() in (200, 201), "%s: the stand-in allows it before the move" % p)
+
+        with PodLoop(ctx, "mig") as loop:
+            time.sleep(0.5)
+            kubectl_apply(ctx, rendered(ctx, "migration"))
+            ctx.server = Server(ctx, "m", {"WEBHOOK_CERT_WRITER": "secret",
+                                           "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-m"),
+                                           "SECRET_NAME": km_mod.SECRET},
+                                ["--feature-gates", "ResourcesDeletionProtection=true"]).start()
+            ctx.server.wait_ready()
+            _, items = secret_items_of(ctx, km_mod.SECRET)
+            check(items["ca-cert.pem"] == ca, "the CA of kruise-manager's Secret is kept")
+            names = sans(items["cert.pem"])
+            check("IP Address:127.0.0.1" in names and "DNS:localhost" in names and
+                  "DNS:kruise-webhook-service.kruise-system.svc" in names,
+                  "the Secret's certificate names both servers: %s" % names)
+            kruise_manager_keeps_its_objects()
+            bundles_are_the_ca()
+            paths = sorted({p for d in entries for p in
+                            (e["clientConfig"]["url"].split(str(ctx.port), 1)[1]
+                             for e in d["webhooks"])})
+            moved_pod_at = None
+            for p in paths:
+                r = subprocess.run(script + ["move", p, "--entries", ours], capture_output=True,
+                                   text=True, timeout=120)
+                check(r.returncode == 0, "move %s: %s%s" % (p, r.stdout, r.stderr))
+                if p == "/mutate-pod":
+                    moved_pod_at = time.time()
+                every_path_once()
+                kruise_manager_keeps_its_objects()
+                bundles_are_the_ca()
+                if p in probes:
+                    check(probes[p]() in (403, 500), "%s: refused by this server once moved" % p)
+            status = every_path_once()
+            check(all(line.endswith("kruise-webhook") for line in status.splitlines()),
+                  "every path moved:\n" + status)
+            live = ctx.kube.get(CFG_PATH % ("validating", km_mod.CONFIGS[
+                "ValidatingWebhookConfiguration"][1]))
+            check([e["name"] for e in live["webhooks"]] == [km_mod.ONLY_UPSTREAM["name"]],
+                  "kruise-manager keeps the paths only it serves: %s" % live["webhooks"])
+            # The way back, and forward again.
+            for cmd, want in (("back", 200), ("move", 403)):
+                r = subprocess.run(script + [cmd, "/validate-namespace", "--entries", ours],
+                                   capture_output=True, text=True, timeout=120)
+                check(r.returncode == 0, "%s: %s%s" % (cmd, r.stdout, r.stderr))
+                every_path_once()
+                kruise_manager_keeps_its_objects()
+                bundles_are_the_ca()
+                check(probes["/validate-namespace"]() == want, "after %s" % cmd)
+            asked = km.asked("/mutate-pod")
+            time.sleep(1)
+        check(km.asked("/mutate-pod") == asked, "kruise-manager is no longer asked for Pods")
+        pods = loop.pods
+        failed = [e for _, _, _, e in pods if e]
+        check(not failed, "%d of %d Pods refused: %s" % (len(failed), len(pods), failed[:3]))
+        unserved = [t for t, marked, agents, _ in pods if not marked and agents == 0]
+        check(not unserved, "%d Pods mutated by neither server (%s s from the move of "
+              "/mutate-pod)" % (len(unserved), sorted(set(round(t - (moved_pod_at or 0), 1)
+                                                           for t in unserved))[:20]))
+        check(all(agents <= 1 for _, _, agents, _ in pods), "a sidecar injected twice")
+        both = [t for t, marked, agents, _ in pods if marked and agents]
+        check(moved_pod_at and all(abs(t - moved_pod_at) < 5 for t in both),
+              "Pods mutated by both servers away from the move of /mutate-pod")
+        before = sum(1 for _, marked, agents, _ in pods if marked and not agents)
+        return ("%d Pods: %d by kruise-manager, %d by this server, %d by both around the move "
+                "of /mutate-pod; %d paths moved; no caBundle changed" %
+                (len(pods), before, len(pods) - before - len(both), len(both), len(paths)))
+    finally:
+        km.stop()
 
 
 # --- the runner ------------------------------------------------------------------------------

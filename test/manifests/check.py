@@ -152,7 +152,7 @@ def tree_renders_and_parses(tmp):
     twice; the base holds no CRD, with-crds holds the base and the CRDs; kubectl's rendering
     of manifests/ is what following the kustomization files gives."""
     trees = {}
-    for sub in ("", "base", "crds", "with-crds", "monitoring"):
+    for sub in ("", "base", "crds", "with-crds", "monitoring", "migration"):
         docs = render(sub)
         keys = [(d["apiVersion"], d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"])
                 for d in docs]
@@ -162,6 +162,12 @@ def tree_renders_and_parses(tmp):
     check(trees[""] == trees["base"], "manifests/ is the base")
     check(not any(k[1] == "CustomResourceDefinition" for k in trees["base"]), "no CRD in the base")
     check(trees["with-crds"] == trees["base"] | trees["crds"], "with-crds = base + crds")
+    # migration/ (docs/migrating.md): the base adopting kruise-manager's Secret, no entries yet.
+    check(trees["migration"] == trees["base"], "migration has the base's objects")
+    mig = render("migration")
+    dep, ctr = container(mig)
+    check(deployment_env(ctr, "")["SECRET_NAME"] == "kruise-webhook-certs", "adopts the Secret")
+    check(all(not e for _, e in entries(mig)), "migration's configurations start empty")
     if KUBECTL:
         plain = {(d["apiVersion"], d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"])
                  for d in load_tree(MANIFESTS)}
