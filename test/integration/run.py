@@ -24,7 +24,7 @@ import time
 import warnings
 
 
-from testlib import Failure, Suite, check, track  # the suites' shared runner, next to this file
+from testlib import Failure, Suite, check, http_get, track  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
@@ -104,12 +104,7 @@ class Server:
         return r.status, dict(r.getheaders()), data
 
     def plain(self, port, path):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("GET", path)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, data
+        return http_get(port, path)
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         """Stops the server; a non-zero exit (a crash, or a sanitizer report) fails the test."""

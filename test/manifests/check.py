@@ -35,9 +35,8 @@ sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
 sys.path.insert(0, HERE)
 
 import kubectl as kubectl_mod  # noqa: E402  (next to this file)
-from testlib import Failure, Suite, check, stop_all, track  # noqa: E402
+from testlib import FakeApiServer, Suite, check, http_get, stop_all, track  # noqa: E402
 
-TLS = os.path.join(ROOT, "test", "data", "tls")
 MANIFESTS = os.path.join(ROOT, "manifests")
 BIN = TOOL = None
 KUBECTL = None
@@ -465,45 +464,6 @@ def allows(rule, scope, verb, group, resource, ns, name):
     return not names or name in names
 
 
-class FakeApi:
-    def __init__(self, tmp, objects):
-        self.log = open(os.path.join(tmp, "apiserver.log"), "wb")
-        self.proc = track(subprocess.Popen(
-            [sys.executable, os.path.join(ROOT, "test", "apiserver", "apiserver.py"), "--cert",
-             os.path.join(TLS, "server.pem"), "--key", os.path.join(TLS, "server-key.pem")],
-            stdout=subprocess.PIPE, stderr=self.log))
-        m = re.search(r"https://127\.0\.0\.1:(\d+)", self.proc.stdout.readline().decode())
-        check(m, "the fake API server started")
-        self.port = int(m.group(1))
-        self.ctx = ssl.create_default_context(cafile=os.path.join(TLS, "ca.pem"))
-        self.kubeconfig = os.path.join(tmp, "kubeconfig")
-        ca = base64.b64encode(open(os.path.join(TLS, "ca.pem"), "rb").read()).decode()
-        with open(self.kubeconfig, "w") as f:
-            json.dump({"apiVersion": "v1", "kind": "Config", "current-context": "t",
-                       "clusters": [{"name": "t", "cluster": {
-                           "server": "https://127.0.0.1:%d" % self.port,
-                           "certificate-authority-data": ca}}],
-                       "users": [{"name": "t", "user": {}}],
-                       "contexts": [{"name": "t", "context": {"cluster": "t", "user": "t"}}]}, f)
-        self.control("POST", "/_control/objects", objects)
-
-    def control(self, method, path, body=None):
-        c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=30)
-        c.request(method, path, body=json.dumps(body) if body is not None else None,
-                  headers={"Content-Type": "application/json"})
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        check(r.status == 200, "%s %s: %s %s" % (method, path, r.status, data[:300]))
-        return json.loads(data) if data else None
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(15)
-        self.log.close()
-
-
 class Server:
     """The binary with the Deployment's arguments and environment, in the cluster mode the
     Deployment runs in (Service names, the Secret store), every listener on loopback."""
@@ -540,12 +500,8 @@ class Server:
             return f.read()
 
     def plain(self, port, path):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("GET", path)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, data.decode(errors="replace")
+        status, data = http_get(port, path)
+        return status, data.decode(errors="replace")
 
     def metric(self, name):
         total = 0.0
@@ -591,14 +547,15 @@ def run_server(tmp, docs, exercise, after=None):
     objects = [d for d in docs if d["kind"] in ("Namespace", "Service", "CustomResourceDefinition",
                                                 "MutatingWebhookConfiguration",
                                                 "ValidatingWebhookConfiguration")]
-    api = FakeApi(tmp, objects)
+    api = FakeApiServer(tmp)
+    api.objects(objects)
     s = None
     try:
         s = Server(tmp, docs, api)
         s.wait_ready()
         ns = one(docs, "Namespace")["metadata"]["name"]
         secret_name = deployment_env(container(docs)[1], ns)["SECRET_NAME"]
-        secret = api.control("GET", "/_control/objects")
+        secret = api.call("GET", "/_control/objects")[1]
         ca = [o for o in secret if o["kind"] == "Secret" and
               o["metadata"]["name"] == secret_name][0]["data"]["ca-cert.pem"]
         ca = base64.b64decode(ca).decode()
@@ -606,7 +563,7 @@ def run_server(tmp, docs, exercise, after=None):
         extra = after(s) if after else None
         s.stop()
         s = None
-        return api.control("GET", "/_control/requests"), extra
+        return api.requests(clear=False), extra
     finally:
         stop_all(s, api)
 
@@ -616,16 +573,16 @@ def exercise_all(s, api, ca):
     it in again (an update) with a new CA, and rotates the caBundles to it."""
     for rel in EXERCISES:
         v = json.load(open(os.path.join(ROOT, "test", "vectors", rel)))
-        api.control("POST", "/_control/objects", v.get("cluster", []))
+        api.objects(v.get("cluster", []))
         st, out = s.review(v["endpoint"], v["request"], ca)
         check(st == 200 and out["response"]["allowed"] == v["expect"]["allowed"],
               "%s: %s %s" % (rel, st, out))
     ns = None
-    for o in api.control("GET", "/_control/objects"):
+    for o in api.call("GET", "/_control/objects")[1]:
         if o["kind"] == "Secret":
             ns, name = o["metadata"]["namespace"], o["metadata"]["name"]
-    api.control("POST", "/_control/objects", [{"apiVersion": "v1", "kind": "Secret",
-                                               "metadata": {"namespace": ns, "name": name}}])
+    api.objects([{"apiVersion": "v1", "kind": "Secret",
+                  "metadata": {"namespace": ns, "name": name}}])
     # A new CA: published beside the old one until every replica's serving report (a Lease)
     # shows the new certificate, then the old one goes.
     deadline = time.time() + 30

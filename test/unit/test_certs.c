@@ -64,8 +64,9 @@ static const struct wh_certs_bundle *rsa_bundle(void)
     return shared_rsa;
 }
 
-static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, time_t now,
-                                            int64_t validity, bool upstream)
+/* also: a certificate whose names the new one keeps too (NULL: none). */
+static struct wh_certs_bundle *ec_bundle_with(const struct wh_certs_target *t, time_t now,
+                                              int64_t validity, bool upstream, X509 *also)
 {
     struct wh_certs_gen_opts o;
     struct wh_certs_bundle *b = NULL;
@@ -76,11 +77,18 @@ static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, tim
     if (validity)
         o.validity_secs = validity;
     o.upstream_sans = upstream;
+    o.also_names_of = also;
     enum wh_err rc = wh_certs_bundle_generate(&o, t, NULL, &b, NULL, &eb);
     if (rc)
         fprintf(stderr, "generate: %s\n", eb.msg);
     WH_ASSERT(rc == WH_OK);
     return b;
+}
+
+static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, time_t now,
+                                            int64_t validity, bool upstream)
+{
+    return ec_bundle_with(t, now, validity, upstream, NULL);
 }
 
 static struct wh_certs_bundle *ec_bundle(const struct wh_certs_target *t)
@@ -530,23 +538,15 @@ TEST(certs_serving_certificate_keeps_another_holders_names)
     struct wh_certs_target other_t = {.host = "10.0.0.7"};
     struct wh_certs_bundle *other = ec_bundle(&other_t);
     X509 *other_leaf = cert_of(other, WH_CERTS_CERT);
-    struct wh_certs_gen_opts o;
-    struct wh_certs_bundle *b = NULL;
-    struct wh_errbuf eb;
-    wh_certs_gen_opts_init(&o);
-    o.key_type = WH_CERTS_KEY_ECDSA;
-    o.also_names_of = other_leaf;
-    CHECK_EQ_INT(wh_certs_bundle_generate(&o, &service_target, NULL, &b, NULL, &eb), WH_OK);
-    X509 *leaf = b ? cert_of(b, WH_CERTS_CERT) : NULL;
+    struct wh_certs_bundle *b = ec_bundle_with(&service_target, 0, 0, false, other_leaf);
+    X509 *leaf = cert_of(b, WH_CERTS_CERT);
     CHECK_SANS(leaf, "[\"DNS:localhost\", \"DNS:" SVC "." NS ".svc\", \"DNS:" SVC "\", \"DNS:" SVC
                      "." NS "\", \"DNS:" SVC "." NS ".svc.cluster.local\", \"IP:10.0.0.7\"]");
-    CHECK(leaf && wh_certs_verify_host(leaf, "10.0.0.7"));
+    CHECK(wh_certs_verify_host(leaf, "10.0.0.7"));
     X509_free(leaf);
     wh_certs_bundle_free(b);
 
     /* A certificate with more names than room: the new one is cut, not refused. */
-    b = NULL;
-    o.also_names_of = NULL;
     X509 *many = X509_dup(other_leaf);
     GENERAL_NAMES *gens = sk_GENERAL_NAME_new_null();
     for (int i = 0; i < 40; i++) {
@@ -560,13 +560,11 @@ TEST(certs_serving_certificate_keeps_another_holders_names)
     }
     X509_add1_ext_i2d(many, NID_subject_alt_name, gens, 0, X509V3_ADD_REPLACE);
     GENERAL_NAMES_free(gens);
-    o.also_names_of = many;
-    CHECK_EQ_INT(wh_certs_bundle_generate(&o, &service_target, NULL, &b, NULL, &eb), WH_OK);
-    leaf = b ? cert_of(b, WH_CERTS_CERT) : NULL;
-    json_t *d = leaf ? wh_certs_bundle_describe_cert(leaf, time(NULL)) : NULL;
+    b = ec_bundle_with(&service_target, 0, 0, false, many);
+    leaf = cert_of(b, WH_CERTS_CERT);
+    json_t *d = wh_certs_bundle_describe_cert(leaf, time(NULL));
     CHECK_EQ_INT((long long)json_array_size(json_object_get(d, "sans")), WH_CERTS_MAX_SANS);
-    CHECK(leaf && wh_certs_verify_host(leaf, "n0.example") &&
-          !wh_certs_verify_host(leaf, "n39.example"));
+    CHECK(wh_certs_verify_host(leaf, "n0.example") && !wh_certs_verify_host(leaf, "n39.example"));
     json_decref(d);
     X509_free(leaf);
     X509_free(many);
