@@ -742,13 +742,14 @@ static json_t *config_facts(const struct wh_config *cfg)
     if (wh_config_addr_disabled(cfg->metrics_addr) ||
         wh_config_parse_addr(cfg->metrics_addr, host, sizeof(host), &metrics))
         metrics = 0;
-    return json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:I,s:i,s:i,s:s,s:I,s:I,s:b}", "namespace", cfg->namespace_,
-        "service", cfg->service_name, "secret", cfg->secret_name, "mutating",
-        cfg->mutating_config_name, "validating", cfg->validating_config_name, "port",
-        (json_int_t)cfg->port, "health_port", health, "metrics_port", metrics, "cert_dir",
-        cfg->cert_dir, "request_deadline_ms", (json_int_t)cfg->request_deadline_ms,
-        "shutdown_grace_ms", (json_int_t)cfg->shutdown_grace_ms, "leader_elect", cfg->leader_elect);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:i,s:i,s:s,s:I,s:I,s:I,s:b}", "namespace",
+                     cfg->namespace_, "service", cfg->service_name, "secret", cfg->secret_name,
+                     "mutating", cfg->mutating_config_name, "validating",
+                     cfg->validating_config_name, "port", (json_int_t)cfg->port, "health_port",
+                     health, "metrics_port", metrics, "cert_dir", cfg->cert_dir,
+                     "request_deadline_ms", (json_int_t)cfg->request_deadline_ms,
+                     "shutdown_delay_ms", (json_int_t)cfg->shutdown_delay_ms, "shutdown_grace_ms",
+                     (json_int_t)cfg->shutdown_grace_ms, "leader_elect", cfg->leader_elect);
 }
 
 static int cmd_facts(int argc, char **argv)

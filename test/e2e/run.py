@@ -89,7 +89,7 @@ class Server:
                         WEBHOOK_PORT=str(ctx.port), **env)
         self.log_path = os.path.join(ctx.dir, "server-%s.log" % name)
         self.args = [ctx.bin, "--bind-address", "127.0.0.1", "--health-addr", "127.0.0.1:0",
-                     "--metrics-addr", "127.0.0.1:0", "--log-format", "text",
+                     "--metrics-addr", "127.0.0.1:0", "--log-format", "text", "--shutdown-delay", "0",
                      "--cert-reload-interval", "200ms"] + list(args)
         self.proc = None
         self.started = time.time()
@@ -877,6 +877,57 @@ def migration_from_kruise_manager_path_by_path(ctx):
                 (len(pods), before, len(pods) - before - len(both), len(both), len(paths)))
     finally:
         km.stop()
+
+
+@scenario
+def sigterm_fails_no_admission_during_the_shutdown_delay(ctx):
+    """A server told to stop keeps its listener for --shutdown-delay with /readyz at 503 (the
+    endpoints drop it meanwhile): Pods created through the API server and reviews sent straight
+    to it over kept-alive connections all succeed after SIGTERM, none refused, until a second
+    SIGTERM ends the delay; then it exits 0. (Before --shutdown-delay the listener closed at
+    once and every request after the signal was refused.)"""
+    env = dict(ctx.server.env) if ctx.server else {}
+    if ctx.server:
+        ctx.server.stop()
+    keep = {k: env[k] for k in ("WEBHOOK_CERT_WRITER", "WEBHOOK_CERT_DIR", "SECRET_NAME")
+            if k in env}
+    s = ctx.server = Server(ctx, "sigterm", keep, ["--feature-gates",
+                                                   "ResourcesDeletionProtection=true",
+                                                   "--shutdown-delay", "1h"]).start()
+    s.wait_ready()
+    certs = keep.get("WEBHOOK_CERT_DIR")
+    if certs:  # the reviews sent straight to it trust its CA
+        ctx.ca = open(os.path.join(certs, "ca-cert.pem"), "rb").read()
+    try:
+        with PodLoop(ctx, "term") as loop, Load(ctx) as load:
+            wait_for(lambda: len(loop.pods) >= 5 and load.ok >= 20, 30,
+                     "admissions before SIGTERM (%d Pods, %d reviews, %s)" %
+                     (len(loop.pods), load.ok, load.errors[:1]))
+            s.proc.send_signal(signal.SIGTERM)
+            wait_for(lambda: s.readyz()[0] == 503, 10, "/readyz 503 after SIGTERM")
+            pods_at, reviews_at = len(loop.pods), load.ok
+            wait_for(lambda: len(loop.pods) >= pods_at + 40 and load.ok >= reviews_at + 200, 60,
+                     "admissions during the delay")
+            check(s.proc.poll() is None and s.readyz()[0] == 503, "still serving, not ready")
+    finally:
+        # The second SIGTERM ends the delay (after a failed check too: then the runner's stop,
+        # if this was the first, sends the second).
+        if s.proc.poll() is None:
+            s.proc.send_signal(signal.SIGTERM)
+    after = loop.pods[pods_at:]
+    failed = [e for _, _, _, e in loop.pods if e]
+    check(not failed, "%d of %d Pods refused: %s" % (len(failed), len(loop.pods), failed[:3]))
+    check(all(agents == 1 for _, _, agents, _ in after), "Pods injected during the delay")
+    check(load.bad == 0, "%d of %d reviews failed: %s" % (load.bad, load.ok + load.bad,
+                                                          load.errors[:3]))
+    s.proc.wait(30)
+    s.log.close()
+    text = s.log_text()
+    check(s.proc.returncode == 0 and "Sanitizer" not in text and "runtime error" not in text,
+          "exit %s:\n%s" % (s.proc.returncode, text[-3000:]))
+    ctx.server = None
+    return ("after SIGTERM, with /readyz at 503: %d Pods created and %d reviews answered, "
+            "none refused" % (len(after), load.ok - reviews_at))
 
 
 # --- the runner ------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ class Server:
         cmd = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
                "--cert-dir", self.cert_dir, "--health-addr", "127.0.0.1:0",
                "--metrics-addr", "127.0.0.1:0",
-               "--cert-reload-interval", "200ms", "--log-format", "text",
+               "--cert-reload-interval", "200ms", "--log-format", "text", "--shutdown-delay", "0",
                "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
         env = dict(os.environ)
         env.setdefault("SERVICE_NAME", SERVICE)
@@ -504,7 +504,7 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
         log = os.path.join(tmp, "w.log")
         base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
                 "--cert-dir", os.path.join(tmp, "c"), "--metrics-addr", "0",
-                "--log-format", "text"] + LE
+                "--log-format", "text", "--shutdown-delay", "0"] + LE
         with open(log, "wb") as f:
             r = subprocess.run(base + ["--health-addr", "0", "--webhook-initialize-timeout", "2s"],
                                stdout=f, stderr=f, timeout=30)

@@ -341,7 +341,9 @@ def deployment_survives_drains_and_rollouts(tmp):
           ctr["livenessProbe"]["httpGet"]["path"] == "/healthz", "probes")
     res = ctr["resources"]
     check(all(res[a].get(b) for a in ("requests", "limits") for b in ("cpu", "memory")), "resources")
-    drain = (f["config"]["shutdown_grace_ms"] + f["config"].get("shutdown_delay_ms", 0)) / 1000
+    drain = (f["config"]["shutdown_grace_ms"] + f["config"]["shutdown_delay_ms"]) / 1000
+    check(f["config"]["shutdown_delay_ms"] > 0, "a shutdown delay, for the endpoints to drop a "
+          "stopping replica before its listener closes")
     check(pod["terminationGracePeriodSeconds"] > drain, "grace period %s, drain %ss" %
           (pod["terminationGracePeriodSeconds"], drain))
     check(f["config"]["leader_elect"], "one writer among the replicas (--leader-elect)")
@@ -482,6 +484,7 @@ class Server:
         self.proc = track(subprocess.Popen(
             [BIN] + args + ["--bind-address", "127.0.0.1", "--health-addr", "127.0.0.1:0",
                             "--metrics-addr", "127.0.0.1:0", "--log-format", "text",
+                            "--shutdown-delay", "0",
                             "--ca-publish-delay", "500ms"],
             stdout=self.log, stderr=self.log, env=dict(os.environ, **env)))
         deadline = time.time() + 60

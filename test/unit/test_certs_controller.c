@@ -294,14 +294,15 @@ static bool inst_start(struct inst *in, struct fx *f, const char *name, const ch
     }
     struct wh_kube_opts ko = {.kubeconfig = f->kubeconfig, .timeout_ms = 10000, .max_retries = 1};
     struct wh_kube_client *client = NULL;
-    struct wh_certs_hooks hooks = {.serves = wh_test_certs_serves,
-                                   .serves_arg = &in->cfg,
-                                   .knows = wh_test_certs_knows,
-                                   .serving_serial = fake_serving,
-                                   .serial_arg = in,
-                                   .identity = in->identity,
-                                   .https_port = fake_https_port,
-                                   .https_arg = in};
+    struct wh_certs_hooks hooks = {
+        .serves = wh_test_certs_serves,
+        .serves_arg = &in->cfg,
+        .knows = wh_test_certs_knows,
+        .serving_serial = fake_serving,
+        .serial_arg = in,
+        .identity = in->identity,
+        .https_port = fake_https_port,
+        .https_arg = in};
     if (wh_kube_client_new(&ko, &client, &eb) || wh_cluster_new_api(client, &in->cl, &eb) ||
         wh_certs_controller_new(in->cl, &in->cfg, &hooks, &in->c, &eb) ||
         wh_cluster_start(in->cl, &eb)) {
@@ -1109,11 +1110,11 @@ TEST(certs_leader_lease_expiry_takeover)
     if (!fx_start(&f))
         return;
     struct wh_leader_opts o = {.ns = NS,
-                               .name = "test-lease",
-                               .identity = "a",
-                               .lease_duration_ms = 1000,
-                               .renew_deadline_ms = 600,
-                               .retry_period_ms = 100};
+                                     .name = "test-lease",
+                                     .identity = "a",
+                                     .lease_duration_ms = 1000,
+                                     .renew_deadline_ms = 600,
+                                     .retry_period_ms = 100};
     CHECK_EQ_INT(wh_leader_new(f.client, &o, &a, &eb), WH_OK);
     o.identity = "b";
     CHECK_EQ_INT(wh_leader_new(f.client, &o, &b, &eb), WH_OK);
@@ -1130,7 +1131,7 @@ TEST(certs_leader_lease_expiry_takeover)
     wh_time_sleep_ms(300);
     CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK); /* the record changed: alive */
     CHECK(!lb);
-    wh_time_sleep_ms(1100);         /* a stops renewing */
+    wh_time_sleep_ms(1100);               /* a stops renewing */
     CHECK(!wh_leader_is_leader(a)); /* past its renew deadline */
     CHECK_EQ_INT(wh_leader_step(b, &lb, &eb), WH_OK);
     CHECK(lb);
@@ -1226,7 +1227,7 @@ TEST(certs_cli_inspect_secret_checks_cluster_cabundles)
     if (!inst_start(&a, &f, "a", NULL))
         goto out_fx;
     setenv("KUBECONFIG", f.kubeconfig, 1);
-    setenv("SERVICE_NAME", UPSTREAM_SVC, 1);         /* the replica's settings */
+    setenv("SERVICE_NAME", UPSTREAM_SVC, 1); /* the replica's settings */
     CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 2); /* no Secret yet */
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
     CHECK_EQ_INT(wh_test_certs_cli_run(3, argv), 0);

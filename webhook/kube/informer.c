@@ -57,8 +57,8 @@ static bool pause_ms(struct wh_informer *inf, long ms)
 /* Exponential backoff with jitter: 0.5 s, 1 s, 2 s, ... up to backoff_max_ms (informer.h). */
 static long backoff(struct wh_informer *inf, int attempt)
 {
-    struct wh_backoff b = {
-        .first_ms = 500, .max_ms = inf->opts.backoff_max_ms, .jitter_pct = 50, ._n = attempt};
+    struct wh_backoff b = {.first_ms = 500, .max_ms = inf->opts.backoff_max_ms, .jitter_pct = 50,
+                           ._n = attempt};
     return (long)wh_backoff_next(&b);
 }
 
@@ -104,8 +104,8 @@ static enum wh_err relist(struct wh_informer *inf)
     wh_metric_add(inf->m_relists, 1);
     wh_metric_set(inf->m_objects, (double)wh_cache_size(inf->cache));
     if (!wh_cache_synced(inf->cache))
-        wh_log(WH_LOG_INFO, "informer %s: synced %zu objects at resourceVersion %s", inf->what, n,
-               inf->rv ? inf->rv : "");
+        wh_log(WH_LOG_INFO, "informer %s: synced %zu objects at resourceVersion %s", inf->what,
+               n, inf->rv ? inf->rv : "");
     wh_cache_set_synced(inf->cache, true);
     wh_metric_set(inf->m_synced, 1);
     return WH_OK;
@@ -117,7 +117,8 @@ static enum wh_err on_event(void *arg, const char *type, json_t *object)
     const char *rv = wh_json_meta_str(object, "resourceVersion");
     if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0) {
         if (wh_cache_upsert_new(inf->cache, json_incref(object)))
-            wh_log(WH_LOG_WARN, "informer %s: ignored an event object without a name", inf->what);
+            wh_log(WH_LOG_WARN, "informer %s: ignored an event object without a name",
+                   inf->what);
     } else if (strcmp(type, "DELETED") == 0) {
         const char *name = wh_json_meta_str(object, "name");
         if (name)
@@ -229,11 +230,11 @@ enum wh_err wh_informer_start(struct wh_kube_client *client, struct wh_cache *ca
                                         "Watch streams opened per cache.", labels);
     inf->m_errors = wh_metrics_counter("kruise_webhook_informer_errors_total",
                                        "Failed lists and watches per cache.", labels);
-    inf->m_objects =
-        wh_metrics_gauge("kruise_webhook_cache_objects", "Objects held per cache.", labels);
-    inf->m_rv =
-        wh_metrics_gauge("kruise_webhook_informer_resource_version",
-                         "The last resourceVersion each cache has seen (when numeric).", labels);
+    inf->m_objects = wh_metrics_gauge("kruise_webhook_cache_objects", "Objects held per cache.",
+                                      labels);
+    inf->m_rv = wh_metrics_gauge("kruise_webhook_informer_resource_version",
+                                 "The last resourceVersion each cache has seen (when numeric).",
+                                 labels);
     /* 0 until the first complete list: /readyz is 503 meanwhile, and an alert says which. */
     inf->m_synced = wh_metrics_gauge("kruise_webhook_cache_synced",
                                      "1 once the cache holds a complete list.", labels);

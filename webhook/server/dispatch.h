@@ -12,12 +12,12 @@
 #include "metrics/metrics.h"
 
 struct wh_reply {
-    int http_status; /* 200 for every review answered, 400 for malformed input */
-    char *body;      /* owned, NUL-terminated JSON */
+    int http_status;     /* 200 for every review answered, 400 for malformed input */
+    char *body;          /* owned, NUL-terminated JSON */
     size_t len;
-    bool allowed;  /* admission: the verdict (for metrics and logs) */
-    bool patched;  /* admission: a non-empty patch was sent */
-    char uid[128]; /* the review uid, for log lines ("" when undecodable) */
+    bool allowed;        /* admission: the verdict (for metrics and logs) */
+    bool patched;        /* admission: a non-empty patch was sent */
+    char uid[128];       /* the review uid, for log lines ("" when undecodable) */
 };
 
 /* Answers one request body. Never fails: malformed input becomes a 400 reply whose body is a

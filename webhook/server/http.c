@@ -58,7 +58,7 @@ struct wh_http {
  * request completed. */
 struct request {
     struct route_metrics *rm;
-    bool probe;       /* /healthz or /readyz on the HTTPS port */
+    bool probe; /* /healthz or /readyz on the HTTPS port */
     int early_status; /* decided from the headers alone: the body is not read */
     const char *early_message;
     bool too_big;
@@ -97,10 +97,11 @@ static void count_request(struct route_metrics *rm, int code, int64_t start_ns)
 }
 
 static enum MHD_Result send_response(struct wh_http *h, struct MHD_Connection *conn, int status,
-                                     char *body, size_t len, const char *content_type)
+                            char *body, size_t len, const char *content_type)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        len, body, body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, body ? MHD_RESPMEM_MUST_FREE
+                                                        : MHD_RESPMEM_PERSISTENT);
     if (!r) {
         free(body);
         return MHD_NO;
@@ -119,8 +120,7 @@ static enum MHD_Result send_response(struct wh_http *h, struct MHD_Connection *c
 static enum MHD_Result send_text(struct wh_http *h, struct MHD_Connection *conn, int status,
                                  const char *text)
 {
-    return send_response(h, conn, status, wh_xstrdup(text), strlen(text),
-                         "text/plain; charset=utf-8");
+    return send_response(h, conn, status, wh_xstrdup(text), strlen(text), "text/plain; charset=utf-8");
 }
 
 static enum MHD_Result send_status(struct wh_http *h, struct MHD_Connection *conn, int status,
@@ -132,8 +132,8 @@ static enum MHD_Result send_status(struct wh_http *h, struct MHD_Connection *con
 }
 
 /* /healthz, /readyz and /metrics, shared by the HTTPS and the plain listeners. */
-static enum MHD_Result serve_probe(struct wh_http *h, struct MHD_Connection *conn, const char *url,
-                                   bool metrics)
+static enum MHD_Result serve_probe(struct wh_http *h, struct MHD_Connection *conn,
+                                   const char *url, bool metrics)
 {
     if (strcmp(url, "/healthz") == 0)
         return send_text(h, conn, 200, "ok");
@@ -210,8 +210,9 @@ static void classify(struct wh_http *h, struct MHD_Connection *conn, const char 
 }
 
 static enum MHD_Result on_https(void *cls, struct MHD_Connection *conn, const char *url,
-                                const char *method, const char *version, const char *upload_data,
-                                size_t *upload_data_size, void **req_cls)
+                                const char *method, const char *version,
+                                const char *upload_data, size_t *upload_data_size,
+                                void **req_cls)
 {
     (void)version;
     struct wh_http *h = cls;
@@ -304,8 +305,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 }
 
 static enum MHD_Result on_plain(void *cls, struct MHD_Connection *conn, const char *url,
-                                const char *method, const char *version, const char *upload_data,
-                                size_t *upload_data_size, void **req_cls)
+                                const char *method, const char *version,
+                                const char *upload_data, size_t *upload_data_size,
+                                void **req_cls)
 {
     (void)version;
     (void)upload_data;
@@ -340,7 +342,8 @@ static WH_PRINTF(2, 0) void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* Resolves host (numeric; "" = every interface) and port into ss. */
-static enum wh_err make_addr(const char *host, int port, bool v6_any, struct sockaddr_storage *ss)
+static enum wh_err make_addr(const char *host, int port, bool v6_any,
+                             struct sockaddr_storage *ss)
 {
     memset(ss, 0, sizeof(*ss));
     if (!host[0] && v6_any) {
@@ -386,13 +389,13 @@ static struct MHD_Daemon *start_https(struct wh_http *h, const char *host, int p
         struct sockaddr_storage ss;
         if (make_addr(host, port, v6, &ss))
             return NULL;
-        unsigned int f =
-            flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) | (v6 ? MHD_USE_DUAL_STACK : 0);
+        unsigned int f = flags | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+                         (v6 ? MHD_USE_DUAL_STACK : 0);
         struct MHD_Daemon *d = MHD_start_daemon(
             f, (uint16_t)port, NULL, NULL, on_https, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-            MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-            MHD_OPTION_CONNECTION_TIMEOUT,
-            (unsigned int)((cfg->connection_timeout_ms + 999) / 1000),
+            MHD_OPTION_SOCK_ADDR, &ss,
+            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)((cfg->connection_timeout_ms + 999) / 1000),
             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory_limit,
             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_HTTPS_CERT_CALLBACK,
             wh_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, priorities, MHD_OPTION_END);
@@ -452,24 +455,26 @@ static void register_route_metrics(struct wh_http *h)
             char code[16];
             snprintf(code, sizeof(code), "%d", counted_codes[c]);
             wh_metrics_labels(labels, sizeof(labels), "webhook", r->path, "code", code, NULL);
-            rm->requests[c] = wh_metrics_counter(
-                "controller_runtime_webhook_requests_total",
-                "Total number of admission requests by HTTP status code.", labels);
+            rm->requests[c] =
+                wh_metrics_counter("controller_runtime_webhook_requests_total",
+                                   "Total number of admission requests by HTTP status code.",
+                                   labels);
         }
         wh_metrics_labels(labels, sizeof(labels), "webhook", r->path, NULL);
-        rm->in_flight =
-            wh_metrics_gauge("controller_runtime_webhook_requests_in_flight",
-                             "Current number of admission requests being served.", labels);
+        rm->in_flight = wh_metrics_gauge("controller_runtime_webhook_requests_in_flight",
+                                         "Current number of admission requests being served.",
+                                         labels);
         rm->latency = wh_metrics_histogram("controller_runtime_webhook_latency_seconds",
                                            "Histogram of the latency of processing admission "
                                            "requests",
                                            labels);
         rm->denied = wh_metrics_counter("kruise_webhook_denied_total",
-                                        "Admission requests answered with allowed=false.", labels);
+                                        "Admission requests answered with allowed=false.",
+                                        labels);
         wh_dispatch_errors_metric(r->path);
-        rm->patched =
-            wh_metrics_counter("kruise_webhook_patched_total",
-                               "Admission requests answered with a non-empty patch.", labels);
+        rm->patched = wh_metrics_counter("kruise_webhook_patched_total",
+                                         "Admission requests answered with a non-empty patch.",
+                                         labels);
     }
 }
 
@@ -528,6 +533,11 @@ int wh_http_metrics_port(const struct wh_http *h)
 {
     return h->metrics ? bound_port(h->metrics)
                       : (h->health_listener.metrics ? bound_port(h->health) : 0);
+}
+
+void wh_http_begin_drain(struct wh_http *h)
+{
+    atomic_store(&h->draining, true);
 }
 
 void wh_http_stop(struct wh_http *h, long long grace_ms)
