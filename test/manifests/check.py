@@ -400,6 +400,11 @@ def image_holds_what_the_binary_links_and_what_the_deployment_runs(tmp):
 EXERCISES = [
     "deletion-protection/002-namespace-cascading-running-pod-denied.json",  # list pods
     "deletion-protection/004-namespace-cascading-bound-pvc-denied.json",  # list PVCs
+    "pub/001-delete-allowed-decrements.json",  # update podunavailablebudgets/status
+    "pub/002-delete-denied-unavailable-allowed-zero.json",  # get a PUB (a denial is confirmed)
+    "pub/003-eviction-allowed-decrements.json",  # get the evicted pod
+    "workloadspread/001-create-cloneset-picks-first-subset.json",  # update workloadspreads/status
+    "workloadspread/003-create-all-subsets-full-no-patch.json",  # get a WorkloadSpread (no room)
 ]
 
 NON_RESOURCE = re.compile(r"^/(api|apis(/[^/]+(/[^/]+)?)?|version|healthz|readyz|livez)/?$")
