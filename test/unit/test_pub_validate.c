@@ -562,3 +562,45 @@ TEST(pub_validate_selector_errors_and_immutable_target)
     CHECK_EQ_STR(v.msg, "there is no content to decode");
     wh_cluster_free(f.cl);
 }
+
+TEST(pub_validate_gates_and_version_before_operation)
+{
+    struct vfx f;
+    /* 2: with both gates off even a DELETE is refused (the gates are checked first) */
+    vfx_init(&f, "PodUnavailableBudgetDeleteGate=false", "[]");
+    struct verdict v = review(&f, "DELETE", "v1beta1", NULL, BETA_PUB("{}"));
+    CHECK(!v.allowed);
+    CHECK_EQ_INT(v.code, 400);
+    wh_cluster_free(f.cl);
+    /* 7: the version is dispatched on before the operation */
+    vfx_init(&f, "", "[]");
+    v = review(&f, "DELETE", "v2", NULL, BETA_PUB("{}"));
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "unsupported version: v2");
+    CHECK(review(&f, "DELETE", "v1alpha1", NULL, BETA_PUB("{}")).allowed);
+    wh_cluster_free(f.cl);
+}
+
+TEST(pub_validate_conflicts_namespace)
+{
+    struct vfx f;
+    vfx_init(&f, "",
+             "[" EXISTING("other-ns", "{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
+                                      "\"maxUnavailable\":1}") "]");
+    /* the existing PUB is in ns; one in another namespace does not conflict with it */
+    json_t *o = wh_test_json(BETA_PUB("{" SEL ",\"maxUnavailable\":1}"));
+    json_object_set_new(json_object_get(o, "metadata"), "namespace", json_string("elsewhere"));
+    char *text = json_dumps(o, JSON_COMPACT);
+    CHECK(review(&f, "CREATE", "v1beta1", text, NULL).allowed);
+    free(text);
+    /* an object naming no namespace: upstream lists with an empty namespace, which is every
+     * namespace */
+    json_object_del(json_object_get(o, "metadata"), "namespace");
+    text = json_dumps(o, JSON_COMPACT);
+    struct verdict v = review(&f, "CREATE", "v1beta1", text, NULL);
+    CHECK(strstr(v.msg, "pub.spec.selector is in conflict with other PodUnavailableBudget "
+                        "other-ns") != NULL);
+    free(text);
+    json_decref(o);
+    wh_cluster_free(f.cl);
+}
