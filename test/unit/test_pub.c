@@ -1259,3 +1259,20 @@ TEST(pub_mutate_dry_run_and_target_precedence)
         "(none)");
     fx_fini(&f);
 }
+
+TEST(pub_update_of_a_subresource_is_examined)
+{
+    struct fx f;
+    fx_init(&f, "PodUnavailableBudgetUpdateGate=true", json_pack("[o]", pub("pub", 0, 3)));
+    /* 5.1: upstream filters the subresource of DELETE and CREATE, never of an UPDATE */
+    json_t *p = pod("web-0");
+    json_object_set_new(container0(p), "image", json_string("nginx:1.26"));
+    struct answer a = send(&f, "UPDATE", "status", "web-0", p, pod("web-0"), UPDATE_OPTIONS);
+    CHECK(!a.allowed);
+    CHECK_EQ_STR(a.msg, NEGATIVE);
+    /* a status-only change cannot make the Pod unavailable */
+    p = pod("web-0");
+    set_path(p, "status", "phase", json_string("Failed"));
+    CHECK(send(&f, "UPDATE", "status", "web-0", p, pod("web-0"), UPDATE_OPTIONS).allowed);
+    fx_fini(&f);
+}
