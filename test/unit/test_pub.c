@@ -120,6 +120,29 @@ static void answer_fini(struct answer *a)
 #define CREATE_OPTIONS "{\"apiVersion\":\"meta.k8s.io/v1\",\"kind\":\"CreateOptions\"}"
 #define DRY_DELETE "{\"kind\":\"DeleteOptions\",\"dryRun\":[\"All\"]}"
 
+/* Sends a review whose request is built by the caller (review: new ref, stolen). */
+static struct answer send_review(struct fx *f, json_t *review, bool mutate)
+{
+    struct wh_admission_request r;
+    struct wh_admission_response resp;
+    struct wh_errbuf eb = {{0}};
+    struct answer a;
+    memset(&a, 0, sizeof(a));
+    if (wh_admission_decode(review, &r, &eb))
+        abort();
+    wh_admission_response_init(&resp);
+    enum wh_err rc = mutate ? wh_pod_mutate_admit(&f->ctx, &r, &resp, &eb)
+                            : wh_pod_validate_admit(&f->ctx, &r, &resp, &eb);
+    a.allowed = rc == WH_OK && resp.allowed;
+    a.code = rc ? 500 : resp.code;
+    snprintf(a.msg, sizeof(a.msg), "%s", rc ? eb.msg : resp.message ? resp.message : "");
+    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object))
+        a.mutated = wh_json_copy(resp.mutated);
+    wh_admission_response_fini(&resp);
+    json_decref(review);
+    return a;
+}
+
 /* Sends one review through /validate-pod (or /mutate-pod when op is CREATE without a
  * subresource). Steals: object, old (either may be NULL); options is JSON text or NULL. */
 static struct answer send(struct fx *f, const char *op, const char *sub, const char *name,
@@ -136,25 +159,7 @@ static struct answer send(struct fx *f, const char *op, const char *sub, const c
         json_object_set_new(req, "options", wh_test_json(options));
     json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
                                "AdmissionReview", "request", req);
-    struct wh_admission_request r;
-    struct wh_admission_response resp;
-    struct wh_errbuf eb = {{0}};
-    struct answer a;
-    memset(&a, 0, sizeof(a));
-    if (wh_admission_decode(review, &r, &eb))
-        abort();
-    wh_admission_response_init(&resp);
-    bool mutate = strcmp(op, "CREATE") == 0 && !*sub;
-    enum wh_err rc = mutate ? wh_pod_mutate_admit(&f->ctx, &r, &resp, &eb)
-                            : wh_pod_validate_admit(&f->ctx, &r, &resp, &eb);
-    a.allowed = rc == WH_OK && resp.allowed;
-    a.code = rc ? 500 : resp.code;
-    snprintf(a.msg, sizeof(a.msg), "%s", rc ? eb.msg : resp.message ? resp.message : "");
-    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object))
-        a.mutated = wh_json_copy(resp.mutated);
-    wh_admission_response_fini(&resp);
-    json_decref(review);
-    return a;
+    return send_review(f, review, strcmp(op, "CREATE") == 0 && !*sub);
 }
 
 static struct answer delete_pod(struct fx *f, json_t *p, const char *options)
@@ -163,6 +168,19 @@ static struct answer delete_pod(struct fx *f, json_t *p, const char *options)
     char n[128];
     snprintf(n, sizeof(n), "%s", name ? name : "");
     return send(f, "DELETE", "", n, NULL, p, options);
+}
+
+/* A DELETE of a Pod whose containers Go cannot decode, with options (JSON text or NULL): 400
+ * with the decoder's words. */
+static void delete_undecodable_pod(struct fx *f, const char *options)
+{
+    json_t *p = pod("web-0");
+    set_path(p, "spec", "containers", wh_test_json("{}"));
+    struct answer a = delete_pod(f, p, options);
+    CHECK_EQ_INT(a.code, 400);
+    CHECK_EQ_STR(a.msg,
+                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
+                 "of type []v1.Container");
 }
 
 #define NEGATIVE                                                                                   \
@@ -395,13 +413,7 @@ TEST(pub_examined_requests)
     CHECK_EQ_INT(a.code, 400);
     CHECK_EQ_STR(a.msg, "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun "
                         "of type []string");
-    p = pod("web-0");
-    set_path(p, "spec", "containers", wh_test_json("{}"));
-    a = delete_pod(&f, p, DELETE_OPTIONS);
-    CHECK_EQ_INT(a.code, 400);
-    CHECK_EQ_STR(a.msg,
-                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
-                 "of type []v1.Container");
+    delete_undecodable_pod(&f, DELETE_OPTIONS);
     /* a subresource DELETE, and a CREATE of another subresource: allowed */
     CHECK(send(&f, "DELETE", "status", "web-0", NULL, pod("web-0"), DELETE_OPTIONS).allowed);
     CHECK(send(&f, "CREATE", "binding", "web-0", pod("web-0"), NULL, CREATE_OPTIONS).allowed);
@@ -1134,29 +1146,6 @@ TEST(pub_steps_follow_workloadspread)
 
 /* --- audit additions: rules of spec pub.md 4 and 5.1 no test pinned before ------------------- */
 
-/* Sends a review whose request is built by the caller (review: new ref, stolen). */
-static struct answer send_review(struct fx *f, json_t *review, bool mutate)
-{
-    struct wh_admission_request r;
-    struct wh_admission_response resp;
-    struct wh_errbuf eb = {{0}};
-    struct answer a;
-    memset(&a, 0, sizeof(a));
-    if (wh_admission_decode(review, &r, &eb))
-        abort();
-    wh_admission_response_init(&resp);
-    enum wh_err rc = mutate ? wh_pod_mutate_admit(&f->ctx, &r, &resp, &eb)
-                            : wh_pod_validate_admit(&f->ctx, &r, &resp, &eb);
-    a.allowed = rc == WH_OK && resp.allowed;
-    a.code = rc ? 500 : resp.code;
-    snprintf(a.msg, sizeof(a.msg), "%s", rc ? eb.msg : resp.message ? resp.message : "");
-    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object))
-        a.mutated = wh_json_copy(resp.mutated);
-    wh_admission_response_fini(&resp);
-    json_decref(review);
-    return a;
-}
-
 /* An AdmissionReview of pods (sub)resource: op with the members of request_json added. */
 static json_t *pod_review(const char *op, const char *sub, const char *request_json)
 {
@@ -1182,15 +1171,9 @@ TEST(pub_delete_without_old_object_and_decode_order)
     CHECK(a.allowed);
     /* upstream decodes the deleted Pod before the DeleteOptions: a Pod Go cannot decode is the
      * error even when the options are missing */
-    json_t *p = pod("web-0");
-    set_path(p, "spec", "containers", wh_test_json("{}"));
-    a = delete_pod(&f, p, NULL);
-    CHECK_EQ_INT(a.code, 400);
-    CHECK_EQ_STR(a.msg,
-                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
-                 "of type []v1.Container");
+    delete_undecodable_pod(&f, NULL);
     /* the options are decoded even for a Pod no PUB protects (upstream decodes them first) */
-    p = pod("web-0");
+    json_t *p = pod("web-0");
     json_object_del(json_object_get(p, "metadata"), "annotations");
     a = delete_pod(&f, p, NULL);
     CHECK_EQ_INT(a.code, 400);
