@@ -33,7 +33,8 @@ struct wh_pod_review {
     const struct wh_handler_ctx *ctx;
     const struct wh_admission_request *req;
     struct wh_admission_response *resp;
-    /* The operation; 0 for a request no step handles (another subresource or operation). */
+    /* The operation; 0 for a request no step handles (another subresource or operation).
+     * /validate-pod counts an UPDATE of any subresource as WH_POD_UPDATE, as upstream. */
     enum wh_pod_op op;
     /* metadata.namespace of the Pod, or request.namespace when it has none */
     const char *namespace_;
