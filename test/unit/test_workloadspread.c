@@ -118,16 +118,18 @@ static void on_note(void *arg, const char *step, const char *subject, bool acted
              acted, reason);
 }
 
-/* Runs op on /mutate-pod (CREATE) or /validate-pod (DELETE, or eviction when sub is set) with
- * the WorkloadSpread step alone. object, old and options are single-quoted JSON or NULL. */
-static void run(struct fx *f, struct run *r, const char *op, const char *sub, const char *object,
-                const char *old, const char *options, bool dry)
+/* Runs op on resource/sub (pods: the Pod webhooks' resource) through /mutate-pod (mutate) or
+ * /validate-pod with the WorkloadSpread step alone. object, old and options are single-quoted
+ * JSON or NULL. */
+static void run_on(struct fx *f, struct run *r, bool mutate, const char *resource, const char *op,
+                   const char *sub, const char *object, const char *old, const char *options,
+                   bool dry)
 {
     memset(r, 0, sizeof(*r));
     json_t *req =
         json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:b}", "uid", "uid-1",
                   "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
-                  "version", "v1", "resource", "pods", "subResource", sub, "operation", op,
+                  "version", "v1", "resource", resource, "subResource", sub, "operation", op,
                   "namespace", NS, "name", "", "dryRun", dry);
     json_object_set_new(req, "object", object ? jq(object) : json_null());
     json_object_set_new(req, "oldObject", old ? jq(old) : json_null());
@@ -142,12 +144,19 @@ static void run(struct fx *f, struct run *r, const char *op, const char *sub, co
     CHECK_EQ_INT(wh_admission_decode(r->review, &r->r, &r->eb), WH_OK);
     wh_admission_response_init(&r->resp);
     const struct wh_pod_step *steps[] = {&wh_workloadspread_pod_step};
-    if (strcmp(op, "CREATE") == 0 && !sub[0]) {
+    if (mutate) {
         struct wh_pod_run_opts opts = {.now = NOW, .explain = on_note, .explain_arg = r};
         r->rc = wh_pod_run_mutate(steps, 1, &f->ctx, &r->r, &r->resp, &opts, &r->eb);
     } else {
         r->rc = wh_pod_run_validate(steps, 1, &f->ctx, &r->r, &r->resp, &r->eb);
     }
+}
+
+/* Runs op on pods: /mutate-pod for a CREATE, /validate-pod for a DELETE or a subresource. */
+static void run(struct fx *f, struct run *r, const char *op, const char *sub, const char *object,
+                const char *old, const char *options, bool dry)
+{
+    run_on(f, r, strcmp(op, "CREATE") == 0 && !sub[0], "pods", op, sub, object, old, options, dry);
 }
 
 /* CREATE of pod on /mutate-pod, with CreateOptions. */
@@ -390,6 +399,109 @@ TEST(ws_mutate_uses_request_namespace_when_pod_has_none)
 
 /* --- 4.2 finding the WorkloadSpread ------------------------------------------------------------
  */
+
+TEST(ws_mutate_only_pod_creations_without_subresource)
+{
+    struct fx f;
+    fx_init(&f, "", "[" BASIC "]");
+    /* 4.1 items 2-3: another subresource, another resource, another operation: WorkloadSpread
+     * does nothing, not even decode the options (there are none here) */
+    struct {
+        const char *resource, *op, *sub;
+    } cases[] = {
+        {"pods", "CREATE", "status"},
+        {"deployments", "CREATE", ""},
+        {"pods", "UPDATE", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct run r;
+        run_on(&f, &r, true, cases[i].resource, cases[i].op, cases[i].sub, CS_POD("cs-demo-1"),
+               NULL, NULL, false);
+        CHECK_EQ_INT(r.rc, WH_OK);
+        CHECK(r.resp.allowed && !r.resp.mutated);
+        CHECK_EQ_STR(r.notes, "");
+        run_fini(&r);
+    }
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2);
+    fx_fini(&f);
+}
+
+TEST(ws_mutate_request_dry_run_is_not_consulted)
+{
+    /* 4.1 item 4: only the CreateOptions say whether a creation is a dry run; request.dryRun
+     * alone neither skips the Pod nor keeps its bookkeeping from being written */
+    struct fx f;
+    fx_init(&f, "", "[" BASIC "]");
+    struct run r;
+    run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, CREATE_OPTIONS, true);
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK_EQ_STR(annotation(&r), GOT("ws-demo", "a"));
+    CHECK(strstr(r.notes, "creatingPods recorded (missingReplicas 2 -> 1)") != NULL);
+    run_fini(&r);
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
+    fx_fini(&f);
+}
+
+TEST(ws_mutate_every_supported_owner_kind)
+{
+    /* 4.1 item 7: Deployment and ReplicaSet (apps), StatefulSet (apps, apps.kruise.io), Job
+     * (batch) own Pods WorkloadSpread handles, besides CloneSet; every owner exists, since the
+     * walk reads each one compared with another WorkloadSpread's target */
+#define ONLY_WS(name, ref)                                                                         \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{'name':'" name     \
+    "','namespace':'ns'},'spec':{'targetRef':" ref ",'subsets':[{'name':'only'}]}}"
+#define WL(av, kind, name)                                                                         \
+    "{'apiVersion':'" av "','kind':'" kind "','metadata':{'name':'" name "','namespace':'ns'}}"
+    static const char
+        objects[] =
+            "[" WL("batch/v1", "Job", "j") "," WL("apps/v1", "Deployment", "d") "," WL("apps/v1", "ReplicaSet", "rs") "," WL("apps.kruise.io/v1beta1", "StatefulSet", "as") "," WL(
+                "apps/v1", "StatefulSet",
+                "s") "," ONLY_WS("ws-as",
+                                 "{'apiVersion':'apps.kruise.io/"
+                                 "v1beta1','kind':'StatefulSet','name':'"
+                                 "as'}") "," ONLY_WS("ws-d",
+                                                     "{'apiVersion':'"
+                                                     "apps/"
+                                                     "v1','kind':'"
+                                                     "Deployment','name':"
+                                                     "'d'}") "," ONLY_WS("ws-j",
+                                                                         "{'apiVersion':'batch/"
+                                                                         "v1','kind':'Job','name':'"
+                                                                         "j'}") "," ONLY_WS("ws-rs",
+                                                                                            "{'"
+                                                                                            "apiVer"
+                                                                                            "sion':"
+                                                                                            "'apps/"
+                                                                                            "v1','"
+                                                                                            "kind':"
+                                                                                            "'Repli"
+                                                                                            "caSet'"
+                                                                                            ",'"
+                                                                                            "name':"
+                                                                                            "'rs'}") "," ONLY_WS("ws-s",
+                                                                                                                 "{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'}") "]";
+    struct fx f;
+    fx_init(&f, "", objects);
+    struct {
+        const char *owner, *ws;
+    } cases[] = {
+        {OWNER("batch/v1", "Job", "j"), "ws-j"},
+        {OWNER("apps/v1", "Deployment", "d"), "ws-d"},
+        {OWNER("apps/v1", "ReplicaSet", "rs"), "ws-rs"},
+        {OWNER("apps.kruise.io/v1beta1", "StatefulSet", "as"), "ws-as"},
+        {OWNER("apps/v1", "StatefulSet", "s"), "ws-s"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *pod = wh_str_printf(POD_OWNED("p-0", "%s", "{}"), cases[i].owner);
+        char *want = wh_str_printf("{\"name\":\"%s\",\"subset\":\"only\"}", cases[i].ws);
+        expect_create(&f, pod, want, NULL, 0, 0);
+        free(want);
+        free(pod);
+    }
+    fx_fini(&f);
+#undef WL
+#undef ONLY_WS
+}
 
 #define DEPLOYMENT                                                                                 \
     "{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'web','namespace':'ns'},"      \
