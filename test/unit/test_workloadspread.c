@@ -6,6 +6,7 @@
  * (k8s/scheduling, the object metadata update rules, LabelSelectorAsSelector's errors). */
 #include "test/unit/test.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "config/config.h"
@@ -1061,12 +1062,32 @@ TEST(ws_scaled_max_rounds_up)
         long long total, want;
         bool ok;
     } cases[] = {
-        {"\"30%\"", 5, 2, true}, {"\"70%\"", 5, 4, true}, {"\"20%\"", 5, 1, true},
-        {"\"1%\"", 5, 1, true},  {"\"0%\"", 5, 0, true},  {"\"25%\"", 4, 1, true},
-        {"\"75%\"", 4, 3, true}, {"\"-5%\"", 5, 0, true}, {"\"-50%\"", 5, -2, true},
-        {"3", 100, 3, true},     {"-1", 5, -1, true},     {"\"0.2%\"", 5, 0, false},
-        {"\"5\"", 5, 0, false},  {"\"%\"", 5, 0, false},  {"\" 5%\"", 5, 0, false},
+        {"\"30%\"", 5, 2, true},
+        {"\"70%\"", 5, 4, true},
+        {"\"20%\"", 5, 1, true},
+        {"\"1%\"", 5, 1, true},
+        {"\"0%\"", 5, 0, true},
+        {"\"25%\"", 4, 1, true},
+        {"\"75%\"", 4, 3, true},
+        {"\"-5%\"", 5, 0, true},
+        {"\"-50%\"", 5, -2, true},
+        {"3", 100, 3, true},
+        {"-1", 5, -1, true},
+        {"\"0.2%\"", 5, 0, false},
+        {"\"5\"", 5, 0, false},
+        {"\"%\"", 5, 0, false},
+        {"\" 5%\"", 5, 0, false},
         {"true", 5, 0, false},
+        /* strconv.Atoi: a sign, any number of digits; nothing else, nothing out of range */
+        {"\"+5%\"", 100, 5, true},
+        {"\"000000000000000000000000000000000000000000000000000000000000000030%\"", 5, 2, true},
+        {"\"\\t5%\"", 5, 0, false},
+        {"\"-%\"", 5, 0, false},
+        {"\"5%%\"", 5, 0, false},
+        {"\"5 %\"", 5, 0, false},
+        {"\"99999999999999999999%\"", 5, 0, false},
+        /* ceil(p * total / 100) beyond int64 converts as Go's int() does on amd64 */
+        {"\"9223372036854775807%\"", 100, LLONG_MIN, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = wh_test_json(cases[i].max);
@@ -1679,6 +1700,14 @@ TEST(ws_validate_subsets)
          "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
          "StrVal:\"40%\"}: maxReplicas sum of all subsets must equal 100% when type is specified "
          "as percent"},
+        /* strconv.Atoi takes any number of leading zeros; a percent past int64 once scaled is
+         * negative, as Go converts it */
+        {",'subsets':[{'name':'a','maxReplicas':'000000000000000000000000000000000000000050%'},{"
+         "'name':'b','maxReplicas':'50%'}]",
+         ""},
+        {",'subsets':[{'name':'a','maxReplicas':'9223372036854775807%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"9223372036854775807%\"}: maxReplicas is not valid for subset"},
         /* below 100% with an unlimited last subset, or exactly 100%: fine */
         {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b'}]", ""},
         {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b','maxReplicas':'60%'}]", ""},
