@@ -799,6 +799,12 @@ TEST(ws_statefulset_ordinals)
         CHECK_EQ_STR(wh_ws_statefulset_subset(ws, name), want2[i]);
     }
     json_decref(ws);
+    /* a string maxReplicas counts as strconv.Atoi reads it (IntValue): "2" is 2, "50%" is 0 */
+    ws = jq("{'spec':{'subsets':[{'name':'a','maxReplicas':'2'},{'name':'b','maxReplicas':"
+            "'50%'},{'name':'c'}]}}");
+    CHECK_EQ_STR(wh_ws_statefulset_subset(ws, "web-1"), "a");
+    CHECK_EQ_STR(wh_ws_statefulset_subset(ws, "web-2"), "c");
+    json_decref(ws);
     /* all bounded and past the last: none */
     ws = jq("{'spec':{'subsets':[{'name':'a','maxReplicas':1}]}}");
     CHECK(wh_ws_statefulset_subset(ws, "web-1") == NULL);
@@ -1001,6 +1007,9 @@ TEST(ws_pod_version_keys)
         {POD_OWNED("p", OWNER("apps/v1", "Deployment", "d"), "{'controller-revision-hash':'x'}"),
          "x"},
         {POD_OWNED("p", OWNER("apps/v1", "ReplicaSet", "rs"), "{}"), "versionIgnored"},
+        /* the owner kind is compared lower-cased */
+        {POD_OWNED("p", OWNER("apps/v1", "replicaset", "rs"), "{'pod-template-hash':'6d4'}"),
+         "6d4"},
         /* other owners never use versions, whatever their labels */
         {POD_OWNED("p", CS_OWNER, "{'pod-template-hash':'6d4'}"), "versionIgnored"},
         {"{'metadata':{'labels':{'pod-template-hash':'6d4'}}}", "versionIgnored"},
@@ -1442,9 +1451,39 @@ TEST(ws_delete_dry_runs_and_bad_options)
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "there is no content to decode");
     run_fini(&r);
+    /* a CREATE of a subresource other than eviction is not looked at (8.1) */
+    run(&f, &r, "CREATE", "binding",
+        "{'apiVersion':'v1','kind':'Binding','metadata':{'name':'p','namespace':'ns'},'target':{"
+        "'kind':'Node','name':'n'}}",
+        NULL, NULL, false);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
     /* a DELETE of a subresource is not looked at */
     run(&f, &r, "DELETE", "status", NULL, ANNOTATED_POD("p", ANN_A, ""), DELETE_OPTIONS, false);
     CHECK(r.resp.allowed);
+    run_fini(&r);
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
+    fx_fini(&f);
+}
+
+TEST(ws_validate_pod_gate_off_does_nothing)
+{
+    /* 2: with the gate off /validate-pod skips WorkloadSpread: the DeleteOptions it would
+     * decode first are not even looked at, and nothing is recorded */
+    struct fx f;
+    fx_init(&f, "WorkloadSpread=false", "[" BASIC_A0 "]");
+    struct run r;
+    run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), NULL, false);
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
+    run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), DELETE_OPTIONS, false);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
+    fx_fini(&f);
+    fx_init(&f, "", "[" BASIC_A0 "]");
+    run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), NULL, false);
+    CHECK_EQ_INT(r.resp.code, 400); /* the same request with the gate on */
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
     fx_fini(&f);
@@ -1460,6 +1499,19 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
         "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':"
         "'ns'},'deleteOptions':{'dryRun':['All']}}",
         NULL, CREATE_OPTIONS, false);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
+    /* request.dryRun, or the request's CreateOptions.dryRun: nothing either (spec 8 note) */
+    run(&f, &r, "CREATE", "eviction",
+        "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':"
+        "'ns'}}",
+        NULL, CREATE_OPTIONS, true);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
+    run(&f, &r, "CREATE", "eviction",
+        "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':"
+        "'ns'}}",
+        NULL, "{'dryRun':['All']}", false);
     CHECK(r.resp.allowed);
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
@@ -1998,6 +2050,24 @@ TEST(ws_patch_strategic_merge)
     json_decref(p);
 }
 
+TEST(ws_patch_steps_in_upstream_order)
+{
+    /* 6: tolerations (step 1) and nodeAffinity (step 2) come before the patch (step 5), which
+     * replaces the tolerations list (it has no merge key) and may drop the affinity; the
+     * annotation (step 6) comes last and wins over the patch's */
+    json_t *p = patched("{'name':'a','maxReplicas':3,'tolerations':[{'key':'t','operator':"
+                        "'Exists'}],'patch':{'metadata':{'annotations':{"
+                        "'apps.kruise.io/matched-workloadspread':'mine'}},'spec':{'affinity':null,"
+                        "'tolerations':[{'key':'p','operator':'Exists'}]}}}",
+                        PLAIN_POD("{'containers':[{'name':'main','image':'nginx'}]}"));
+    json_t *want = jq("[{'key':'p','operator':'Exists'}]");
+    CHECK_EQ_JSON(wh_json_path(p, "spec", "tolerations", NULL), want);
+    json_decref(want);
+    CHECK(wh_json_path(p, "spec", "affinity", NULL) == NULL);
+    CHECK_EQ_STR(wh_json_annotation(p, WH_WS_MATCHED_ANNOTATION), GOT("ws-demo", "a"));
+    json_decref(p);
+}
+
 TEST(ws_patch_priority_class_change_drops_priority)
 {
     const char *pod = PLAIN_POD("{'priorityClassName':'low','priority':10,'containers':[{'name':"
@@ -2075,11 +2145,26 @@ TEST(ws_patch_added_values_as_go_encodes_them)
     "'dnsPolicy':'ClusterFirst','terminationGracePeriodSeconds':30}},'volumeClaimTemplates':[{"    \
     "'metadata':{'name':'data'}}]}}"
 #define DEP_REF "'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'web'}"
+#define STS_TEMPLATE                                                                               \
+    "'template':{'spec':{'containers':[{'name':'main','image':'nginx','terminationMessagePolicy':" \
+    "'File','imagePullPolicy':'Always'}],'restartPolicy':'Always','dnsPolicy':'ClusterFirst',"     \
+    "'terminationGracePeriodSeconds':30}}"
+/* an apps/v1 StatefulSet sts with a claim, an Advanced StatefulSet asts (no apps/v1 one) */
+#define STS_CLAIMS                                                                                 \
+    "{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'sts','namespace':'ns'},"     \
+    "'spec':{'replicas':1," STS_TEMPLATE                                                           \
+    ",'volumeClaimTemplates':[{'metadata':{'name':'data'}}]}}"
+#define ASTS                                                                                       \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'StatefulSet','metadata':{'name':'asts',"       \
+    "'namespace':'ns'},'spec':{'replicas':1," STS_TEMPLATE "}}"
+#define MOUNT(name)                                                                                \
+    "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"       \
+    "'name':'" name "','mountPath':'/" name "'}]}]}}}]"
 
 TEST(ws_validate_patch_against_the_template)
 {
     struct fx f;
-    fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "]");
+    fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "," STS_CLAIMS "," ASTS "]");
     struct {
         const char *spec, *want;
     } cases[] = {
@@ -2113,6 +2198,20 @@ TEST(ws_validate_patch_against_the_template)
          "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"
          "'name':'logs','mountPath':'/logs'}]}]}}}]",
          "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        /* a StatefulSet target of either group is looked up as an apps/v1 StatefulSet (9.1),
+         * its claims volumes of the template */
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'sts'}," MOUNT("data"),
+         ""},
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'sts'}," MOUNT("logs"),
+         "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'StatefulSet','name':'sts'}," MOUNT("logs"),
+         "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        /* so an Advanced StatefulSet alone is not found, and its patch is not checked */
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'asts'}," MOUNT("logs"),
+         ""},
         /* no workload yet: the patch is not checked */
         {"'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'later'},'subsets':[{"
          "'name':'a','patch':{'spec':{'containers':[{'name':'side'}]}}}]",
