@@ -453,34 +453,36 @@ TEST(ws_mutate_every_supported_owner_kind)
     "','namespace':'ns'},'spec':{'targetRef':" ref ",'subsets':[{'name':'only'}]}}"
 #define WL(av, kind, name)                                                                         \
     "{'apiVersion':'" av "','kind':'" kind "','metadata':{'name':'" name "','namespace':'ns'}}"
-    static const char
-        objects[] =
-            "[" WL("batch/v1", "Job", "j") "," WL("apps/v1", "Deployment", "d") "," WL("apps/v1", "ReplicaSet", "rs") "," WL("apps.kruise.io/v1beta1", "StatefulSet", "as") "," WL(
-                "apps/v1", "StatefulSet",
-                "s") "," ONLY_WS("ws-as",
-                                 "{'apiVersion':'apps.kruise.io/"
-                                 "v1beta1','kind':'StatefulSet','name':'"
-                                 "as'}") "," ONLY_WS("ws-d",
-                                                     "{'apiVersion':'"
-                                                     "apps/"
-                                                     "v1','kind':'"
-                                                     "Deployment','name':"
-                                                     "'d'}") "," ONLY_WS("ws-j",
-                                                                         "{'apiVersion':'batch/"
-                                                                         "v1','kind':'Job','name':'"
-                                                                         "j'}") "," ONLY_WS("ws-rs",
-                                                                                            "{'"
-                                                                                            "apiVer"
-                                                                                            "sion':"
-                                                                                            "'apps/"
-                                                                                            "v1','"
-                                                                                            "kind':"
-                                                                                            "'Repli"
-                                                                                            "caSet'"
-                                                                                            ",'"
-                                                                                            "name':"
-                                                                                            "'rs'}") "," ONLY_WS("ws-s",
-                                                                                                                 "{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'}") "]";
+    static const char objects[] =
+        "[" WL("batch/v1", "Job", "j") "," WL("apps/v1", "Deployment", "d") "," WL("apps/v1", "ReplicaSet", "rs") "," WL(
+            "apps.kruise.io/v1beta1", "StatefulSet",
+            "as") "," WL("apps/v1", "StatefulSet",
+                         "s") "," ONLY_WS("ws-as",
+                                          "{'apiVersion':'apps.kruise.io/"
+                                          "v1beta1','kind':'StatefulSet','name':'"
+                                          "as'}") "," ONLY_WS("ws-d",
+                                                              "{'apiVersion':'"
+                                                              "apps/"
+                                                              "v1','kind':'"
+                                                              "Deployment','name':"
+                                                              "'d'}") "," ONLY_WS("ws-j",
+                                                                                  "{'apiVersion':'"
+                                                                                  "batch/"
+                                                                                  "v1','kind':'Job'"
+                                                                                  ",'name':'"
+                                                                                  "j'}") "," ONLY_WS("ws-rs",
+                                                                                                     "{'"
+                                                                                                     "apiVer"
+                                                                                                     "sion':"
+                                                                                                     "'apps/"
+                                                                                                     "v1','"
+                                                                                                     "kind':"
+                                                                                                     "'Repli"
+                                                                                                     "caSet'"
+                                                                                                     ",'"
+                                                                                                     "name':"
+                                                                                                     "'rs'}") "," ONLY_WS("ws-s",
+                                                                                                                          "{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'}") "]";
     struct fx f;
     fx_init(&f, "", objects);
     struct {
@@ -1486,6 +1488,54 @@ TEST(ws_validate_pod_gate_off_does_nothing)
     CHECK_EQ_INT(r.resp.code, 400); /* the same request with the gate on */
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
+    fx_fini(&f);
+}
+
+TEST(ws_deletion_recorded_even_when_pub_denies_it)
+{
+    /* 8: WorkloadSpread runs first on /validate-pod and its bookkeeping stays when the
+     * PodUnavailableBudget after it denies the deletion */
+    struct fx f;
+    memset(&f, 0, sizeof(f));
+    wh_features_init(&f.cfg.features);
+    f.cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
+    struct wh_errbuf eb = {{0}};
+    json_t *objs = jq("[" BASIC_A0 ",{'apiVersion':'policy.kruise.io/v1beta1','kind':"
+                      "'PodUnavailableBudget','metadata':{'name':'pub','namespace':'ns'},'spec':{"
+                      "'selector':{'matchLabels':{'app':'demo'}},'maxUnavailable':1},'status':{"
+                      "'unavailableAllowed':0,'desiredAvailable':3,'currentAvailable':3,"
+                      "'totalReplicas':4}}]");
+    CHECK_EQ_INT(wh_cluster_new_standalone_objects(objs, &f.cl, &eb), WH_OK);
+    json_decref(objs);
+    CHECK_EQ_INT(wh_pod_routes_setup(f.cl, &f.cfg, &eb), WH_OK);
+    CHECK_EQ_INT(wh_cluster_start(f.cl, &eb), WH_OK);
+    f.ctx.cfg = &f.cfg;
+    f.ctx.cluster = f.cl;
+    json_t *req =
+        jq("{'uid':'u','kind':{'group':'','version':'v1','kind':'Pod'},'resource':{'group':'',"
+           "'version':'v1','resource':'pods'},'subResource':'','operation':'DELETE','namespace':"
+           "'ns','name':'cs-demo-1','object':null,'options':" DELETE_OPTIONS ",'oldObject':{"
+           "'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1','namespace':'ns',"
+           "'labels':{'app':'demo'},'annotations':{'apps.kruise.io/matched-workloadspread':'" ANN_A
+           "','kruise.io/related-pub':'pub'},'ownerReferences':[" CS_OWNER "]},'spec':{"
+           "'containers':[{'name':'main','image':'nginx'}]},'status':{'phase':'Running',"
+           "'conditions':[{'type':'Ready','status':'True'}]}}}");
+    json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "request", req);
+    struct wh_admission_request r;
+    struct wh_admission_response resp;
+    CHECK_EQ_INT(wh_admission_decode(review, &r, &eb), WH_OK);
+    wh_admission_response_init(&resp);
+    CHECK_EQ_INT(wh_pod_validate_admit(&f.ctx, &r, &resp, &eb), WH_OK);
+    CHECK(!resp.allowed);
+    CHECK(resp.message && strstr(resp.message, "pub unavailable allowed is negative") != NULL);
+    wh_admission_response_fini(&resp);
+    json_decref(review);
+    json_t *hold = NULL;
+    const json_t *a = entry(&f, "ws-demo", "versionIgnored", 0, &hold);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
+    CHECK(json_object_get(wh_json_obj(a, "deletingPods"), "cs-demo-1") != NULL);
+    json_decref(hold);
     fx_fini(&f);
 }
 
