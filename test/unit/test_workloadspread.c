@@ -2324,7 +2324,8 @@ TEST(ws_options_decode_as_go)
 
 /* --- 5.3 against the test API server: failed writes, conflicts until the deadline ---------- */
 
-#define WS_STATUS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo/status"
+#define WS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo"
+#define WS_STATUS_PATH WS_PATH "/status"
 
 static bool fx_init_api(struct fx *f, struct wh_apiserver **srv, const char *objects)
 {
@@ -2420,6 +2421,25 @@ TEST(ws_status_write_failures_through_the_api)
         wh_json_path(live, "status", "versionedSubsetStatuses", "versionIgnored", NULL), 0);
     CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
     CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-1") != NULL);
+    json_decref(live);
+    /* the WorkloadSpread is gone when, after a conflict, it is read again (5.3 step 1): no
+     * subset, nothing written, the Pod admitted unpatched */
+    wh_apiserver_post(srv, "fail?code=409&count=1&methods=PUT&path_prefix=" WS_STATUS_PATH);
+    wh_apiserver_post(srv, "fail?code=404&count=1&methods=GET&path_prefix=" WS_PATH);
+    create(&f, &r, CS_POD("cs-demo-2"));
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK(r.resp.allowed);
+    CHECK(annotation(&r) == NULL);
+    CHECK(strstr(r.notes, "the WorkloadSpread no longer exists") != NULL);
+    run_fini(&r);
+    live = NULL;
+    CHECK_EQ_INT(wh_cluster_get_live(f.cl, "apps.kruise.io", "v1beta1", "workloadspreads", "ns",
+                                     "ws-demo", &live, &eb),
+                 WH_OK);
+    a = json_array_get(
+        wh_json_path(live, "status", "versionedSubsetStatuses", "versionIgnored", NULL), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
+    CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-2") == NULL);
     json_decref(live);
 out:
     fx_fini(&f);
