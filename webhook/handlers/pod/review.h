@@ -40,7 +40,8 @@ struct wh_pod_review {
     const char *namespace_;
     /* request.dryRun, a non-empty options.dryRun, or (eviction) a non-empty
      * deleteOptions.dryRun: steps compute their answer but never write (kube/cluster.h
-     * wh_writeback_opts.dry_run). True for the offline inject command as well. */
+     * wh_writeback_opts.dry_run). True for the offline inject command as well. (WorkloadSpread's
+     * creation step goes by options.dryRun alone, as upstream: workloadspread/pod.c.) */
     bool dry_run;
     /* EVICT: request.object, an Eviction (policy/v1 or v1beta1); NULL otherwise */
     const json_t *eviction;
