@@ -422,7 +422,7 @@ TEST(pub_examined_requests)
              wh_test_json("{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\"}"), NULL,
              CREATE_OPTIONS);
     CHECK_EQ_INT(a.code, 400);
-    CHECK(strstr(a.msg, "\"gone\" not found") != NULL);
+    CHECK(strstr(a.msg, "Pod \"gone\" not found") != NULL);
     /* an UPDATE whose new Pod has no annotation is let through before anything else */
     p = pod("web-0");
     json_object_del(json_object_get(p, "metadata"), "annotations");

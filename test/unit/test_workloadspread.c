@@ -1549,7 +1549,7 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
         NULL, CREATE_OPTIONS, false);
     CHECK(!r.resp.allowed);
     CHECK_EQ_INT(r.resp.code, 400);
-    CHECK_EQ_STR(r.resp.message, "pods \"gone\" not found");
+    CHECK_EQ_STR(r.resp.message, "Pod \"gone\" not found");
     run_fini(&r);
     fx_fini(&f);
 #undef EVICTION

@@ -30,12 +30,13 @@ enum wh_err wh_pod_review_evicted(struct wh_pod_review *pr, const json_t **pod,
         pr->_evicted_read = true;
         struct wh_errbuf why = {{0}};
         struct wh_cluster *cl = pr->ctx ? pr->ctx->cluster : NULL;
-        if (!cl || pr->ctx->offline)
-            pr->_evicted_rc =
-                wh_errbuf_set(&why, WH_ERR_NOT_FOUND, "pods \"%s\" not found", pr->req->name);
-        else
+        pr->_evicted_rc = WH_ERR_NOT_FOUND;
+        if (cl && !pr->ctx->offline)
             pr->_evicted_rc = wh_cluster_get_live(cl, "", "v1", "pods", pr->req->namespace_,
                                                   pr->req->name, &pr->_evicted, &why);
+        /* Upstream reads the Pod through controller-runtime's cache, which names the kind. */
+        if (pr->_evicted_rc == WH_ERR_NOT_FOUND)
+            (void)wh_errbuf_set(&why, WH_ERR_NOT_FOUND, "Pod \"%s\" not found", pr->req->name);
         snprintf(pr->_evicted_msg, sizeof(pr->_evicted_msg), "%s", why.msg);
     }
     if (pr->_evicted_rc)
