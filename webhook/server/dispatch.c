@@ -9,6 +9,7 @@
 #include "jsonpatch/diff.h"
 #include "log/log.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/deadline.h"
 #include "util/jsonparse.h"
 #include "util/json.h"
@@ -66,6 +67,11 @@ static void reply_json(struct wh_reply *reply, json_t *answer)
     reply->len = strlen(reply->body);
 }
 
+/* Answers are bounded by what the request holds (a patch cannot add more than the mutated
+ * object, which the request's memory budget bounds); this cap only turns a bug into a clean
+ * abort instead of an unbounded allocation. */
+#define ANSWER_CAP ((size_t)1 << 32)
+
 static void dispatch_admission(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                                const json_t *review, struct wh_reply *reply)
 {
@@ -92,21 +98,37 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
         wh_admission_deny(&resp, 500, "%s", eb.msg[0] ? eb.msg : wh_strerror(rc));
         wh_log_req(WH_LOG_WARN, req.uid, route->path, "handler failed: %s", resp.message);
     }
+    /* The patch is written as text and base64-encoded straight into the answer: no value is
+     * built for an operation, and nothing is serialised twice. */
+    struct wh_buf patch;
+    wh_buf_init(&patch, ANSWER_CAP);
+    size_t ops = 0;
     if (resp.mutated && resp.allowed && route->kind == WH_ROUTE_MUTATE) {
         const json_t *original = req.object;
         json_t *empty = original ? NULL : json_object();
-        resp.patch = wh_patch_diff(original ? original : empty, resp.mutated);
+        rc = wh_buf_reserve(&patch, 4096);
+        if (!rc)
+            rc = wh_patch_diff_write(&patch, original ? original : empty, resp.mutated, &ops);
         json_decref(empty);
+        if (rc)
+            WH_PANIC("a JSON Patch over %zu bytes", (size_t)ANSWER_CAP);
     }
     reply->allowed = resp.allowed;
-    reply->patched = resp.patch && json_array_size(resp.patch) > 0;
+    reply->patched = ops > 0;
     if (!resp.allowed)
         wh_log_req(WH_LOG_INFO, req.uid, route->path, "denied %s %s %s/%s: %d %s", req.operation,
                    req.kind.kind, req.namespace_, req.name, resp.code,
                    resp.message ? resp.message : "");
-    json_t *answer = wh_admission_encode(&req, &resp);
-    reply_json(reply, answer);
-    json_decref(answer);
+    struct wh_buf out;
+    wh_buf_init(&out, ANSWER_CAP);
+    rc = wh_buf_reserve(&out, 512 + patch.len / 3 * 4);
+    if (!rc)
+        rc = wh_admission_write(&out, &req, &resp, ops ? patch.data : NULL, patch.len);
+    if (rc)
+        WH_PANIC("an AdmissionReview answer over %zu bytes", (size_t)ANSWER_CAP);
+    reply->http_status = 200;
+    reply->body = wh_buf_take(&out, &reply->len);
+    wh_buf_fini(&patch);
     wh_admission_response_fini(&resp);
 }
 

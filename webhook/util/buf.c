@@ -57,7 +57,7 @@ enum wh_err wh_buf_reserve(struct wh_buf *b, size_t extra)
     return WH_OK;
 }
 
-enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n)
+enum wh_err wh_buf_add_grow(struct wh_buf *b, const void *p, size_t n)
 {
     enum wh_err rc = reserve(b, n);
     if (rc)
@@ -72,11 +72,6 @@ enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n)
 enum wh_err wh_buf_adds(struct wh_buf *b, const char *s)
 {
     return wh_buf_add(b, s, strlen(s));
-}
-
-enum wh_err wh_buf_addc(struct wh_buf *b, char c)
-{
-    return wh_buf_add(b, &c, 1);
 }
 
 enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)

@@ -240,9 +240,8 @@ static const unsigned char needs_escape[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
 };
 
-/* Appends s[0..n) as a JSON string. Plain runs are copied whole: most Kubernetes strings need
- * no escaping at all. */
-static enum wh_err write_string(struct wh_buf *b, const char *s, size_t n)
+/* Plain runs are copied whole: most Kubernetes strings need no escaping at all. */
+enum wh_err wh_json_write_string(struct wh_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     enum wh_err rc = wh_buf_addc(b, '"');
@@ -333,7 +332,7 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
                 rc = wh_buf_addc(b, ',');
             first = false;
             if (!rc)
-                rc = write_string(b, k, strlen(k));
+                rc = wh_json_write_string(b, k, strlen(k));
             if (!rc)
                 rc = wh_buf_addc(b, ':');
             if (!rc)
@@ -353,7 +352,7 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
         return rc ? rc : wh_buf_addc(b, ']');
     }
     case JSON_STRING:
-        return write_string(b, json_string_value(v), json_string_length(v));
+        return wh_json_write_string(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
         return write_integer(b, json_integer_value(v));
     case JSON_REAL:
