@@ -10,6 +10,7 @@
 
 #include "gocompat/gotime.h"
 #include "k8s/quantity.h"
+#include "util/arena.h"
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -518,6 +519,8 @@ static void flatten(struct wh_gotype *t)
 
 static void compile(void)
 {
+    /* The model is kept for the life of the process, whichever request compiles it first. */
+    wh_arena_pause();
     wh_map_init(&model.types);
     parse_source(&model);
     declare_all(&model);
@@ -529,6 +532,7 @@ static void compile(void)
         all[i]->depth = NULL;
         all[i]->decl = NULL;
     }
+    wh_arena_resume();
 }
 
 static void ensure_compiled(void)

@@ -162,14 +162,14 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                  size_t len, struct wh_reply *reply)
 {
     memset(reply, 0, sizeof(*reply));
-    /* The review lives in this request's arena and is never freed value by value: handlers only
-     * read it, and everything that outlives the request is made with the arena paused. */
+    /* The whole request lives in this thread's arena and is never freed value by value: the
+     * review, the handler's copies and edits, what it looks up. Whatever outlives the request
+     * is made with the arena paused (util/arena.h). Only the parse runs under the budget. */
     wh_arena_begin();
     wh_arena_limit(wh_reqmem_parse_budget(len));
     struct wh_jsonparse_error jerr;
     json_t *review = wh_json_parse(body, len, &jerr);
     wh_arena_limit(0);
-    wh_arena_pause();
     if (!review && jerr.out_of_memory) {
         char msg[200];
         bool own = wh_arena_failure() == WH_ERR_TOO_BIG;

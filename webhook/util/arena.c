@@ -11,6 +11,25 @@
 #include "util/memtune.h"
 #include "util/reqmem.h"
 
+/* Under AddressSanitizer what a request leaves in the chunk kept for the next one is poisoned,
+ * and each allocation unpoisons only itself: a value kept past wh_arena_end (a cache, a memo)
+ * is reported at its first use instead of being silently overwritten by the next request. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WH_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WH_ARENA_ASAN 1
+#endif
+#endif
+#ifdef WH_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define CHUNK (64 * 1024)
 #define MAX_CHUNK (16 * 1024 * 1024)
 /* What a thread keeps between requests: enough for ordinary reviews, so that in the steady state
@@ -47,6 +66,7 @@ static void release_chunks(void *unused)
     (void)unused;
     while (arena.chunks) {
         struct chunk *next = arena.chunks->next;
+        UNPOISON(arena.chunks->data, arena.chunks->size);
         free(arena.chunks);
         arena.chunks = next;
     }
@@ -113,6 +133,7 @@ static void *arena_malloc(size_t n)
                 return NULL;
         }
         struct chunk *c = wh_xmalloc(sizeof(*c) + size);
+        POISON(c->data, size);
         c->size = size;
         c->next = arena.chunks;
         arena.chunks = c;
@@ -121,6 +142,7 @@ static void *arena_malloc(size_t n)
     }
     void *p = arena.cur;
     arena.cur += need;
+    UNPOISON(p, n);
     return p;
 }
 
@@ -170,6 +192,8 @@ void wh_arena_end(void)
             arena.chunks = c;
         }
     }
+    if (arena.chunks)
+        POISON(arena.chunks->data, arena.chunks->size);
     if (total > KEEP_MAX)
         wh_memtune_release();
     arena.cur = arena.end = NULL;
