@@ -15,6 +15,7 @@
 #include "kube/cluster.h"
 #include "metrics/metrics.h"
 #include "test/support/apiserver_proc.h"
+#include "util/arena.h"
 #include "util/deadline.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -125,6 +126,9 @@ static void answer_fini(struct answer *a)
 static struct answer send(struct fx *f, const char *op, const char *sub, const char *name,
                           json_t *object, json_t *old, const char *options)
 {
+    /* As the dispatcher runs it: the whole review in the request arena, so that the status
+     * bookkeeping (what it keeps past the request) is checked to make none of it there. */
+    wh_arena_begin();
     json_t *req =
         json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:{s:s}}", "uid", "uid-1",
                   "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
@@ -150,10 +154,14 @@ static struct answer send(struct fx *f, const char *op, const char *sub, const c
     a.allowed = rc == WH_OK && resp.allowed;
     a.code = rc ? 500 : resp.code;
     snprintf(a.msg, sizeof(a.msg), "%s", rc ? eb.msg : resp.message ? resp.message : "");
-    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object))
+    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object)) {
+        wh_arena_pause(); /* the answer outlives the request */
         a.mutated = wh_json_copy(resp.mutated);
+        wh_arena_resume();
+    }
     wh_admission_response_fini(&resp);
     json_decref(review);
+    wh_arena_end();
     return a;
 }
 
