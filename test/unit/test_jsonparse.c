@@ -259,3 +259,62 @@ TEST(reqmem_budget_and_pool)
     CHECK(wh_reqmem_take(1u << 30));
     wh_reqmem_give(1u << 30);
 }
+
+/* Long enough for containers to be recorded (util/jsonparse.c records from 256 bytes). */
+#define PAD                                                                                        \
+    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"  \
+    "1234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"  \
+    "23456789012345678901234567890123456789"
+
+/* Writing with the spans of a parse gives exactly what serialising the values gives, whatever
+ * the input's spelling (whitespace, escapes, non-ASCII, "-0", reals, duplicate keys), and a
+ * container whose size changed after the parse is serialised, not copied. */
+TEST(jsonparse_spans_copy_only_what_prints_the_same)
+{
+    static const char *const inputs[] = {
+        "{\"a\":[1,2,3],\"b\":{\"c\":\"d\",\"e\":[true,false,null]},\"pad\":\"" PAD "\"}",
+        "{\"a\": [1, 2],\"b\":{\"c\":\"d\"},\"pad\":\"" PAD "\"}",
+        "{\"a\":\"\\u0041\\/x\",\"b\":{\"k\":\"v\"},\"pad\":\"" PAD "\"}",
+        "{\"a\":\"\xc3\xa9t\xc3\xa9\",\"b\":{\"k\":-0},\"pad\":\"" PAD "\"}",
+        "{\"a\":1.50,\"b\":[1e3,-0,12345678901234567890],\"pad\":\"" PAD "\"}",
+        "{\"a\":1,\"a\":2,\"b\":{\"x\":{},\"y\":[]},\"pad\":\"" PAD "\"}",
+        "[{\"pad\":\"" PAD "\",\"n\":[[],[[]],{}]},{\"pad\":\"" PAD "\"}]",
+    };
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+        struct wh_json_spans *spans = NULL;
+        json_t *v = wh_json_parse_spans(inputs[i], strlen(inputs[i]), NULL, &spans);
+        CHECK(v != NULL && spans != NULL);
+        char *want = wh_json_dumps(v);
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 20);
+        CHECK_EQ_INT(wh_json_write_spans(&b, v, spans), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        /* a member added to a recorded container after the parse shows (the rule forbids
+         * changing a parsed container below one that is written: edits copy the way down) */
+        if (json_is_object(v))
+            json_object_set_new(v, "added", json_true());
+        else
+            json_array_append_new(v, json_true());
+        free(want);
+        want = wh_json_dumps(v);
+        wh_buf_reset(&b);
+        CHECK_EQ_INT(wh_json_write_spans(&b, v, spans), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        /* compact canonical input: the root's text is the input itself */
+        const char *text = NULL;
+        size_t len = 0;
+        if (i == 0) {
+            json_object_del(v, "added");
+            CHECK(wh_json_spans_get(spans, v, &text, &len));
+            CHECK(len == strlen(inputs[i]) && text == inputs[i]);
+        }
+        wh_buf_fini(&b);
+        free(want);
+        wh_json_spans_free(spans);
+        json_decref(v);
+    }
+    /* a failed parse leaves no spans */
+    struct wh_json_spans *spans = (struct wh_json_spans *)1;
+    CHECK(wh_json_parse_spans("{\"a\":", 5, NULL, &spans) == NULL);
+    CHECK(spans == NULL);
+}

@@ -60,17 +60,21 @@ static void reply_error(struct wh_reply *reply, int code, const char *message)
     reply->body = wh_dispatch_status_body(code, message, &reply->len);
 }
 
-static void reply_json(struct wh_reply *reply, json_t *answer)
-{
-    reply->http_status = 200;
-    reply->body = wh_json_dumps(answer);
-    reply->len = strlen(reply->body);
-}
-
 /* Answers are bounded by what the request holds (a patch cannot add more than the mutated
  * object, which the request's memory budget bounds); this cap only turns a bug into a clean
  * abort instead of an unbounded allocation. */
 #define ANSWER_CAP ((size_t)1 << 32)
+
+/* spans (may be NULL): the request's, so that what the answer repeats of it is copied. */
+static void reply_json(struct wh_reply *reply, json_t *answer, const struct wh_json_spans *spans)
+{
+    struct wh_buf out;
+    wh_buf_init(&out, ANSWER_CAP);
+    if (wh_json_write_spans(&out, answer, spans))
+        WH_PANIC("an answer does not serialise");
+    reply->http_status = 200;
+    reply->body = wh_buf_take(&out, &reply->len);
+}
 
 static void dispatch_admission(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                                const json_t *review, struct wh_reply *reply)
@@ -133,7 +137,7 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
 }
 
 static void dispatch_conversion(const struct wh_route *route, const json_t *review,
-                                struct wh_reply *reply)
+                                const struct wh_json_spans *spans, struct wh_reply *reply)
 {
     struct wh_conversion_request req;
     struct wh_errbuf eb = {{0}};
@@ -153,7 +157,7 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
     if (message)
         json_decref(converted);
-    reply_json(reply, answer);
+    reply_json(reply, answer, spans);
     json_decref(answer);
     free(message);
 }
@@ -168,7 +172,11 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
     wh_arena_begin();
     wh_arena_limit(wh_reqmem_parse_budget(len));
     struct wh_jsonparse_error jerr;
-    json_t *review = wh_json_parse(body, len, &jerr);
+    /* A converted object is mostly its input: the input's text of what conversion left
+     * unchanged is copied into the answer rather than serialised again. */
+    struct wh_json_spans *spans = NULL;
+    json_t *review =
+        wh_json_parse_spans(body, len, &jerr, route->kind == WH_ROUTE_CONVERT ? &spans : NULL);
     wh_arena_limit(0);
     if (!review && jerr.out_of_memory) {
         char msg[200];
@@ -186,10 +194,11 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                  jerr.column, jerr.text);
         reply_error(reply, 400, msg);
     } else if (route->kind == WH_ROUTE_CONVERT) {
-        dispatch_conversion(route, review, reply);
+        dispatch_conversion(route, review, spans, reply);
     } else {
         dispatch_admission(route, ctx, review, reply);
     }
+    wh_json_spans_free(spans);
     wh_arena_end();
 }
 

@@ -9,6 +9,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/jsonparse.h"
 #include "util/mem.h"
 
 void wh_json_init(void)
@@ -315,9 +316,14 @@ static enum wh_err write_real(struct wh_buf *b, double d)
     return wh_buf_adds(b, num);
 }
 
-enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
+static enum wh_err write_value(struct wh_buf *b, const json_t *v, const struct wh_json_spans *spans)
 {
     enum wh_err rc = WH_OK;
+    const char *text;
+    size_t len;
+    if (spans && (json_is_object(v) || json_is_array(v)) &&
+        wh_json_spans_get(spans, v, &text, &len))
+        return wh_buf_add(b, text, len);
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
         rc = wh_buf_addc(b, '{');
@@ -336,7 +342,7 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
             if (!rc)
                 rc = wh_buf_addc(b, ':');
             if (!rc)
-                rc = wh_json_write(b, val);
+                rc = write_value(b, val, spans);
         }
         return rc ? rc : wh_buf_addc(b, '}');
     }
@@ -347,7 +353,7 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
             if (i)
                 rc = wh_buf_addc(b, ',');
             if (!rc)
-                rc = wh_json_write(b, json_array_get(v, i));
+                rc = write_value(b, json_array_get(v, i), spans);
         }
         return rc ? rc : wh_buf_addc(b, ']');
     }
@@ -365,6 +371,17 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
         return wh_buf_adds(b, "null");
     }
     return WH_ERR_INVALID;
+}
+
+enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
+{
+    return write_value(b, v, NULL);
+}
+
+enum wh_err wh_json_write_spans(struct wh_buf *b, const json_t *v,
+                                const struct wh_json_spans *spans)
+{
+    return write_value(b, v, spans);
 }
 
 const char *wh_json_go_type_name(const json_t *v)
