@@ -17,7 +17,9 @@
  *    there, never kept as it is;
  *  - under AddressSanitizer the arena's memory is poisoned between requests, so a kept arena
  *    value fails loudly at its first use.
- * Thread rule: everything is per thread. wh_arena_install runs once from wh_json_init. */
+ * Thread rule: everything is per thread but the spare chunks of big requests, which one mutex
+ * guards (and one thread, started at the first, frees when unused). wh_arena_install runs once
+ * from wh_json_init. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,9 +33,14 @@ void wh_arena_begin(void);
 /* Releases everything allocated since wh_arena_begin; keeps one chunk for the next request. */
 void wh_arena_end(void);
 
-/* Frees the chunk this thread keeps between requests. Other threads' chunks are freed when
- * they exit; main (whose exit runs no thread destructors) and test runners call this. */
+/* Frees the chunk this thread keeps between requests, and the spare chunks big requests left
+ * for the next one. Other threads' chunks are freed when they exit; main (whose exit runs no
+ * thread destructors) and test runners call this. */
 void wh_arena_release(void);
+
+/* Bytes of spare chunks kept for the next big request (shared by all threads: at most 4 MiB,
+ * freed by the arena's trimmer thread a second after the last big request). */
+size_t wh_arena_stashed(void);
 
 /* Pauses / resumes arena allocation (nestable; resuming more than was paused does nothing).
  * Paused allocations are ordinary mallocs. */
