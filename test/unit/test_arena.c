@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -129,4 +130,29 @@ TEST(arena_cached_memo_made_in_a_request_outlives_it)
     }
     wh_cluster_free(cl);
     wh_config_fini(&cfg);
+}
+
+/* A request bigger than what a thread keeps leaves its large chunks for the next big request,
+ * which takes them; with no big request for a second the trimmer frees them. */
+TEST(arena_big_requests_share_spare_chunks_until_idle)
+{
+    /* about 2 MiB of values: past the 1 MiB a thread keeps */
+    wh_arena_begin();
+    for (int i = 0; i < 20000; i++)
+        (void)json_string("a value of the big request, some forty bytes");
+    wh_arena_end();
+    size_t spare = wh_arena_stashed();
+    CHECK(spare > 0);
+    wh_arena_begin();
+    json_t *v = json_string("x");
+    for (int i = 0; i < 20000; i++)
+        (void)json_string("a value of the big request, some forty bytes");
+    CHECK(wh_arena_stashed() < spare); /* taken by this request */
+    CHECK_EQ_STR(json_string_value(v), "x");
+    wh_arena_end();
+    CHECK(wh_arena_stashed() > 0);
+    /* freed once unused: a liveness check, generous bound */
+    for (int i = 0; i < 200 && wh_arena_stashed(); i++)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    CHECK_EQ_INT(wh_arena_stashed(), 0);
 }

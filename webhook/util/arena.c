@@ -254,7 +254,9 @@ static void *arena_malloc(size_t n)
         /* A spare chunk of a big request, within what a limit allows (it was reserved). */
         struct chunk *c =
             size > KEEP_MAX / 4 ? stash_take(need, arena.limit ? size : SIZE_MAX) : NULL;
-        if (!c) {
+        if (c) {
+            size = c->size; /* it may be larger or smaller than asked: use all of it */
+        } else {
             c = wh_xmalloc(sizeof(*c) + size);
             POISON(c->data, size);
             c->size = size;
@@ -313,6 +315,7 @@ void wh_arena_end(void)
         while (total > KEEP_MAX && arena.chunks) {
             struct chunk *c = arena.chunks;
             arena.chunks = c->next;
+            total -= c->size;
             if (c->size <= KEEP_MAX / 4 || !stash_put(c)) {
                 freed_big |= c->size > KEEP_MAX / 4;
                 UNPOISON(c->data, c->size);
