@@ -26,6 +26,7 @@ BENCH_BIN = $(BUILD)/test/bench
 GUARD_SO  = $(BUILD)/test/loopback-only.so
 GUARD     = test/guard/loopback-only $(abspath $(GUARD_SO))
 STORM_BIN = $(BUILD)/test/status-storm
+MANIFESTS_TOOL = $(BUILD)/tools/manifests
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
 # install what is missing (a recursively expanded variable that memoises itself).
@@ -49,7 +50,7 @@ Q = @
 endif
 
 .PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench bench-http fuzz \
-        check-src install clean deps fuzz-merge stress FORCE
+        check-src install clean deps fuzz-merge stress crds manifests image FORCE
 
 all: $(BIN)
 
@@ -118,6 +119,12 @@ $(STORM_BIN): $(BUILD)/obj/test/storm/status_storm.o $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The CRD generator and the manifests' facts (tools/manifests.c), linked with the program.
+$(MANIFESTS_TOOL): $(BUILD)/obj/tools/manifests.o $(OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BENCH_BIN): $(BUILD)/obj/test/bench/bench.o $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -154,7 +161,7 @@ test: check-src
 	$(MAKE) check
 	$(MAKE) asan
 
-check: unit integration vectors e2e
+check: unit integration vectors manifests e2e
 
 unit: $(UNIT_BIN) $(GUARD_SO)
 	$(GUARD) $(UNIT_BIN)
@@ -169,6 +176,17 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
+
+# manifests/ rendered with kubectl's kustomize and checked against the program's tables; the
+# CRDs regenerated and compared with the checked-in ones; RBAC against the calls the server makes.
+manifests: $(BIN) $(MANIFESTS_TOOL) $(GUARD_SO)
+	$(GUARD) $(PYTHON) test/manifests/check.py --bin $(BIN) --tool $(MANIFESTS_TOOL)
+
+# Writes manifests/crds/ from the Go-type model (tools/manifests.c); make manifests checks that
+# this was done.
+crds: $(MANIFESTS_TOOL)
+	mkdir -p manifests/crds
+	env -i $(MANIFESTS_TOOL) crds manifests/crds
 
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)
@@ -245,6 +263,17 @@ fuzz-merge-run: $(FUZZ_TARGETS:%=$(BUILD)/test/%)
 $(BUILD)/test/fuzz_%: $(BUILD)/obj/test/fuzz/fuzz_%.o $(OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# --- the container image --------------------------------------------------------------------
+# Built by docker or podman, whichever is installed, from the Dockerfile; the tag is the one
+# manifests/ deploys. Base images come from Docker Hub (debian:12, debian:12-slim).
+VERSION := $(shell sed -n 's/^\#define WH_VERSION "\(.*\)"/\1/p' webhook/config/config.h)
+IMAGE   ?= kruise-webhook:$(VERSION)
+ENGINE  ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
+image:
+	@if [ -z "$(ENGINE)" ]; then \
+	    echo "make image: neither docker nor podman is installed"; exit 1; fi
+	$(ENGINE) build -t $(IMAGE) .
 
 # --- housekeeping -------------------------------------------------------------------------
 check-src:

@@ -59,6 +59,7 @@ struct metrics {
     struct wh_metric *writes[K_COUNT], *failures[K_COUNT];
     struct wh_metric *sync_ok, *sync_err;
     struct wh_metric *bundle_cas, *writer, *initialized;
+    struct wh_metric *trusted, *renew_before;
 };
 
 struct wh_certs_controller {
@@ -577,20 +578,40 @@ static enum wh_err decide_secret(void *arg, const json_t *current, json_t **desi
     struct wh_errbuf why = {{0}};
     wh_certs_store_decode(current, WH_CERTS_SECRET_GENERATED, &d->stored);
     const struct wh_certs_stored *s = &d->stored;
+    enum wh_certs_verdict verdict = WH_CERTS_MISSING;
     if (!s->exists)
         snprintf(why.msg, sizeof(why.msg), "the Secret does not exist");
     else if (s->problem[0])
         snprintf(why.msg, sizeof(why.msg), "%s", s->problem);
-    else if (wh_certs_bundle_validate(s->bundle, c->dns_name, now, c->env.renew_before_secs,
-                                      &why) == WH_CERTS_VALID) {
+    else
+        verdict =
+            wh_certs_bundle_validate(s->bundle, c->dns_name, now, c->env.renew_before_secs, &why);
+    if (verdict == WH_CERTS_VALID) {
         d->valid = true;
         return WH_OK;
     }
     snprintf(d->why, sizeof(d->why), "%s", why.msg);
     struct wh_certs_gen_opts gen = c->gen;
     gen.now = now;
+    /* Valid in every way but our name (the host is checked last): another server serves it
+     * from this Secret (kruise-manager, while its webhooks move here). Its names stay, so
+     * that neither of us finds the other's certificate wrong and rewrites it; the CA stays
+     * too (wh_certs_bundle_generate reuses it). */
+    X509 *other = NULL;
+    size_t cert_len = 0;
+    const char *cert = verdict == WH_CERTS_WRONG_HOST
+                           ? wh_certs_bundle_get(s->bundle, WH_CERTS_CERT, &cert_len)
+                           : NULL;
+    if (cert && wh_certs_pem_first_cert(cert, cert_len, &other) == WH_OK) {
+        gen.also_names_of = other;
+        wh_log(WH_LOG_INFO,
+               "%s: its certificate serves another name; the new one keeps that "
+               "name and the CA",
+               d->where);
+    }
     enum wh_err rc = wh_certs_bundle_generate(&gen, &c->target, s->exists ? s->bundle : NULL,
                                               &d->fresh, &d->reused, eb);
+    X509_free(other);
     if (rc)
         return rc;
     if (!d->reused) {
@@ -948,6 +969,8 @@ static enum wh_err sync_once(struct wh_certs_controller *c, struct wh_errbuf *eb
         if (rc)
             rc = WH_ERR_NOT_SYNCED; /* the writer has not published our CA yet */
     }
+    /* Whether the caBundles trust what we serve: verified, or just written. */
+    wh_metric_set(c->m.trusted, rc == WH_OK);
     if (rc)
         goto out;
     c->rotation_pending = false;
@@ -1278,6 +1301,14 @@ static void register_metrics(struct metrics *m)
                                  "1 when this replica writes the Secret and caBundles.", NULL);
     m->initialized = wh_metrics_gauge("kruise_webhook_certs_initialized",
                                       "1 once certificates and caBundles were in place.", NULL);
+    m->trusted = wh_metrics_gauge("kruise_webhook_certs_ca_bundle_trusted",
+                                  "1 when, at the last sync, every served webhook entry and "
+                                  "Kruise CRD trusted the CA this server serves from.",
+                                  NULL);
+    m->renew_before = wh_metrics_gauge("kruise_webhook_certs_renew_before_seconds",
+                                       "The renewal margin (CERTS_RENEW_BEFORE): certificates "
+                                       "are renewed this long before they expire.",
+                                       NULL);
 }
 
 enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_config *cfg,
@@ -1353,6 +1384,7 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     wh_cache_set_view(c->crds, crd_view_new, crd_view_free);
     wh_cache_on_change(c->crds, on_crd, c);
     register_metrics(&c->m);
+    wh_metric_set(c->m.renew_before, (double)c->env.renew_before_secs);
     if (c->secrets) {
         struct wh_informer_opts io = {
             .group = "",

@@ -13,7 +13,7 @@
 
 /* RFC 1035 limit on a whole DNS name; longer names cannot be resolved anyway. */
 #define MAX_DNS_NAME 253
-#define MAX_SANS 8
+#define MAX_SANS WH_CERTS_MAX_SANS
 
 void wh_certs_gen_opts_init(struct wh_certs_gen_opts *o)
 {
@@ -319,6 +319,30 @@ out:
     return rc;
 }
 
+/* The SANs of another holder's certificate, after ours, while there is room: enough for
+ * the handful a Service-named certificate has; a longer list is cut, never refused. */
+static void keep_sans_of(struct san_list *l, X509 *other)
+{
+    GENERAL_NAMES *gens = X509_get_ext_d2i(other, NID_subject_alt_name, NULL, NULL);
+    for (int i = 0; gens && i < sk_GENERAL_NAME_num(gens) && l->n < MAX_SANS; i++) {
+        const GENERAL_NAME *g = sk_GENERAL_NAME_value(gens, i);
+        int type = 0;
+        const ASN1_STRING *v = GENERAL_NAME_get0_value(g, &type);
+        const unsigned char *bytes = ASN1_STRING_get0_data(v);
+        size_t len = (size_t)ASN1_STRING_length(v);
+        char name[MAX_DNS_NAME + 1];
+        if (type == GEN_DNS && len <= MAX_DNS_NAME) {
+            memcpy(name, bytes, len);
+            name[len] = '\0';
+            if (strlen(name) == len && dns_name_ok(name))
+                san_add(l, GEN_DNS, name, len);
+        } else if (type == GEN_IPADD && (len == 4 || len == 16)) {
+            san_add(l, GEN_IPADD, bytes, len);
+        }
+    }
+    GENERAL_NAMES_free(gens);
+}
+
 static enum wh_err add_sans(X509 *x, const struct san_list *l)
 {
     enum wh_err rc = WH_OK;
@@ -444,6 +468,8 @@ enum wh_err wh_certs_keypair_new_serving(const struct wh_certs_gen_opts *o,
     rc = build_sans(t, dns_name, o->upstream_sans, &sans, eb);
     if (rc)
         goto out;
+    if (o->also_names_of)
+        keep_sans_of(&sans, o->also_names_of);
     rc = wh_certs_keypair_new_key(o->key_type, &kp.key);
     if (rc) {
         wh_errbuf_set(eb, rc, "cannot generate the serving private key");

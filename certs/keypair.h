@@ -42,7 +42,14 @@ struct wh_certs_gen_opts {
     int64_t backdate_secs; /* now - CA notBefore; >= 0 */
     time_t now;            /* 0: the wall clock (tests pass a fixed instant) */
     bool upstream_sans;    /* only upstream's SANs (for byte-level comparisons with upstream) */
+    /* A serving certificate whose DNS and IP SANs the new one carries too (after its own), up
+     * to WH_CERTS_MAX_SANS in all: another server that shares the Secret (kruise-manager
+     * while its webhooks move over, docs/migrating.md) keeps a certificate valid for its
+     * name. Borrowed; NULL: none. */
+    X509 *also_names_of;
 };
+
+#define WH_CERTS_MAX_SANS 16
 
 /* Fills the defaults: RSA, 3650 days, 1 hour backdating, wall clock, extended SANs. */
 void wh_certs_gen_opts_init(struct wh_certs_gen_opts *o);
@@ -86,7 +93,8 @@ WH_NODISCARD enum wh_err wh_certs_keypair_new_ca(const struct wh_certs_gen_opts 
  * - dnsName an IP literal (v4, v6, "[v6]", IPv4-mapped v6 stored as 4 bytes): IP:<address>;
  *   otherwise DNS:<dnsName>;
  * - unless o->upstream_sans: service mode adds DNS:<svc>, DNS:<svc>.<ns> and
- *   DNS:<svc>.<ns>.svc.cluster.local; host "localhost" adds IP:127.0.0.1 and IP:::1.
+ *   DNS:<svc>.<ns>.svc.cluster.local; host "localhost" adds IP:127.0.0.1 and IP:::1;
+ * - the DNS and IP SANs of o->also_names_of (names that cannot be DNS SANs are skipped).
  * The key type follows o->key_type; the signature follows the CA key (sha256).
  * WH_ERR_INVALID when t names nothing or a name holds characters that cannot go into a
  * DNS SAN (controls, spaces, non-ASCII, ',' '/' ...). On error *out is left empty. */

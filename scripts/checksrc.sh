@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 
 status=0
-dirs="webhook certs test"
+dirs="webhook certs test tools"
 
 banned='\b(sprintf|vsprintf|strcpy|strcat|strncpy|strtok|atoi|atol|gets)[[:space:]]*\('
 if grep -rnE "$banned" --include='*.c' --include='*.h' $dirs; then
@@ -17,7 +17,7 @@ if grep -rnE '^[[:space:]]*#[[:space:]]*if[[:space:]]+0\b' --include='*.c' --inc
     status=1
 fi
 # "//" not preceded by ":" (URLs in comments) and not inside a string literal.
-if grep -rnE '(^|[^:])//' --include='*.c' --include='*.h' webhook certs | grep -vE '"[^"]*//[^"]*"' ; then
+if grep -rnE '(^|[^:])//' --include='*.c' --include='*.h' webhook certs tools | grep -vE '"[^"]*//[^"]*"' ; then
     echo "checksrc: C++ comment (use /* */)" >&2
     status=1
 fi

@@ -5,11 +5,14 @@ gets `url: https://HOST:PORT<path>` instead, the URL the server writes itself in
 with its URL, and the API server then refuses a re-apply of the Service form ("exactly one of
 url or service is required"). Re-applying this output changes nothing the server keeps.
 
-    scripts/url-mode-manifests.py --host 10.0.0.5 manifests/webhookconfigurations.yaml \\
+    scripts/url-mode-manifests.py --host 10.0.0.5 manifests/base/webhookconfigurations.yaml \\
         manifests/crds/*.yaml | kubectl apply -f -
 
+    kubectl kustomize manifests/with-crds | scripts/url-mode-manifests.py --host 10.0.0.5 - \\
+        | kubectl apply -f -
+
 --host and --port default to $WEBHOOK_HOST and $WEBHOOK_PORT (9876), as for the server.
-Documents of other kinds are printed unchanged.
+A file named - is standard input. Documents of other kinds are printed unchanged.
 """
 
 import argparse
@@ -57,7 +60,7 @@ def main():
         ap.error("--host (or WEBHOOK_HOST) is required")
     docs = []
     for name in args.files:
-        with open(name) as f:
+        with (sys.stdin if name == "-" else open(name)) as f:
             docs += [convert(d, args.host, args.port) for d in yaml.safe_load_all(f) if d]
     yaml.safe_dump_all(docs, sys.stdout, sort_keys=False)
     return 0

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "certs/cli.h"
 #include "certs/controller.h"
@@ -44,6 +45,7 @@
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/memtune.h"
+#include "util/time.h"
 
 static bool tls_ready(void *arg, char *why, size_t whysz)
 {
@@ -153,6 +155,26 @@ static void raise_fd_limit(const struct wh_config *cfg)
                "the open-file limit (%llu) is below --max-connections + 256: connections may be "
                "refused before the server can make room",
                (unsigned long long)rl.rlim_cur);
+}
+
+/* Endpoints drop a stopping Pod some time after it is told to stop (the endpoints controller,
+ * then kube-proxy and the API server's resolver): a listener closed at once would refuse the
+ * requests still sent here meanwhile. So the server keeps answering for delay_ms. A second
+ * SIGTERM or SIGINT ends the wait (an operator's second ^C); SIGHUP re-reads the certificates. */
+static void shutdown_delay(const sigset_t *sigs, long long delay_ms)
+{
+    int64_t end = wh_time_mono_ns() + (int64_t)delay_ms * 1000000;
+    for (int64_t left = end - wh_time_mono_ns(); left > 0; left = end - wh_time_mono_ns()) {
+        struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        int sig = sigtimedwait(sigs, NULL, &ts);
+        if (sig == SIGHUP) {
+            reread_certificates();
+        } else if (sig > 0) {
+            wh_log(WH_LOG_INFO, "received %s again: draining now",
+                   sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            return;
+        }
+    }
 }
 
 /* --- hooks: certs/ sits below the server and the handlers; they meet here --------------------- */
@@ -352,9 +374,13 @@ static int serve(int argc, char **argv)
     int sig = 0;
     while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
         reread_certificates();
-    wh_log(WH_LOG_INFO, "received %s: draining (grace %lld ms)",
-           sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_grace_ms);
+    wh_log(WH_LOG_INFO,
+           "received %s: answering for %lld ms more with /readyz 503, then draining (grace %lld "
+           "ms)",
+           sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_delay_ms, cfg.shutdown_grace_ms);
     wh_health_shutting_down();
+    wh_http_begin_drain(http);
+    shutdown_delay(&sigs, cfg.shutdown_delay_ms);
     wh_http_stop(http, cfg.shutdown_grace_ms);
     http = NULL;
     wh_log(WH_LOG_INFO, "stopped");

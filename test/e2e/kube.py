@@ -117,9 +117,13 @@ PLURALS = {
     "CustomResourceDefinition": "customresourcedefinitions",
     "MutatingWebhookConfiguration": "mutatingwebhookconfigurations",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
+    "ServiceAccount": "serviceaccounts", "ClusterRole": "clusterroles", "Role": "roles",
+    "ClusterRoleBinding": "clusterrolebindings", "RoleBinding": "rolebindings",
+    "Deployment": "deployments", "PodDisruptionBudget": "poddisruptionbudgets",
 }
 CLUSTER_SCOPED = {"Namespace", "SidecarSet", "CustomResourceDefinition",
-                  "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
+                  "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+                  "ClusterRole", "ClusterRoleBinding"}
 
 
 def wait_for(cond, timeout, what, step=0.05):

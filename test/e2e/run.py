@@ -33,14 +33,17 @@ import traceback
 import yaml
 
 from cluster import Cluster, Skip
-from kube import ApiError, Kube, wait_for
+from kube import ApiError, Kube, object_path, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test", "manifests"))
+import kubectl as kubectl_mod  # noqa: E402  (test/manifests/kubectl.py)
+import kruise_manager as km_mod  # noqa: E402  (next to this file)
 NS = "kruise-system"
 SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
 MUTATING = "kruise-webhook-server-mutating"
 VALIDATING = "kruise-webhook-server-validating"
-CRDS = ["sidecarsets.apps.kruise.io", "clonesets.apps.kruise.io"]
+CRDS = []  # every CRD of manifests/crds/, filled in by install_base
 CFG_PATH = "/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 SS_PATH = "/apis/apps.kruise.io/%s/sidecarsets"
@@ -96,7 +99,7 @@ class Server:
                         WEBHOOK_PORT=str(ctx.port), **env)
         self.log_path = os.path.join(ctx.dir, "server-%s.log" % name)
         self.args = [ctx.bin, "--bind-address", "127.0.0.1", "--health-addr", "127.0.0.1:0",
-                     "--metrics-addr", "127.0.0.1:0", "--log-format", "text",
+                     "--metrics-addr", "127.0.0.1:0", "--log-format", "text", "--shutdown-delay", "0",
                      "--cert-reload-interval", "200ms"] + list(args)
         self.proc = None
         self.started = time.time()
@@ -167,29 +170,39 @@ class Server:
 # --- helpers -------------------------------------------------------------------------------------
 
 
-def url_form(ctx, files):
-    """The manifests in URL form for our port: what an operator installs for URL mode."""
+def url_form(ctx, files, text=None):
+    """The manifests in URL form for our port: what an operator installs for URL mode (files
+    of the repository, or YAML text when files is None)."""
     out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "url-mode-manifests.py"),
                           "--host", "127.0.0.1", "--port", str(ctx.port)] +
-                         [os.path.join(ROOT, f) for f in files],
-                         capture_output=True, text=True, check=True).stdout
-    return list(yaml.safe_load_all(out))
+                         ([os.path.join(ROOT, f) for f in files] if files else ["-"]),
+                         input=text, capture_output=True, text=True, check=True).stdout
+    return [d for d in yaml.safe_load_all(out) if d]
 
 
-def apply_all(ctx, docs, manager="e2e-install"):
-    """Server-side apply of each document; returns [(status, body)]."""
-    res = []
-    for d in docs:
-        kind = d["kind"]
-        name = d["metadata"]["name"]
-        if kind == "Namespace":
-            path = "/api/v1/namespaces/" + name
-        elif kind == "CustomResourceDefinition":
-            path = CRD_PATH + name
-        else:
-            path = CFG_PATH % ("mutating" if kind.startswith("Mutating") else "validating", name)
-        res.append(ctx.kube.apply(path, d, manager=manager))
-    return res
+def rendered(ctx, sub):
+    """manifests/<sub> as `kubectl apply -k` applies it, in URL form, as YAML documents:
+    rendered by kubectl's kustomize; without kubectl, read by following the kustomization
+    files (ctx.kubectl_note says so)."""
+    directory = os.path.join(ROOT, "manifests", sub)
+    if ctx.kubectl:
+        return url_form(ctx, None, kubectl_mod.kustomize(ctx.kubectl, directory))
+    import check as manifests_check  # test/manifests/check.py: its reader of the tree
+    return url_form(ctx, None, yaml.safe_dump_all(manifests_check.load_tree(directory)))
+
+
+def kubectl_apply(ctx, docs):
+    """`kubectl apply -f -` of docs (client-side apply, as an operator runs it); returns its
+    output. Without kubectl: server-side apply of each document."""
+    if not ctx.kubectl:
+        res = [ctx.kube.apply(object_path(d), d, manager="e2e-install") for d in docs]
+        check(all(st in (200, 201) for st, _ in res), "apply: %s" % res)
+        return "%d objects applied server-side (no kubectl)" % len(docs)
+    r = subprocess.run([ctx.kubectl, "--kubeconfig", ctx.kubeconfig, "apply", "-f", "-"],
+                       input=yaml.safe_dump_all(docs), capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, "kubectl apply: %s%s" % (r.stdout[-2000:], r.stderr[-2000:]))
+    return r.stdout
+
 
 
 def config(ctx, mutating):
@@ -211,7 +224,11 @@ def bundles(ctx):
 
 
 def secret_items(ctx):
-    s = ctx.kube.get("/api/v1/namespaces/%s/secrets/%s" % (NS, SECRET))
+    return secret_items_of(ctx, SECRET)
+
+
+def secret_items_of(ctx, name):
+    s = ctx.kube.get("/api/v1/namespaces/%s/secrets/%s" % (NS, name))
     return s, {k: base64.b64decode(v) for k, v in (s or {}).get("data", {}).items()}
 
 
@@ -316,11 +333,16 @@ def vectors_through_the_api_server(ctx):
 
 @scenario
 def install_fills_every_cabundle_and_is_ready(ctx):
-    """The configurations installed in URL form; the server (Secret store, RSA, the defaults'
-    names) creates its Secret, fills every caBundle and the CRDs', and is ready once it has
-    called itself through them."""
-    res = apply_all(ctx, url_form(ctx, ["manifests/webhookconfigurations.yaml"]))
-    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    """`kubectl apply -k manifests/with-crds/` in URL form: the tree rendered by kubectl's
+    kustomize, every entry and CRD conversion pointed at the suite's port, applied with
+    `kubectl apply`; every object exists (the Deployment too, though no kubelet runs it).
+    The server (Secret store, RSA, the defaults' names) creates its Secret, fills every
+    caBundle and the CRDs', and is ready once it has called itself through them."""
+    docs = rendered(ctx, "with-crds")
+    kubectl_apply(ctx, docs)
+    for d in docs:
+        check(ctx.kube.get(object_path(d)) is not None, "%s %s applied" % (d["kind"],
+                                                                          d["metadata"]["name"]))
     ctx.server = Server(ctx, "a", {"WEBHOOK_CERT_WRITER": "secret",
                                    "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-a")},
                         ["--feature-gates", "ResourcesDeletionProtection=true"]).start()
@@ -425,6 +447,31 @@ def v1alpha1_is_stored_as_v1beta1_and_read_back(ctx):
           "customVersion" not in alpha["spec"], "v1alpha1 read: %s" % alpha)
     after = ctx.server.metric("controller_runtime_webhook_requests_total", webhook="/convert")
     check((after or 0) > (before or 0), "/convert was called (%s -> %s)" % (before, after))
+
+
+@scenario
+def schemas_prune_what_a_version_does_not_define(ctx):
+    """The generated schemas at work (a CloneSet: no mutating webhook rewrites it): a field no
+    version defines is pruned by the API server, as with upstream's CRDs, while the parts
+    upstream keeps as given (the pod template) keep unknown fields, and a v1alpha1 write is
+    stored as v1beta1 through /convert."""
+    namespace(ctx, "e2e-prune")
+    obj = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+           "metadata": {"name": "web", "namespace": "e2e-prune"},
+           "spec": {"replicas": 1, "notAField": "dropped",
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "scaleStrategy": {"maxUnavailable": 1, "notAFieldEither": True},
+                    "template": {"metadata": {"labels": {"app": "web"}},
+                                 "spec": {"containers": [{"name": "app", "image": "nginx",
+                                                          "futureContainerField": "kept"}]}}}}
+    ctx.kube.create("/apis/apps.kruise.io/v1alpha1/namespaces/e2e-prune/clonesets", obj)
+    stored = json.loads(ctx.cluster.etcd_get("/registry/apps.kruise.io/clonesets/e2e-prune/web"))
+    spec = stored["spec"]
+    check(stored["apiVersion"] == "apps.kruise.io/v1beta1", "stored %s" % stored["apiVersion"])
+    check("notAField" not in spec and "notAFieldEither" not in spec["scaleStrategy"] and
+          spec["scaleStrategy"].get("maxUnavailable") == 1, "unknown fields pruned: %s" % spec)
+    check(spec["template"]["spec"]["containers"][0].get("futureContainerField") == "kept",
+          "the schemaless pod template kept as given: %s" % spec["template"])
 
 
 @scenario
@@ -623,10 +670,8 @@ def feature_gates_off_unserved_entries_go_and_reapply_works(ctx):
     pod = create_pod(ctx, "e2e-inject", "ecdsa")
     check("log-agent" in container_names(pod), "injected through the ECDSA certificates")
 
-    docs = url_form(ctx, ["manifests/webhookconfigurations.yaml"])
-    res = apply_all(ctx, docs)
-    check(all(st == 200 for st, _ in res), "re-apply of the URL form: %s" %
-          [(st, (b or {}).get("message")) for st, b in res])
+    docs = [d for d in rendered(ctx, "with-crds") if "WebhookConfiguration" in d["kind"]]
+    kubectl_apply(ctx, docs)
     wait_for(lambda: "validate-service" not in paths(), 10, "removed again after the re-apply")
     wait_for(lambda: all(b == ca for b in bundles(ctx).values()), 10, "caBundles kept")
 
@@ -644,6 +689,257 @@ def certs_inspect_knows_the_url_mode_host(ctx):
               "match: yes" in r.stdout, "inspect: %s\n%s%s" % (r.returncode, r.stdout, r.stderr))
 
 
+class PodLoop:
+    """Pods created one after another through the API server in a namespace where the
+    SidecarSet e2e-log injects log-agent: for each, whether kruise-manager's stand-in mutated
+    it, how many log-agent containers it got, or the error the API server answered."""
+
+    def __init__(self, ctx, prefix):
+        self.ctx, self.prefix = ctx, prefix
+        self.stop = threading.Event()
+        self.pods = []  # (time, kruise-manager mutated, log-agent containers, error)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            t = time.time()
+            try:
+                pod = create_pod(self.ctx, "e2e-inject", "%s-%d" % (self.prefix, n))
+                marked = km_mod.MARK in (pod["metadata"].get("annotations") or {})
+                self.pods.append((t, marked, container_names(pod).count("log-agent"), None))
+            except (ApiError, OSError, http.client.HTTPException) as e:
+                self.pods.append((t, False, 0, str(e)[:300]))
+            time.sleep(0.01)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(30)
+
+
+def ca_der(pem):
+    return ssl.PEM_cert_to_DER_cert(pem.decode() if isinstance(pem, bytes) else pem)
+
+
+def sans(cert_pem):
+    r = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName"], input=cert_pem,
+                       capture_output=True, timeout=30)
+    return r.stdout.decode()
+
+
+@scenario
+def migration_from_kruise_manager_path_by_path(ctx):
+    """docs/migrating.md against an upstream-shaped OpenKruise webhook: kruise-manager's Secret
+    (its keys), its two configurations with the template annotation its first sync writes,
+    entries in URL form calling a stand-in that allows everything and marks the Pods it
+    mutates. While Pods are created in a loop:
+    - `kubectl apply -k manifests/migration/` (empty configurations, SECRET_NAME =
+      kruise-webhook-certs) and the server started with it: it keeps the CA; its certificate
+      also names kruise-manager's host, so kruise-manager would keep it; no caBundle changes;
+    - scripts/migrate-webhooks.py moves every path, one at a time: after each move every path
+      has entries in exactly one configuration, those of kruise-manager are what its own
+      next sync would rebuild from its template (it puts nothing back), every caBundle is
+      still the CA, and the moved path is answered by this server (a protected Namespace's
+      dry-run deletion, an invalid SidecarSet: allowed by the stand-in, refused here);
+    - `back` returns a path and `move` takes it again.
+    No Pod is refused, none misses both servers' mutation, none gets a sidecar twice; Pods
+    created around the instant /mutate-pod moved may carry both marks (the two writes of a
+    move are milliseconds apart; both answers are the same): counted, not failed."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason
+    if ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-log") is None:
+        return ("skipped: needs the SidecarSet of "
+                "pod_gets_its_sidecars_only_where_the_sidecarset_matches (run the whole suite)")
+    script = [sys.executable, os.path.join(ROOT, "scripts", "migrate-webhooks.py"),
+              "--kubectl", ctx.kubectl, "--kubeconfig", ctx.kubeconfig]
+    if ctx.server:
+        ctx.server.stop()
+    for kind, name in (("mutating", MUTATING), ("validating", VALIDATING)):
+        ctx.kube.delete(CFG_PATH % (kind, name))
+    # Our entries, and OpenKruise's as its chart has them (service form, upstream's timeout).
+    ours = os.path.join(ctx.dir, "our-entries.yaml")
+    entries = url_form(ctx, ["manifests/base/webhookconfigurations.yaml"])
+    with open(ours, "w") as f:
+        yaml.safe_dump_all(entries, f)
+    chart = {}
+    for d in yaml.safe_load_all(open(os.path.join(ROOT, "manifests", "base",
+                                                  "webhookconfigurations.yaml"))):
+        chart[d["kind"]] = []
+        for e in d["webhooks"]:
+            e.pop("timeoutSeconds", None)
+            e["clientConfig"]["service"]["name"] = km_mod.SERVICE
+            sel = [x for x in e["namespaceSelector"]["matchExpressions"]
+                   if x["key"] != "kubernetes.io/metadata.name"]
+            e.pop("namespaceSelector")
+            if sel:
+                e["namespaceSelector"] = {"matchExpressions": sel}
+            chart[d["kind"]].append(e)
+    chart["ValidatingWebhookConfiguration"].append(km_mod.ONLY_UPSTREAM)
+    km = km_mod.KruiseManager(ctx.dir, ctx.bin, free_port()).start()
+    ca = km.files["ca-cert.pem"]
+    try:
+        ctx.kube.create("/api/v1/namespaces/%s/secrets" % NS, km.secret())
+        for obj in km.configurations(chart):
+            k = km_mod.CONFIGS[obj["kind"]][0]
+            live = ctx.kube.create((CFG_PATH % (k, "")).rstrip("/"), obj)
+            ctx.kube.put(CFG_PATH % (k, obj["metadata"]["name"]), km.first_sync(live))
+        namespace(ctx, "e2e-mig-protected", {"policy.kruise.io/delete-protection": "Always"})
+        # The protected Namespace's deletion and an invalid SidecarSet, both as dry runs:
+        # allowed by the stand-in, refused by this server.
+        bad_ss = sidecarset("e2e-mig-invalid", "bad")
+        del bad_ss["spec"]["selector"]
+        probes = {
+            "/validate-namespace": lambda: ctx.kube.call(
+                "DELETE", "/api/v1/namespaces/e2e-mig-protected?dryRun=All")[0],
+            "/validate-apps-kruise-io-sidecarset": lambda: ctx.kube.call(
+                "POST", SS_PATH % "v1beta1" + "?dryRun=All", bad_ss)[0]}
+
+        def kruise_manager_keeps_its_objects():
+            for kind, (k, name) in km_mod.CONFIGS.items():
+                live = ctx.kube.get(CFG_PATH % (k, name))
+                check((live.get("webhooks") or []) == km.ensured(live),
+                      "%s: kruise-manager's next sync would rewrite it" % name)
+
+        def every_path_once():
+            r = subprocess.run(script + ["status", "--entries", ours], capture_output=True,
+                               text=True, timeout=120)
+            check(r.returncode == 0, "status: %s%s" % (r.stdout, r.stderr))
+            return r.stdout
+
+        def bundles_are_the_ca():
+            for kind, (k, name) in list(km_mod.CONFIGS.items()) + [
+                    ("", ("mutating", MUTATING)), ("", ("validating", VALIDATING))]:
+                for e in ctx.kube.get(CFG_PATH % (k, name)).get("webhooks") or []:
+                    check(base64.b64decode(e["clientConfig"]["caBundle"]) == ca,
+                          "%s of %s: caBundle is not kruise-manager's CA" % (e["name"], name))
+        for p, probe in probes.items():
+            check(probe() in (200, 201), "%s: the stand-in allows it before the move" % p)
+
+        with PodLoop(ctx, "mig") as loop:
+            time.sleep(0.5)
+            kubectl_apply(ctx, rendered(ctx, "migration"))
+            ctx.server = Server(ctx, "m", {"WEBHOOK_CERT_WRITER": "secret",
+                                           "WEBHOOK_CERT_DIR": os.path.join(ctx.dir, "certs-m"),
+                                           "SECRET_NAME": km_mod.SECRET},
+                                ["--feature-gates", "ResourcesDeletionProtection=true"]).start()
+            ctx.server.wait_ready()
+            _, items = secret_items_of(ctx, km_mod.SECRET)
+            check(items["ca-cert.pem"] == ca, "the CA of kruise-manager's Secret is kept")
+            names = sans(items["cert.pem"])
+            check("IP Address:127.0.0.1" in names and "DNS:localhost" in names and
+                  "DNS:kruise-webhook-service.kruise-system.svc" in names,
+                  "the Secret's certificate names both servers: %s" % names)
+            kruise_manager_keeps_its_objects()
+            bundles_are_the_ca()
+            paths = sorted({p for d in entries for p in
+                            (e["clientConfig"]["url"].split(str(ctx.port), 1)[1]
+                             for e in d["webhooks"])})
+            moved_pod_at = None
+            for p in paths:
+                r = subprocess.run(script + ["move", p, "--entries", ours], capture_output=True,
+                                   text=True, timeout=120)
+                check(r.returncode == 0, "move %s: %s%s" % (p, r.stdout, r.stderr))
+                if p == "/mutate-pod":
+                    moved_pod_at = time.time()
+                every_path_once()
+                kruise_manager_keeps_its_objects()
+                bundles_are_the_ca()
+                if p in probes:
+                    check(probes[p]() in (403, 500), "%s: refused by this server once moved" % p)
+            status = every_path_once()
+            check(all(line.endswith("kruise-webhook") for line in status.splitlines()),
+                  "every path moved:\n" + status)
+            live = ctx.kube.get(CFG_PATH % ("validating", km_mod.CONFIGS[
+                "ValidatingWebhookConfiguration"][1]))
+            check([e["name"] for e in live["webhooks"]] == [km_mod.ONLY_UPSTREAM["name"]],
+                  "kruise-manager keeps the paths only it serves: %s" % live["webhooks"])
+            # The way back, and forward again.
+            for cmd, want in (("back", 200), ("move", 403)):
+                r = subprocess.run(script + [cmd, "/validate-namespace", "--entries", ours],
+                                   capture_output=True, text=True, timeout=120)
+                check(r.returncode == 0, "%s: %s%s" % (cmd, r.stdout, r.stderr))
+                every_path_once()
+                kruise_manager_keeps_its_objects()
+                bundles_are_the_ca()
+                check(probes["/validate-namespace"]() == want, "after %s" % cmd)
+            asked = km.asked("/mutate-pod")
+            time.sleep(1)
+        check(km.asked("/mutate-pod") == asked, "kruise-manager is no longer asked for Pods")
+        pods = loop.pods
+        failed = [e for _, _, _, e in pods if e]
+        check(not failed, "%d of %d Pods refused: %s" % (len(failed), len(pods), failed[:3]))
+        unserved = [t for t, marked, agents, _ in pods if not marked and agents == 0]
+        check(not unserved, "%d Pods mutated by neither server (%s s from the move of "
+              "/mutate-pod)" % (len(unserved), sorted(set(round(t - (moved_pod_at or 0), 1)
+                                                           for t in unserved))[:20]))
+        check(all(agents <= 1 for _, _, agents, _ in pods), "a sidecar injected twice")
+        both = [t for t, marked, agents, _ in pods if marked and agents]
+        check(moved_pod_at and all(abs(t - moved_pod_at) < 5 for t in both),
+              "Pods mutated by both servers away from the move of /mutate-pod")
+        before = sum(1 for _, marked, agents, _ in pods if marked and not agents)
+        return ("%d Pods: %d by kruise-manager, %d by this server, %d by both around the move "
+                "of /mutate-pod; %d paths moved; no caBundle changed" %
+                (len(pods), before, len(pods) - before - len(both), len(both), len(paths)))
+    finally:
+        km.stop()
+
+
+@scenario
+def sigterm_fails_no_admission_during_the_shutdown_delay(ctx):
+    """A server told to stop keeps its listener for --shutdown-delay with /readyz at 503 (the
+    endpoints drop it meanwhile): Pods created through the API server and reviews sent straight
+    to it over kept-alive connections all succeed after SIGTERM, none refused, until a second
+    SIGTERM ends the delay; then it exits 0. (Before --shutdown-delay the listener closed at
+    once and every request after the signal was refused.)"""
+    env = dict(ctx.server.env) if ctx.server else {}
+    if ctx.server:
+        ctx.server.stop()
+    keep = {k: env[k] for k in ("WEBHOOK_CERT_WRITER", "WEBHOOK_CERT_DIR", "SECRET_NAME")
+            if k in env}
+    s = ctx.server = Server(ctx, "sigterm", keep, ["--feature-gates",
+                                                   "ResourcesDeletionProtection=true",
+                                                   "--shutdown-delay", "1h"]).start()
+    s.wait_ready()
+    certs = keep.get("WEBHOOK_CERT_DIR")
+    if certs:  # the reviews sent straight to it trust its CA
+        ctx.ca = open(os.path.join(certs, "ca-cert.pem"), "rb").read()
+    try:
+        with PodLoop(ctx, "term") as loop, Load(ctx) as load:
+            wait_for(lambda: len(loop.pods) >= 5 and load.ok >= 20, 30,
+                     "admissions before SIGTERM (%d Pods, %d reviews, %s)" %
+                     (len(loop.pods), load.ok, load.errors[:1]))
+            s.proc.send_signal(signal.SIGTERM)
+            wait_for(lambda: s.readyz()[0] == 503, 10, "/readyz 503 after SIGTERM")
+            pods_at, reviews_at = len(loop.pods), load.ok
+            wait_for(lambda: len(loop.pods) >= pods_at + 40 and load.ok >= reviews_at + 200, 60,
+                     "admissions during the delay")
+            check(s.proc.poll() is None and s.readyz()[0] == 503, "still serving, not ready")
+    finally:
+        # The second SIGTERM ends the delay (after a failed check too: then the runner's stop,
+        # if this was the first, sends the second).
+        if s.proc.poll() is None:
+            s.proc.send_signal(signal.SIGTERM)
+    after = loop.pods[pods_at:]
+    failed = [e for _, _, _, e in loop.pods if e]
+    check(not failed, "%d of %d Pods refused: %s" % (len(failed), len(loop.pods), failed[:3]))
+    check(all(agents == 1 for _, _, agents, _ in after), "Pods injected during the delay")
+    check(load.bad == 0, "%d of %d reviews failed: %s" % (load.bad, load.ok + load.bad,
+                                                          load.errors[:3]))
+    s.proc.wait(30)
+    s.log.close()
+    text = s.log_text()
+    check(s.proc.returncode == 0 and "Sanitizer" not in text and "runtime error" not in text,
+          "exit %s:\n%s" % (s.proc.returncode, text[-3000:]))
+    ctx.server = None
+    return ("after SIGTERM, with /readyz at 503: %d Pods created and %d reviews answered, "
+            "none refused" % (len(after), load.ok - reviews_at))
+
+
 # --- the runner ------------------------------------------------------------------------------
 
 
@@ -652,13 +948,14 @@ class Ctx:
 
 
 def install_base(ctx):
-    """What the suite needs before any server: the kruise namespace and the CRDs (URL form,
-    so that whichever server listens on the suite's port converts)."""
-    ns = yaml.safe_load(open(os.path.join(ROOT, "manifests", "namespace.yaml")))
-    crds = url_form(ctx, ["manifests/crds/apps.kruise.io_sidecarsets.yaml",
-                          "manifests/crds/apps.kruise.io_clonesets.yaml"])
-    res = apply_all(ctx, [ns] + crds)
-    check(all(st in (200, 201) for st, _ in res), "install: %s" % res)
+    """What the suite needs before any server: the kruise namespace and the CRDs of
+    manifests/with-crds/ as `kubectl apply -k` renders them, in URL form (so that whichever
+    server listens on the suite's port converts), applied with kubectl."""
+    docs = [d for d in rendered(ctx, "with-crds")
+            if d["kind"] in ("Namespace", "CustomResourceDefinition")]
+    kubectl_apply(ctx, docs)
+    CRDS[:] = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+    check(len(CRDS) == 15, "the CRDs of every converted kind: %s" % CRDS)
     for name in CRDS:
         wait_for(lambda: any(c["type"] == "Established" and c["status"] == "True" for c in
                              ctx.kube.get(CRD_PATH + name).get("status", {}).get("conditions",
@@ -682,6 +979,7 @@ def main():
     ctx.port = free_port()
     ctx.server = None
     ctx.cluster = Cluster(args.k8s, ctx.dir)
+    ctx.kubectl = kubectl_mod.find()
     # SIGTERM (make interrupted) unwinds like ^C, so the API server is always stopped.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     t_start = time.time()
@@ -694,6 +992,12 @@ def main():
             shutil.rmtree(ctx.dir, ignore_errors=True)
             return 0
         ctx.kube = Kube(ctx.kubeconfig, ctx.dir)
+        if ctx.kubectl:
+            print("e2e: manifests/ rendered and applied with %s (%s)" %
+                  (ctx.kubectl, kubectl_mod.version(ctx.kubectl)))
+        else:
+            print("e2e: skipped rendering with kubectl and kubectl apply: %s (the tree is read "
+                  "from its kustomization files and applied server-side)" % kubectl_mod.reason)
         install_base(ctx)
         for fn in SCENARIOS:
             if args.names and fn.__name__ not in args.names:

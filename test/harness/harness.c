@@ -201,6 +201,8 @@ static enum wh_err server_start(struct harness *h, const char *gates, struct ser
                     "127.0.0.1:0",
                     "--log-format",
                     "text",
+                    "--shutdown-delay",
+                    "0",
                     "--log-level",
                     h->verbose ? "debug" : "info",
                     NULL};

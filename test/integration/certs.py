@@ -22,7 +22,7 @@ import threading
 import time
 
 
-from testlib import Failure, Suite, check, stop_all, track  # the suites' shared runner, next to this file
+from testlib import FakeApiServer, Failure, Suite, check, http_get, stop_all, track  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TLS = os.path.join(ROOT, "test", "data", "tls")
@@ -56,47 +56,12 @@ def wait_for(cond, timeout, what, step=0.05):
 # --- the fake API server -------------------------------------------------------------------
 
 
-class ApiServer:
+class ApiServer(FakeApiServer):
+    """The fake API server with OpenKruise's CRDs, and what these tests read from it."""
+
     def __init__(self, workdir):
-        self.log = open(os.path.join(workdir, "apiserver.log"), "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(ROOT, "test", "apiserver", "apiserver.py"),
-             "--cert", os.path.join(TLS, "server.pem"), "--key", os.path.join(TLS, "server-key.pem"),
-             "--kruise-crds"], stdout=subprocess.PIPE, stderr=self.log)
-        track(self.proc)
-        line = self.proc.stdout.readline().decode()
-        m = re.search(r"https://127\.0\.0\.1:(\d+)", line)
-        if not m:
-            raise Failure("fake API server did not start: %r" % line)
-        self.port = int(m.group(1))
-        self.url = "https://127.0.0.1:%d" % self.port
-        self.ctx = ssl.create_default_context(cafile=os.path.join(TLS, "ca.pem"))
-        self.kubeconfig = os.path.join(workdir, "kubeconfig")
-        ca = base64.b64encode(open(os.path.join(TLS, "ca.pem"), "rb").read()).decode()
-        with open(self.kubeconfig, "w") as f:
-            json.dump({"apiVersion": "v1", "kind": "Config", "current-context": "t",
-                       "clusters": [{"name": "t", "cluster": {
-                           "server": self.url, "certificate-authority-data": ca}}],
-                       "users": [{"name": "t", "user": {}}],
-                       "contexts": [{"name": "t", "context": {"cluster": "t", "user": "t"}}]}, f)
+        super().__init__(workdir, ["--kruise-crds"])
         self.lock = threading.Lock()
-
-    def call(self, method, path, body=None):
-        c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=10)
-        c.request(method, path, body=json.dumps(body) if body is not None else None,
-                  headers={"Content-Type": "application/json"})
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, (json.loads(data) if data else None)
-
-    def objects(self, objs):
-        st, out = self.call("POST", "/_control/objects", objs)
-        check(st == 200, "control objects: %s %s" % (st, out))
-
-    def get(self, path):
-        st, obj = self.call("GET", path)
-        return obj if st == 200 else None
 
     def secret(self):
         return self.get("/api/v1/namespaces/%s/secrets/%s" % (NS, SECRET))
@@ -109,23 +74,9 @@ class ApiServer:
     def crd(self, name):
         return self.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name)
 
-    def requests(self, clear=True):
-        st, reqs = self.call("GET", "/_control/requests" + ("?clear=1" if clear else ""))
-        return reqs or []
-
     def writes(self, what=None, clear=True):
         return [r for r in self.requests(clear) if r["method"] != "GET"
                 and (what is None or what in r["path"])]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 def webhook_entry(name, path):
@@ -175,7 +126,7 @@ class Server:
         cmd = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
                "--cert-dir", self.cert_dir, "--health-addr", "127.0.0.1:0",
                "--metrics-addr", "127.0.0.1:0",
-               "--cert-reload-interval", "200ms", "--log-format", "text",
+               "--cert-reload-interval", "200ms", "--log-format", "text", "--shutdown-delay", "0",
                "--ca-publish-delay", "1s", "--cert-key-type", "ecdsa"] + list(args)
         env = dict(os.environ)
         env.setdefault("SERVICE_NAME", SERVICE)
@@ -200,12 +151,7 @@ class Server:
             return f.read()
 
     def plain(self, port, path):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("GET", path)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, data
+        return http_get(port, path)
 
     def ready(self):
         return self.plain(self.health_port, "/readyz")[0] == 200
@@ -558,7 +504,7 @@ def readiness_waits_and_initialize_timeout_exits(tmp):
         log = os.path.join(tmp, "w.log")
         base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
                 "--cert-dir", os.path.join(tmp, "c"), "--metrics-addr", "0",
-                "--log-format", "text"] + LE
+                "--log-format", "text", "--shutdown-delay", "0"] + LE
         with open(log, "wb") as f:
             r = subprocess.run(base + ["--health-addr", "0", "--webhook-initialize-timeout", "2s"],
                                stdout=f, stderr=f, timeout=30)
@@ -650,7 +596,7 @@ def manifests_deploy_and_get_cabundles(tmp):
     try:
         docs = []
         for name in ("namespace", "service", "webhookconfigurations", "deployment"):
-            docs += list(yaml.safe_load_all(open(os.path.join(ROOT, "manifests", name + ".yaml"))))
+            docs += list(yaml.safe_load_all(open(os.path.join(ROOT, "manifests", "base", name + ".yaml"))))
         deploy = [d for d in docs if d["kind"] == "Deployment"][0]
         api.objects([d for d in docs if d["kind"] != "Deployment"])
         ctr = deploy["spec"]["template"]["spec"]["containers"][0]

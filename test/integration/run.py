@@ -24,7 +24,7 @@ import time
 import warnings
 
 
-from testlib import Failure, Suite, check, track  # the suites' shared runner, next to this file
+from testlib import Failure, Suite, check, http_get, track  # the suites' shared runner, next to this file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = None
@@ -63,7 +63,7 @@ class Server:
         # Loopback only, every listener (the loopback guard refuses anything else).
         cmd = [BIN, "--port", "0", "--bind-address", "127.0.0.1", "--cert-dir", self.cert_dir,
                "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-               "--cert-reload-interval", "200ms"] + list(args)
+               "--cert-reload-interval", "200ms", "--shutdown-delay", "0"] + list(args)
         self.proc = track(subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=full_env))
         self.port = self.health_port = self.metrics_port = None
         deadline = time.time() + 20
@@ -104,12 +104,7 @@ class Server:
         return r.status, dict(r.getheaders()), data
 
     def plain(self, port, path):
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("GET", path)
-        r = c.getresponse()
-        data = r.read()
-        c.close()
-        return r.status, data
+        return http_get(port, path)
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         """Stops the server; a non-zero exit (a crash, or a sanitizer report) fails the test."""
@@ -480,6 +475,48 @@ def sigterm_drains_in_flight_requests(tmp):
         check((r.getheader("Connection") or "").lower() == "close", "with Connection: close")
         s.proc.wait(5)
         check(s.proc.returncode == 0, "exit 0 (got %s)" % s.proc.returncode)
+    finally:
+        s.stop()
+
+
+@test
+def shutdown_delay_keeps_answering_with_readyz_503(tmp):
+    """--shutdown-delay: after SIGTERM /readyz turns 503 while the listener still accepts new
+    connections and answers on old and new ones, each answer with Connection: close (the API
+    server's pool then opens new connections, to the replicas that stay); a second SIGTERM ends
+    the delay; a short delay ends by itself, and the drain follows."""
+    s = Server(tmp, args=["--shutdown-delay", "1h"])
+    try:
+        review = conversion_review([])
+        old = s.conn()
+        st, _, _ = s.request("POST", "/convert", review, conn=old)
+        check(st == 200, "answered before the signal")
+        s.proc.send_signal(signal.SIGTERM)
+        deadline = time.time() + 10
+        while s.plain(s.health_port, "/readyz")[0] != 503:
+            check(time.time() < deadline, "/readyz did not turn 503 after SIGTERM")
+            time.sleep(0.02)
+        for what, conn in (("a keep-alive connection opened before", old),
+                           ("a new connection", s.conn())):
+            st, headers, _ = s.request("POST", "/convert", review, conn=conn)
+            check(st == 200, "%s: answered during the delay (%d)" % (what, st))
+            check(headers.get("Connection", "").lower() == "close",
+                  "%s: Connection: close (%s)" % (what, headers))
+        check(s.proc.poll() is None, "still running during the delay")
+        s.proc.send_signal(signal.SIGTERM)
+        s.proc.wait(15)
+        check(s.proc.returncode == 0, "a second SIGTERM ends the delay: exit %s" %
+              s.proc.returncode)
+        check(b"received SIGTERM again: draining now" in s.read_log(), "logged")
+    finally:
+        s.stop()
+    short = os.path.join(tmp, "short")
+    os.makedirs(short)
+    s = Server(short, args=["--shutdown-delay", "300ms"])
+    try:
+        s.proc.send_signal(signal.SIGTERM)
+        s.proc.wait(15)
+        check(s.proc.returncode == 0, "a short delay ends by itself: exit %s" % s.proc.returncode)
     finally:
         s.stop()
 

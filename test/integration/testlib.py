@@ -13,6 +13,19 @@ class Failure(Exception):
     pass
 
 
+def http_get(port, path):
+    """GET http://127.0.0.1:port/path (the plain health and metrics listeners): (status, body
+    bytes)."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)
@@ -102,6 +115,81 @@ class Suite:
                 print("  %s %.2fs" % (fn.__name__, time.time() - t0))
         print("%d passed, %d failed" % (passed, failed))
         return 1 if failed else 0
+
+
+# --- the fake API server (test/apiserver) ---------------------------------------------------
+
+class FakeApiServer:
+    """test/apiserver/apiserver.py on 127.0.0.1 over HTTPS with the test CA (args: more of its
+    options), a kubeconfig for it in workdir, and its control endpoint."""
+
+    def __init__(self, workdir, args=()):
+        import base64
+        import json
+        import re
+        import ssl
+        import subprocess
+        import sys
+        tls = os.path.join(ROOT, "test", "data", "tls")
+        self.log = open(os.path.join(workdir, "apiserver.log"), "wb")
+        self.proc = track(subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "test", "apiserver", "apiserver.py"),
+             "--cert", os.path.join(tls, "server.pem"), "--key",
+             os.path.join(tls, "server-key.pem")] + list(args),
+            stdout=subprocess.PIPE, stderr=self.log))
+        line = self.proc.stdout.readline().decode()
+        m = re.search(r"https://127\.0\.0\.1:(\d+)", line)
+        if not m:
+            raise Failure("fake API server did not start: %r" % line)
+        self.port = int(m.group(1))
+        self.url = "https://127.0.0.1:%d" % self.port
+        self.ctx = ssl.create_default_context(cafile=os.path.join(tls, "ca.pem"))
+        self.kubeconfig = os.path.join(workdir, "kubeconfig")
+        ca = base64.b64encode(open(os.path.join(tls, "ca.pem"), "rb").read()).decode()
+        with open(self.kubeconfig, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "Config", "current-context": "t",
+                       "clusters": [{"name": "t", "cluster": {
+                           "server": self.url, "certificate-authority-data": ca}}],
+                       "users": [{"name": "t", "user": {}}],
+                       "contexts": [{"name": "t", "context": {"cluster": "t", "user": "t"}}]}, f)
+        self._json = json
+
+    def call(self, method, path, body=None):
+        """Returns (status, decoded body)."""
+        import http.client
+        c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=10)
+        c.request(method, path, body=self._json.dumps(body) if body is not None else None,
+                  headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, (self._json.loads(data) if data else None)
+
+    def objects(self, objs):
+        """Creates or replaces objs as given (POST /_control/objects)."""
+        st, out = self.call("POST", "/_control/objects", objs)
+        check(st == 200, "control objects: %s %s" % (st, out))
+
+    def get(self, path):
+        st, obj = self.call("GET", path)
+        return obj if st == 200 else None
+
+    def requests(self, clear=True):
+        """The API requests received so far (GET /_control/requests), oldest first."""
+        st, reqs = self.call("GET", "/_control/requests" + ("?clear=1" if clear else ""))
+        return reqs or []
+
+    def stop(self):
+        import signal
+        import subprocess
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
 
 
 # --- a real kube-apiserver (../shared/k8s, envtest's role) -------------------------------------

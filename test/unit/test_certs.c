@@ -64,8 +64,9 @@ static const struct wh_certs_bundle *rsa_bundle(void)
     return shared_rsa;
 }
 
-static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, time_t now,
-                                            int64_t validity, bool upstream)
+/* also: a certificate whose names the new one keeps too (NULL: none). */
+static struct wh_certs_bundle *ec_bundle_with(const struct wh_certs_target *t, time_t now,
+                                              int64_t validity, bool upstream, X509 *also)
 {
     struct wh_certs_gen_opts o;
     struct wh_certs_bundle *b = NULL;
@@ -76,11 +77,18 @@ static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, tim
     if (validity)
         o.validity_secs = validity;
     o.upstream_sans = upstream;
+    o.also_names_of = also;
     enum wh_err rc = wh_certs_bundle_generate(&o, t, NULL, &b, NULL, &eb);
     if (rc)
         fprintf(stderr, "generate: %s\n", eb.msg);
     WH_ASSERT(rc == WH_OK);
     return b;
+}
+
+static struct wh_certs_bundle *ec_bundle_at(const struct wh_certs_target *t, time_t now,
+                                            int64_t validity, bool upstream)
+{
+    return ec_bundle_with(t, now, validity, upstream, NULL);
 }
 
 static struct wh_certs_bundle *ec_bundle(const struct wh_certs_target *t)
@@ -521,6 +529,48 @@ TEST(cert22_sans_dns_host_and_localhost)
     CHECK(wh_certs_verify_host(leaf, "LocalHost"));
     X509_free(leaf);
     wh_certs_bundle_free(b);
+}
+
+/* Another server's names kept (a Secret shared during a migration): after ours, without
+ * repeats, IP SANs too, cut at WH_CERTS_MAX_SANS. */
+TEST(certs_serving_certificate_keeps_another_holders_names)
+{
+    struct wh_certs_target other_t = {.host = "10.0.0.7"};
+    struct wh_certs_bundle *other = ec_bundle(&other_t);
+    X509 *other_leaf = cert_of(other, WH_CERTS_CERT);
+    struct wh_certs_bundle *b = ec_bundle_with(&service_target, 0, 0, false, other_leaf);
+    X509 *leaf = cert_of(b, WH_CERTS_CERT);
+    CHECK_SANS(leaf, "[\"DNS:localhost\", \"DNS:" SVC "." NS ".svc\", \"DNS:" SVC "\", \"DNS:" SVC
+                     "." NS "\", \"DNS:" SVC "." NS ".svc.cluster.local\", \"IP:10.0.0.7\"]");
+    CHECK(wh_certs_verify_host(leaf, "10.0.0.7"));
+    X509_free(leaf);
+    wh_certs_bundle_free(b);
+
+    /* A certificate with more names than room: the new one is cut, not refused. */
+    X509 *many = X509_dup(other_leaf);
+    GENERAL_NAMES *gens = sk_GENERAL_NAME_new_null();
+    for (int i = 0; i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "n%d.example", i);
+        GENERAL_NAME *g = GENERAL_NAME_new();
+        ASN1_IA5STRING *v = ASN1_IA5STRING_new();
+        ASN1_STRING_set(v, name, (int)strlen(name));
+        GENERAL_NAME_set0_value(g, GEN_DNS, v);
+        sk_GENERAL_NAME_push(gens, g);
+    }
+    X509_add1_ext_i2d(many, NID_subject_alt_name, gens, 0, X509V3_ADD_REPLACE);
+    GENERAL_NAMES_free(gens);
+    b = ec_bundle_with(&service_target, 0, 0, false, many);
+    leaf = cert_of(b, WH_CERTS_CERT);
+    json_t *d = wh_certs_bundle_describe_cert(leaf, time(NULL));
+    CHECK_EQ_INT((long long)json_array_size(json_object_get(d, "sans")), WH_CERTS_MAX_SANS);
+    CHECK(wh_certs_verify_host(leaf, "n0.example") && !wh_certs_verify_host(leaf, "n39.example"));
+    json_decref(d);
+    X509_free(leaf);
+    X509_free(many);
+    wh_certs_bundle_free(b);
+    X509_free(other_leaf);
+    wh_certs_bundle_free(other);
 }
 
 TEST(cert22_long_names_and_bad_names)

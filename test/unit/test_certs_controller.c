@@ -33,6 +33,7 @@
 #include "certs/report.h"
 #include "certs/secret.h"
 #include "certs/store.h"
+#include "certs/verify.h"
 #include "config/config.h"
 #include "config/features.h"
 #include "kube/client.h"
@@ -1304,6 +1305,13 @@ TEST(cert82_other_service_name_renews_serving_certificate_keeping_the_ca)
     CHECK_EQ_STR(ca2, ca);
     CHECK(cert && cert2 && strcmp(cert, cert2) != 0);
     CHECK(wh_json_annotation(after, WH_CERTS_ANN_PREVIOUS_CA) == NULL);
+    /* The Secret's other user (here the first instance, in a migration kruise-manager) still
+     * finds a certificate valid for its name, so it has nothing to rewrite. */
+    X509 *x = NULL;
+    CHECK_EQ_INT(wh_certs_pem_first_cert(cert2, strlen(cert2), &x), WH_OK);
+    CHECK(x && wh_certs_verify_host(x, "renamed-service." NS ".svc"));
+    CHECK(x && wh_certs_verify_host(x, UPSTREAM_SVC "." NS ".svc"));
+    X509_free(x);
     struct wh_certs_controller_status st;
     wh_certs_controller_status(a.c, &st);
     CHECK(!st.rotating);

@@ -40,6 +40,7 @@ TEST(config_defaults)
     CHECK_EQ_INT(cfg.max_body_bytes, 3 << 20);
     CHECK_EQ_STR(cfg.health_addr, ":8000");
     CHECK_EQ_STR(cfg.metrics_addr, ":8080");
+    CHECK_EQ_INT(cfg.shutdown_delay_ms, 5000);
     CHECK_EQ_INT(cfg.shutdown_grace_ms, 10000);
     CHECK(cfg.threads >= 1);
     CHECK_EQ_INT(cfg.log_format, WH_LOG_JSON);

@@ -107,8 +107,12 @@ static const struct opt opts[] = {
      100, 600000,
      "an admission request's API calls (status writes, live lists) end by then; keep it below "
      "the webhook configurations' timeoutSeconds"},
+    {"shutdown-delay", "WEBHOOK_SHUTDOWN_DELAY", T_DURATION, OFF(shutdown_delay_ms), "5s", 0,
+     3600000,
+     "after SIGTERM, keep accepting and answering this long with /readyz 503, so that the "
+     "endpoints drop this replica before its listener closes"},
     {"shutdown-grace", "WEBHOOK_SHUTDOWN_GRACE", T_DURATION, OFF(shutdown_grace_ms), "10s", 0,
-     3600000, "how long SIGTERM waits for in-flight requests"},
+     3600000, "then, how long to wait for in-flight requests"},
     {"connection-timeout", "WEBHOOK_CONNECTION_TIMEOUT", T_DURATION, OFF(connection_timeout_ms),
      "30s", 1000, 3600000, "idle connections are closed after this long"},
     {"connection-memory-limit", "WEBHOOK_CONNECTION_MEMORY_LIMIT", T_BYTES,

@@ -47,9 +47,10 @@ struct wh_config {
     long long max_body_bytes;
     long long threads;
     char *bind_address;
-    char *health_addr;  /* "" or "0" disables */
-    char *metrics_addr; /* "" or "0" disables */
-    long long shutdown_grace_ms;
+    char *health_addr;             /* "" or "0" disables */
+    char *metrics_addr;            /* "" or "0" disables */
+    long long shutdown_delay_ms;   /* SIGTERM: still accepting this long, /readyz 503 */
+    long long shutdown_grace_ms;   /* then: in-flight requests finish within this */
     long long request_deadline_ms; /* an admission request's API calls end by then */
     long long connection_timeout_ms;
     long long connection_memory_limit;

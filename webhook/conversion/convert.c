@@ -39,6 +39,15 @@ const struct wh_conv_kind *const wh_conv_kinds[] = {
 #define NKINDS (sizeof(wh_conv_kinds) / sizeof(wh_conv_kinds[0]))
 const size_t wh_conv_nkinds = NKINDS;
 
+size_t wh_convert_kinds(size_t i, const char **group, const char **kind)
+{
+    if (i < NKINDS && group)
+        *group = wh_conv_kinds[i]->group;
+    if (i < NKINDS && kind)
+        *kind = wh_conv_kinds[i]->kind;
+    return NKINDS;
+}
+
 static struct wh_conv_plan *plans[NKINDS];
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
 

@@ -13,6 +13,7 @@
  * pthread_once, and are immutable afterwards). */
 
 #include <jansson.h>
+#include <stddef.h>
 
 #include "util/err.h"
 
@@ -36,6 +37,11 @@ WH_NODISCARD enum wh_err wh_convert_object(const char *desired_api_version, cons
  * version the group does not have (naming its versions). */
 WH_NODISCARD enum wh_err wh_convert_check_target(const char *desired_api_version,
                                                  struct wh_errbuf *eb);
+
+/* The kinds /convert converts (each at v1alpha1 and v1beta1), in a stable order, for tools that
+ * must cover every one (the CRD generator, the manifests' checks). Returns their number; the
+ * i-th (i below that number) is *group and *kind (static strings) when those are not NULL. */
+size_t wh_convert_kinds(size_t i, const char **group, const char **kind);
 
 /* What handlers that read both versions in v1beta1 terms use: object (borrowed), a v1alpha1
  * object of the convertible kind `kind`, converted to v1beta1 by the same rules (its apiVersion

@@ -26,7 +26,7 @@ struct wh_informer {
     atomic_bool stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct wh_metric *m_relists, *m_watches, *m_errors, *m_objects, *m_rv;
+    struct wh_metric *m_relists, *m_watches, *m_errors, *m_objects, *m_rv, *m_synced;
 };
 
 static char *dup_or_null(const char *s)
@@ -107,6 +107,7 @@ static enum wh_err relist(struct wh_informer *inf)
         wh_log(WH_LOG_INFO, "informer %s: synced %zu objects at resourceVersion %s", inf->what,
                n, inf->rv ? inf->rv : "");
     wh_cache_set_synced(inf->cache, true);
+    wh_metric_set(inf->m_synced, 1);
     return WH_OK;
 }
 
@@ -234,6 +235,9 @@ enum wh_err wh_informer_start(struct wh_kube_client *client, struct wh_cache *ca
     inf->m_rv = wh_metrics_gauge("kruise_webhook_informer_resource_version",
                                  "The last resourceVersion each cache has seen (when numeric).",
                                  labels);
+    /* 0 until the first complete list: /readyz is 503 meanwhile, and an alert says which. */
+    inf->m_synced = wh_metrics_gauge("kruise_webhook_cache_synced",
+                                     "1 once the cache holds a complete list.", labels);
     if (pthread_create(&inf->thread, NULL, informer_main, inf) != 0) {
         wh_informer_stop(inf);
         return WH_ERR_INTERNAL;

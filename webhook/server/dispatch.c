@@ -8,6 +8,7 @@
 #include "conversion/review.h"
 #include "jsonpatch/diff.h"
 #include "log/log.h"
+#include "metrics/metrics.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/deadline.h"
@@ -76,6 +77,17 @@ static void reply_json(struct wh_reply *reply, json_t *answer, const struct wh_j
     reply->body = wh_buf_take(&out, &reply->len);
 }
 
+struct wh_metric *wh_dispatch_errors_metric(const char *path)
+{
+    char labels[256];
+    wh_metrics_labels(labels, sizeof(labels), "webhook", path, NULL);
+    return wh_metrics_counter("kruise_webhook_errors_total",
+                              "Admission requests whose handler failed (answered allowed=false "
+                              "with status 500: an API call failed or timed out, an object "
+                              "could not be read).",
+                              labels);
+}
+
 static void dispatch_admission(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                                const json_t *review, struct wh_reply *reply)
 {
@@ -101,6 +113,9 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
         resp.mutated = NULL;
         wh_admission_deny(&resp, 500, "%s", eb.msg[0] ? eb.msg : wh_strerror(rc));
         wh_log_req(WH_LOG_WARN, req.uid, route->path, "handler failed: %s", resp.message);
+        /* Answered (HTTP 200, as controller-runtime counts it) but not decided: the error
+         * rate alert needs these apart from policy denials. Rare, so found on use. */
+        wh_metric_add(wh_dispatch_errors_metric(route->path), 1);
     }
     /* The patch is written as text and base64-encoded straight into the answer: no value is
      * built for an operation, and nothing is serialised twice. */

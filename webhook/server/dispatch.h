@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "handlers/registry.h"
+#include "metrics/metrics.h"
 
 struct wh_reply {
     int http_status;     /* 200 for every review answered, 400 malformed, 413/503 memory */
@@ -26,6 +27,11 @@ struct wh_reply {
 void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
                  size_t len, struct wh_reply *reply);
 void wh_reply_fini(struct wh_reply *reply);
+
+/* Returns: borrowed, the counter kruise_webhook_errors_total{webhook=path} of answers whose
+ * handler failed (created on first use; the HTTP server creates every route's at start so
+ * that /metrics lists them before the first failure). */
+struct wh_metric *wh_dispatch_errors_metric(const char *path);
 
 /* A Kubernetes Status object {kind: Status, status: Failure, code, reason, message} as used for
  * every plain HTTP error. Returns: a new string (caller frees). */

@@ -635,10 +635,12 @@ static void register_route_metrics(struct wh_http *h)
                                            "requests",
                                            labels);
         rm->denied = wh_metrics_counter("kruise_webhook_denied_total",
-                                        "Admission requests answered with allowed=false.", labels);
-        rm->patched =
-            wh_metrics_counter("kruise_webhook_patched_total",
-                               "Admission requests answered with a non-empty patch.", labels);
+                                        "Admission requests answered with allowed=false.",
+                                        labels);
+        wh_dispatch_errors_metric(r->path);
+        rm->patched = wh_metrics_counter("kruise_webhook_patched_total",
+                                         "Admission requests answered with a non-empty patch.",
+                                         labels);
     }
 }
 
@@ -714,6 +716,11 @@ static void stop_listener(struct listener *l)
     if (l->d)
         MHD_stop_daemon(l->d);
     l->d = NULL;
+}
+
+void wh_http_begin_drain(struct wh_http *h)
+{
+    atomic_store(&h->draining, true);
 }
 
 void wh_http_stop(struct wh_http *h, long long grace_ms)

@@ -24,6 +24,12 @@ int wh_http_port(const struct wh_http *h);
 int wh_http_health_port(const struct wh_http *h);
 int wh_http_metrics_port(const struct wh_http *h);
 
+/* The first half of a graceful stop (--shutdown-delay): the listener keeps accepting and
+ * answering, but every answer says Connection: close, so that clients holding keep-alive
+ * connections (the API server's pool) open new ones, which go to the replicas that stay once
+ * the endpoints have dropped this one. */
+void wh_http_begin_drain(struct wh_http *h);
+
 /* Graceful stop: stop accepting, answer in-flight requests (with Connection: close), wait up to
  * grace_ms for them, then close every connection, idle keep-alive ones included. Frees h. */
 void wh_http_stop(struct wh_http *h, long long grace_ms);
