@@ -309,21 +309,22 @@ void wh_arena_end(void)
     size_t total = chunk_bytes();
     bool freed_big = false;
     /* One chunk that held the whole request is kept as is. Several are replaced by one chunk as
-     * large as all of them, so the next request of this size needs a single chunk. A big
-     * request's large chunks go to the stash for the next big request. */
-    if (!arena.chunks || arena.chunks->next || total > KEEP_MAX) {
-        while (total > KEEP_MAX && arena.chunks) {
+     * large as all of them, so the next request of this size needs a single chunk. A request
+     * bigger than what a thread keeps gives all its chunks back (the large ones to the stash for
+     * the next big request): a thread keeping one would hold it past the load. */
+    if (total > KEEP_MAX) {
+        while (arena.chunks) {
             struct chunk *c = arena.chunks;
             arena.chunks = c->next;
-            total -= c->size;
             if (c->size <= KEEP_MAX / 4 || !stash_put(c)) {
                 freed_big |= c->size > KEEP_MAX / 4;
                 UNPOISON(c->data, c->size);
                 free(c);
             }
         }
+    } else if (!arena.chunks || arena.chunks->next) {
         release_chunks(NULL);
-        if (total > 0 && total <= KEEP_MAX) {
+        if (total > 0) {
             struct chunk *c = wh_xmalloc(sizeof(*c) + total);
             c->size = total;
             c->next = NULL;
