@@ -94,6 +94,32 @@ TEST(base64_round_trip)
     CHECK_EQ_INT(wh_base64_decode("Zh==", 4, &d, &n), WH_ERR_PARSE); /* non-zero pad bits */
 }
 
+/* Every byte value in every position of the 3-byte group, every tail length: the encoding reads
+ * back, and appending writes exactly what the one-shot encoding does. */
+TEST(base64_every_byte_and_tail)
+{
+    unsigned char in[259];
+    for (size_t len = 0; len <= sizeof(in); len++) {
+        for (size_t i = 0; i < len; i++)
+            in[i] = (unsigned char)(i * 7 + len);
+        char *e = wh_base64_encode(in, len);
+        CHECK_EQ_INT(strlen(e), 4 * ((len + 2) / 3));
+        unsigned char *d = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(wh_base64_decode(e, strlen(e), &d, &n), WH_OK);
+        CHECK_EQ_INT(n, len);
+        CHECK(d && memcmp(d, in, len) == 0);
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 20);
+        CHECK_EQ_INT(wh_buf_adds(&b, "x"), WH_OK);
+        CHECK_EQ_INT(wh_base64_encode_append(&b, in, len), WH_OK);
+        CHECK_EQ_STR(b.data + 1, e);
+        wh_buf_fini(&b);
+        free(d);
+        free(e);
+    }
+}
+
 TEST(json_type_names_ours_and_go)
 {
     json_t *v = wh_test_json("[true, 1, 1.5, \"s\", null, {}, []]");

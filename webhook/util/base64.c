@@ -1,22 +1,36 @@
 #include "util/base64.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/mem.h"
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* Two output characters per 12 input bits: half the lookups and stores of one per 6 bits (a
+ * patch is base64-encoded into every /mutate-pod answer). Built once, read-only after. */
+static char pairs[4096][2];
+static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
+
+static void make_pairs(void)
+{
+    for (int i = 0; i < 4096; i++) {
+        pairs[i][0] = alphabet[i >> 6];
+        pairs[i][1] = alphabet[i & 63];
+    }
+}
+
 /* Writes the 4 * ((len + 2) / 3) characters of the encoding of in[0, len) to out. */
 static void encode(char *out, const unsigned char *in, size_t len)
 {
+    pthread_once(&pairs_once, make_pairs);
     size_t o = 0, i = 0;
     for (; i + 2 < len; i += 3) {
         uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-        out[o] = alphabet[v >> 18 & 63];
-        out[o + 1] = alphabet[v >> 12 & 63];
-        out[o + 2] = alphabet[v >> 6 & 63];
-        out[o + 3] = alphabet[v & 63];
+        memcpy(out + o, pairs[v >> 12], 2);
+        memcpy(out + o + 2, pairs[v & 4095], 2);
         o += 4;
     }
     if (i < len) {
