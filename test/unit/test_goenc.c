@@ -33,6 +33,28 @@ TEST(goenc_sorted_dump)
     json_decref(v);
 }
 
+/* Every ASCII byte: printable ones but '"', '\\', '<', '>', '&' are written as they are, all
+ * others escaped; members keep their order unless sorted. */
+TEST(goenc_every_ascii_byte_and_member_order)
+{
+    for (int c = 1; c < 0x80; c++) {
+        char in[2] = {(char)c, 0};
+        struct wh_buf b;
+        wh_buf_init(&b, 64);
+        CHECK(wh_goenc_append_string(&b, in, 1) == WH_OK);
+        bool as_is = c >= 0x20 && !strchr("\"\\<>&", c);
+        CHECK_EQ_INT(b.len == 3 && b.data[1] == (char)c, as_is);
+        wh_buf_fini(&b);
+    }
+    json_t *v = wh_test_json("{\"b\":\"x\",\"a\":{\"d\":1,\"c\":2}}");
+    struct wh_buf b;
+    wh_buf_init(&b, 256);
+    CHECK(wh_goenc_append(&b, v, false) == WH_OK);
+    CHECK_EQ_STR(b.data, "{\"b\":\"x\",\"a\":{\"d\":1,\"c\":2}}");
+    wh_buf_fini(&b);
+    json_decref(v);
+}
+
 static void check_invalid(const char *text, const char *want)
 {
     char msg[160];
