@@ -179,6 +179,11 @@ TEST(pointer_escape)
     CHECK_EQ_INT(wh_pointer_append(&b, "abc", 3), WH_OK);
     CHECK_EQ_INT(wh_pointer_append(&b, "~~", 2), WH_ERR_TOO_BIG);
     CHECK_EQ_STR(b.data, "/abc");
+    CHECK_EQ_INT(wh_pointer_append_index(&b, 10), WH_ERR_TOO_BIG);
+    CHECK_EQ_STR(b.data, "/abc");
+    CHECK_EQ_INT(b.len, 4);
+    CHECK_EQ_INT(wh_pointer_append_index(&b, 0), WH_OK);
+    CHECK_EQ_STR(b.data, "/abc/0");
     wh_buf_fini(&b);
 }
 

@@ -1,6 +1,8 @@
 #include "test/unit/test.h"
 #include "test/support/tls_fixture.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -28,6 +30,25 @@ TEST(buf_grows_and_stops_at_cap)
     CHECK_EQ_INT(len, 10);
     CHECK(b.data == NULL && b.len == 0);
     free(s);
+    wh_buf_fini(&b);
+}
+
+TEST(buf_add_int_writes_what_printf_does)
+{
+    const long long cases[] = {0, 7, -7, 10, 1234567890123LL, -1000, LLONG_MAX, LLONG_MIN};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "%lld", cases[i]);
+        struct wh_buf b;
+        wh_buf_init(&b, 64);
+        CHECK_EQ_INT(wh_buf_add_int(&b, cases[i]), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        wh_buf_fini(&b);
+    }
+    struct wh_buf b;
+    wh_buf_init(&b, 3);
+    CHECK_EQ_INT(wh_buf_add_int(&b, 1234), WH_ERR_TOO_BIG);
+    CHECK_EQ_INT(b.len, 0);
     wh_buf_fini(&b);
 }
 

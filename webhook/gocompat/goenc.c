@@ -262,7 +262,7 @@ enum wh_err wh_goenc_append(struct wh_buf *b, const json_t *v, bool sort_keys)
     case JSON_STRING:
         return wh_goenc_append_string(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        return wh_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return wh_buf_add_int(b, json_integer_value(v));
     case JSON_REAL:
         return append_real(b, json_real_value(v));
     case JSON_TRUE:

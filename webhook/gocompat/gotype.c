@@ -546,10 +546,14 @@ static void ensure_compiled(void)
 const struct wh_gotype *wh_gotype_lookup(const char *api, const char *name)
 {
     ensure_compiled();
+    /* "api name", put together without printf: every review looks its type up */
     char key[256];
-    int n = snprintf(key, sizeof(key), "%s %s", api, name);
-    if (n < 0 || (size_t)n >= sizeof(key))
+    size_t la = strlen(api), ln = strlen(name);
+    if (la + 1 + ln >= sizeof(key))
         return NULL;
+    memcpy(key, api, la);
+    key[la] = ' ';
+    memcpy(key + la + 1, name, ln + 1);
     return wh_map_get(&model.types, key);
 }
 

@@ -56,6 +56,8 @@ WH_NODISCARD static inline enum wh_err wh_buf_addc(struct wh_buf *b, char c)
 }
 
 WH_NODISCARD enum wh_err wh_buf_adds(struct wh_buf *b, const char *s);
+/* Appends v in decimal (what printf's %lld writes, without the cost of printf). */
+WH_NODISCARD enum wh_err wh_buf_add_int(struct wh_buf *b, long long v);
 WH_NODISCARD enum wh_err wh_buf_printf(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 WH_NODISCARD enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)
     WH_PRINTF(2, 0);

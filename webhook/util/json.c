@@ -286,21 +286,6 @@ enum wh_err wh_json_write_string(struct wh_buf *b, const char *s, size_t n)
     return rc ? rc : wh_buf_addc(b, '"');
 }
 
-static enum wh_err write_integer(struct wh_buf *b, json_int_t v)
-{
-    char tmp[24];
-    char *p = tmp + sizeof(tmp);
-    /* Work on the magnitude as unsigned so INT64_MIN needs no special case. */
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return wh_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
-}
-
 /* The shortest spelling that reads back as the same double, and never one that reads as an
  * integer (1.0 stays "1.0"). */
 static enum wh_err write_real(struct wh_buf *b, double d)
@@ -360,7 +345,7 @@ static enum wh_err write_value(struct wh_buf *b, const json_t *v, const struct w
     case JSON_STRING:
         return wh_json_write_string(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        return write_integer(b, json_integer_value(v));
+        return wh_buf_add_int(b, json_integer_value(v));
     case JSON_REAL:
         return write_real(b, json_real_value(v));
     case JSON_TRUE:
