@@ -54,6 +54,29 @@ TEST(jsonparse_matches_jansson_on_valid_input)
     same_as_jansson("[1.7976931348623157e308, 5e-324, 123456789012345678e-3]");
 }
 
+/* Strings are scanned a word at a time: every character that ends a plain run (quote, escape,
+ * control, non-ASCII), at every offset within and past the first words, reads as jansson
+ * reads it; a control character is refused at its own column. */
+TEST(jsonparse_specials_at_every_offset)
+{
+    const char *specials[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\x7f", "~"};
+    for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+        for (int at = 0; at < 20; at++) {
+            char text[96];
+            int n = snprintf(text, sizeof(text), "{\"k%.*s%s\":\"%.*s%sxyz\"}", at,
+                             "abcdefghijklmnopqrstuvwxyz", specials[k], at,
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", specials[k]);
+            CHECK(n > 0 && (size_t)n < sizeof(text));
+            same_as_jansson(text);
+        }
+    }
+    for (int at = 0; at < 20; at++) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "[\"%.*s\x01\"]", at, "abcdefghijklmnopqrstuvwxyz");
+        rejected(text, (size_t)n, 1, at + 3, "control character");
+    }
+}
+
 TEST(jsonparse_extensions_over_jansson)
 {
     json_t *v = wh_json_parse("{\"s\":\"a\\u0000b\"}", 16, NULL);
