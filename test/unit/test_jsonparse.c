@@ -221,6 +221,33 @@ TEST(jsonwrite_spelling)
     json_decref(v);
 }
 
+/* The writer scans a word at a time too: a character to escape at any offset is written as it
+ * is written alone, and reads back. */
+TEST(jsonwrite_specials_at_every_offset)
+{
+    const char *specials[] = {"\"", "\\", "\n", "\x01", "\x1f", "\xc3\xa9", "\x7f", "/"};
+    for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+        json_t *one = json_string(specials[k]);
+        char *alone = wh_json_dumps(one);
+        json_decref(one);
+        for (int at = 0; at < 20; at++) {
+            char s[64], want[96];
+            snprintf(s, sizeof(s), "%.*s%sxyz", at, "abcdefghijklmnopqrstuvwxyz", specials[k]);
+            snprintf(want, sizeof(want), "\"%.*s%.*sxyz\"", at, "abcdefghijklmnopqrstuvwxyz",
+                     (int)strlen(alone) - 2, alone + 1);
+            json_t *v = json_string(s);
+            char *got = wh_json_dumps(v);
+            CHECK_EQ_STR(got, want);
+            json_t *back = json_loads(got, JSON_DECODE_ANY, NULL);
+            CHECK(back && json_equal(back, v));
+            json_decref(back);
+            free(got);
+            json_decref(v);
+        }
+        free(alone);
+    }
+}
+
 TEST(jsonparse_stops_at_the_arena_budget)
 {
     /* 100 000 empty objects cost ~20 MB parsed; a 1 MiB budget stops the parse. */

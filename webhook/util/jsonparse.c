@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/swar.h"
 
 struct parser {
     const char *start, *p, *end;
@@ -243,35 +244,20 @@ static const unsigned char plain[256] = {
     1, /* 0x70 */
 };
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* Marks (high bit of the byte) the bytes of w that are '"', '\\', a control or non-ASCII. The
- * lowest mark is always exact (a borrow only carries upwards from a byte that is marked itself),
- * which is all plain_run needs. */
-static uint64_t unplain8(uint64_t w)
-{
-    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
-    return (w & HIGHS) | ((w - ONES * 0x20) & ~w & HIGHS) | ((q - ONES) & ~q & HIGHS) |
-           ((b - ONES) & ~b & HIGHS);
-}
-
-/* The first byte from p on that is not plain (or end). Strings are scanned a word at a time and
- * the word holding the end is resolved with one count of trailing zeros: Kubernetes strings are
- * short, so a byte loop after the last whole word used to cost more than the words. */
+/* The first byte from p on that is not plain (or end): '"', '\\', a control or non-ASCII.
+ * Strings are scanned a word at a time, the word holding the end resolved at once: Kubernetes
+ * strings are short, so a byte loop after the last whole word used to cost more than the words. */
 static const char *plain_run(const char *p, const char *end)
 {
     while (end - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t hit = unplain8(w);
-        if (hit) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return p + (__builtin_ctzll(hit) >> 3);
-#else
+        uint64_t w = wh_swar_load(p);
+        uint64_t hit =
+            wh_swar_high(w) | wh_swar_below(w, 0x20) | wh_swar_eq(w, '"') | wh_swar_eq(w, '\\');
+        size_t at;
+        if (hit && wh_swar_first(hit, &at))
+            return p + at;
+        if (hit)
             break;
-#endif
-        }
         p += 8;
     }
     while (p < end && plain[(unsigned char)*p])
