@@ -38,7 +38,7 @@ void wh_arena_end(void);
  * thread destructors) and test runners call this. */
 void wh_arena_release(void);
 
-/* Bytes of spare chunks kept for the next big request (shared by all threads: at most 4 MiB,
+/* Bytes of spare chunks kept for the next big request (shared by all threads: at most 2 MiB,
  * freed by the arena's trimmer thread a second after the last big request). */
 size_t wh_arena_stashed(void);
 
