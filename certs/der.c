@@ -86,6 +86,12 @@ static const char *type_name(unsigned char tag)
         return "UTCTime";
     case T_GENERALIZED_TIME:
         return "GeneralizedTime";
+    case T_EXTERNAL:
+        return "EXTERNAL";
+    case T_EMBEDDED_PDV:
+        return "EMBEDDED PDV";
+    case T_CHARACTER_STRING:
+        return "CHARACTER STRING";
     default:
         return "value";
     }
@@ -282,19 +288,13 @@ static enum wh_err check_primitive(const struct walker *w, const struct tlv *t)
     }
 }
 
-/* X.690 10.2: DER encodes every universal type but the structured ones primitively. */
-static bool must_be_primitive(unsigned char tag)
+/* The structured universal types no certificate uses (EXTERNAL, EMBEDDED PDV, CHARACTER
+ * STRING): refused, as Go refuses them in names and OpenSSL does not keep their form when it
+ * re-encodes an algorithm's parameters. */
+static bool unused_structured(unsigned char tag)
 {
-    switch (tag & NUMBER_MASK) {
-    case T_EXTERNAL:
-    case T_EMBEDDED_PDV:
-    case T_SEQUENCE:
-    case T_SET:
-    case T_CHARACTER_STRING:
-        return false;
-    default:
-        return true;
-    }
+    unsigned n = tag & NUMBER_MASK;
+    return n == T_EXTERNAL || n == T_EMBEDDED_PDV || n == T_CHARACTER_STRING;
 }
 
 static enum wh_err check_value(const struct walker *w, const struct tlv *t, int depth);
@@ -321,9 +321,13 @@ static enum wh_err check_value(const struct walker *w, const struct tlv *t, int 
     bool constructed = (t->tag & CONSTRUCTED) != 0;
     if ((t->tag & CLASS_MASK) == CLASS_UNIVERSAL) {
         unsigned n = t->tag & NUMBER_MASK;
-        if ((n == T_SEQUENCE || n == T_SET) && !constructed)
+        bool structured = n == T_SEQUENCE || n == T_SET;
+        if (unused_structured(t->tag))
+            return fail(w, t->off, type_name(t->tag), "type not used by X.509");
+        /* X.690 10.2: DER encodes every universal type but the structured ones primitively. */
+        if (structured && !constructed)
             return fail(w, t->off, type_name(t->tag), "primitive form");
-        if (must_be_primitive(t->tag) && constructed)
+        if (!structured && constructed)
             return fail(w, t->off, type_name(t->tag), "constructed form");
         if (!constructed)
             return check_primitive(w, t);

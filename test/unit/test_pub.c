@@ -121,25 +121,15 @@ static void answer_fini(struct answer *a)
 #define CREATE_OPTIONS "{\"apiVersion\":\"meta.k8s.io/v1\",\"kind\":\"CreateOptions\"}"
 #define DRY_DELETE "{\"kind\":\"DeleteOptions\",\"dryRun\":[\"All\"]}"
 
-/* Sends one review through /validate-pod (or /mutate-pod when op is CREATE without a
- * subresource). Steals: object, old (either may be NULL); options is JSON text or NULL. */
-static struct answer send(struct fx *f, const char *op, const char *sub, const char *name,
-                          json_t *object, json_t *old, const char *options)
+/* Sends a review whose request is built by the caller (review: new ref, stolen). */
+static struct answer send_review(struct fx *f, json_t *review, bool mutate)
 {
     /* As the dispatcher runs it: the whole review in the request arena, so that the status
      * bookkeeping (what it keeps past the request) is checked to make none of it there. */
     wh_arena_begin();
-    json_t *req =
-        json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:{s:s}}", "uid", "uid-1",
-                  "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
-                  "version", "v1", "resource", "pods", "subResource", sub, "operation", op,
-                  "namespace", NS, "name", name, "userInfo", "username", "tester");
-    json_object_set_new(req, "object", object ? object : json_null());
-    json_object_set_new(req, "oldObject", old ? old : json_null());
-    if (options)
-        json_object_set_new(req, "options", wh_test_json(options));
-    json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
-                               "AdmissionReview", "request", req);
+    json_t *in_arena = wh_json_copy(review);
+    json_decref(review);
+    review = in_arena;
     struct wh_admission_request r;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
@@ -148,7 +138,6 @@ static struct answer send(struct fx *f, const char *op, const char *sub, const c
     if (wh_admission_decode(review, &r, &eb))
         abort();
     wh_admission_response_init(&resp);
-    bool mutate = strcmp(op, "CREATE") == 0 && !*sub;
     enum wh_err rc = mutate ? wh_pod_mutate_admit(&f->ctx, &r, &resp, &eb)
                             : wh_pod_validate_admit(&f->ctx, &r, &resp, &eb);
     a.allowed = rc == WH_OK && resp.allowed;
@@ -165,12 +154,44 @@ static struct answer send(struct fx *f, const char *op, const char *sub, const c
     return a;
 }
 
+/* Sends one review through /validate-pod (or /mutate-pod when op is CREATE without a
+ * subresource). Steals: object, old (either may be NULL); options is JSON text or NULL. */
+static struct answer send(struct fx *f, const char *op, const char *sub, const char *name,
+                          json_t *object, json_t *old, const char *options)
+{
+    json_t *req =
+        json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:{s:s}}", "uid", "uid-1",
+                  "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
+                  "version", "v1", "resource", "pods", "subResource", sub, "operation", op,
+                  "namespace", NS, "name", name, "userInfo", "username", "tester");
+    json_object_set_new(req, "object", object ? object : json_null());
+    json_object_set_new(req, "oldObject", old ? old : json_null());
+    if (options)
+        json_object_set_new(req, "options", wh_test_json(options));
+    json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "request", req);
+    return send_review(f, review, strcmp(op, "CREATE") == 0 && !*sub);
+}
+
 static struct answer delete_pod(struct fx *f, json_t *p, const char *options)
 {
     const char *name = wh_json_meta_str(p, "name");
     char n[128];
     snprintf(n, sizeof(n), "%s", name ? name : "");
     return send(f, "DELETE", "", n, NULL, p, options);
+}
+
+/* A DELETE of a Pod whose containers Go cannot decode, with options (JSON text or NULL): 400
+ * with the decoder's words. */
+static void delete_undecodable_pod(struct fx *f, const char *options)
+{
+    json_t *p = pod("web-0");
+    set_path(p, "spec", "containers", wh_test_json("{}"));
+    struct answer a = delete_pod(f, p, options);
+    CHECK_EQ_INT(a.code, 400);
+    CHECK_EQ_STR(a.msg,
+                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
+                 "of type []v1.Container");
 }
 
 #define NEGATIVE                                                                                   \
@@ -403,13 +424,7 @@ TEST(pub_examined_requests)
     CHECK_EQ_INT(a.code, 400);
     CHECK_EQ_STR(a.msg, "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun "
                         "of type []string");
-    p = pod("web-0");
-    set_path(p, "spec", "containers", wh_test_json("{}"));
-    a = delete_pod(&f, p, DELETE_OPTIONS);
-    CHECK_EQ_INT(a.code, 400);
-    CHECK_EQ_STR(a.msg,
-                 "json: cannot unmarshal object into Go struct field PodSpec.spec.containers "
-                 "of type []v1.Container");
+    delete_undecodable_pod(&f, DELETE_OPTIONS);
     /* a subresource DELETE, and a CREATE of another subresource: allowed */
     CHECK(send(&f, "DELETE", "status", "web-0", NULL, pod("web-0"), DELETE_OPTIONS).allowed);
     CHECK(send(&f, "CREATE", "binding", "web-0", pod("web-0"), NULL, CREATE_OPTIONS).allowed);
@@ -1138,4 +1153,120 @@ TEST(pub_steps_follow_workloadspread)
     CHECK(wh_pub_pod_step.side_effects);
     CHECK_EQ_INT(wh_pub_pod_step.validate_ops, WH_POD_DELETE | WH_POD_EVICT | WH_POD_UPDATE);
     CHECK_EQ_INT(wh_pub_pod_step.mutate_ops, WH_POD_CREATE);
+}
+
+/* --- audit additions: rules of spec pub.md 4 and 5.1 no test pinned before ------------------- */
+
+/* An AdmissionReview of pods (sub)resource: op with the members of request_json added. */
+static json_t *pod_review(const char *op, const char *sub, const char *request_json)
+{
+    json_t *req = wh_test_json(request_json);
+    json_t *base = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s}", "uid",
+                             "uid-2", "kind", "group", "", "version", "v1", "kind", "Pod",
+                             "resource", "group", "", "version", "v1", "resource", "pods",
+                             "subResource", sub, "operation", op, "namespace", NS, "name", "web-0");
+    (void)json_object_update_missing(req, base);
+    json_decref(base);
+    return json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                     "AdmissionReview", "request", req);
+}
+
+TEST(pub_delete_without_old_object_and_decode_order)
+{
+    struct fx f;
+    fx_init(&f, "WorkloadSpread=false", json_pack("[o]", pub("pub", 0, 3)));
+    /* 5.1: a DELETE with no oldObject is allowed at once, options or not */
+    struct answer a = send_review(&f, pod_review("DELETE", "", "{}"), false);
+    CHECK(a.allowed);
+    a = send_review(&f, pod_review("DELETE", "", "{\"oldObject\":null}"), false);
+    CHECK(a.allowed);
+    /* upstream decodes the deleted Pod before the DeleteOptions: a Pod Go cannot decode is the
+     * error even when the options are missing */
+    delete_undecodable_pod(&f, NULL);
+    /* the options are decoded even for a Pod no PUB protects (upstream decodes them first) */
+    json_t *p = pod("web-0");
+    json_object_del(json_object_get(p, "metadata"), "annotations");
+    a = delete_pod(&f, p, NULL);
+    CHECK_EQ_INT(a.code, 400);
+    CHECK_EQ_STR(a.msg, "there is no content to decode");
+    fx_fini(&f);
+}
+
+TEST(pub_top_level_dry_run_never_writes)
+{
+    struct fx f;
+    fx_init(&f, "", json_pack("[o,o]", pub("pub", 1, 3), pod("web-0")));
+    /* the departure note of 5.2: request.dryRun alone makes a dry run (no options.dryRun) */
+    json_t *rv = pod_review("DELETE", "", "{\"dryRun\":true}");
+    json_t *req = json_object_get(rv, "request");
+    json_object_set_new(req, "oldObject", pod("web-0"));
+    json_object_set_new(req, "options", wh_test_json(DELETE_OPTIONS));
+    CHECK(send_review(&f, rv, false).allowed);
+    rv = pod_review("CREATE", "eviction", "{\"dryRun\":true}");
+    json_object_set_new(json_object_get(rv, "request"), "object",
+                        wh_test_json("{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\"}"));
+    CHECK(send_review(&f, rv, false).allowed);
+    json_t *after = stored(&f, "pub");
+    CHECK_EQ_INT(allowed_of(after), 1);
+    CHECK(status_map(after, "disruptedPods") == NULL);
+    json_decref(after);
+    /* and the same request not dry: spent and recorded */
+    CHECK(delete_pod(&f, pod("web-0"), DELETE_OPTIONS).allowed);
+    after = stored(&f, "pub");
+    CHECK_EQ_INT(allowed_of(after), 0);
+    CHECK(json_object_get(status_map(after, "disruptedPods"), "web-0") != NULL);
+    json_decref(after);
+    fx_fini(&f);
+}
+
+TEST(pub_mutate_dry_run_and_target_precedence)
+{
+    json_t *both = target_pub("a-both", "apps/v1", "StatefulSet", "other");
+    set_path(both, "spec", "selector", wh_test_json("{\"matchLabels\":{\"app\":\"web\"}}"));
+    json_t *objs = json_pack("[o,o,o]", workload("apps/v1", "StatefulSet", "sts", "u-sts", NULL),
+                             workload("apps/v1", "ReplicaSet", "orphan-rs", "u-ors",
+                                      OWNER("apps/v1", "Deployment", "missing", "u-missing")),
+                             both);
+    struct fx f;
+    fx_init(&f, "", objs);
+    /* 4: a dry-run creation is annotated all the same */
+    json_t *rv = pod_review("CREATE", "",
+                            "{\"dryRun\":true,\"options\":{\"kind\":"
+                            "\"CreateOptions\",\"dryRun\":[\"All\"]}}");
+    json_object_set_new(json_object_get(rv, "request"), "object",
+                        new_pod("{\"app\":\"web\"}", NULL));
+    struct answer a = send_review(&f, rv, true);
+    CHECK_EQ_STR(related_of(&a), "a-both");
+    answer_fini(&a);
+    /* 4.2: with a workload resolved, a PUB's targetRef decides alone; its selector is not
+     * consulted when the targetRef names another workload */
+    CHECK_EQ_STR(annotated(&f, "{\"app\":\"web\"}", OWNER("apps/v1", "StatefulSet", "sts", "x")),
+                 "(none)");
+    /* ... without a workload the selector decides */
+    CHECK_EQ_STR(annotated(&f, "{\"app\":\"web\"}", NULL), "a-both");
+    CHECK_EQ_STR(annotated(&f, "{\"app\":\"web\"}", OWNER("apps/v1", "StatefulSet", "gone", "x")),
+                 "a-both");
+    /* 4.1: a ReplicaSet whose Deployment does not exist is itself the workload (a workload is
+     * resolved, so the targetRef, naming another, does not match) */
+    CHECK_EQ_STR(
+        annotated(&f, "{\"app\":\"web\"}", OWNER("apps/v1", "ReplicaSet", "orphan-rs", "x")),
+        "(none)");
+    fx_fini(&f);
+}
+
+TEST(pub_update_of_a_subresource_is_examined)
+{
+    struct fx f;
+    fx_init(&f, "PodUnavailableBudgetUpdateGate=true", json_pack("[o]", pub("pub", 0, 3)));
+    /* 5.1: upstream filters the subresource of DELETE and CREATE, never of an UPDATE */
+    json_t *p = pod("web-0");
+    json_object_set_new(container0(p), "image", json_string("nginx:1.26"));
+    struct answer a = send(&f, "UPDATE", "status", "web-0", p, pod("web-0"), UPDATE_OPTIONS);
+    CHECK(!a.allowed);
+    CHECK_EQ_STR(a.msg, NEGATIVE);
+    /* a status-only change cannot make the Pod unavailable */
+    p = pod("web-0");
+    set_path(p, "status", "phase", json_string("Failed"));
+    CHECK(send(&f, "UPDATE", "status", "web-0", p, pod("web-0"), UPDATE_OPTIONS).allowed);
+    fx_fini(&f);
 }

@@ -466,3 +466,141 @@ TEST(pub_pod_qos_and_quantities)
     CHECK(wh_str_to_go_bool("T", &b1) == WH_OK && b1);
     CHECK(wh_str_to_go_bool("yes", &b1) != WH_OK);
 }
+
+/* --- audit additions: rules of spec pub.md 7 no test pinned before ------------------------- */
+
+#define ALPHA_WITH_TOTAL(value)                                                                    \
+    "{\"apiVersion\":\"policy.kruise.io/v1alpha1\",\"kind\":\"PodUnavailableBudget\","             \
+    "\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"annotations\":{"                          \
+    "\"pub.kruise.io/protect-total-replicas\":\"" value "\"}},\"spec\":{" SEL                      \
+    ",\"maxUnavailable\":1}}"
+
+TEST(pub_validate_alpha_total_replicas)
+{
+    struct vfx f;
+    vfx_init(&f, "", "[]");
+    /* 7: the conversion's ParseInt error for text that is no number */
+    struct verdict v = review(&f, "CREATE", "v1alpha1", ALPHA_WITH_TOTAL("ten"), NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "failed to convert v1alpha1 PUB to v1beta1: failed to parse "
+                        "pub.kruise.io/protect-total-replicas: strconv.ParseInt: parsing "
+                        "\"ten\": invalid syntax");
+    /* 7.1 on the converted object: the annotation stays and must read as the decimal text of
+     * the spec.protectTotalReplicas the conversion derived from it */
+    CHECK(review(&f, "CREATE", "v1alpha1", ALPHA_WITH_TOTAL("7"), NULL).allowed);
+    v = review(&f, "CREATE", "v1alpha1", ALPHA_WITH_TOTAL("07"), NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "metadata.annotations[pub.kruise.io/protect-total-replicas]: Invalid "
+                        "value: \"07\": must match spec.protectTotalReplicas when both are set");
+    /* an empty annotation is not converted (the conversion skips it) but is present: 7.1 */
+    v = review(&f, "CREATE", "v1alpha1", ALPHA_WITH_TOTAL(""), NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "metadata.annotations[pub.kruise.io/protect-total-replicas]: Invalid "
+                        "value: \"\": must be a valid int32");
+    /* v1beta1: the annotation alone, a valid int32, with no spec field to match */
+    CHECK_EQ_STR(create_msg(&f, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+                                "\"annotations\":{\"pub.kruise.io/protect-total-replicas\":"
+                                "\"-3\"}},\"spec\":{" SEL ",\"maxUnavailable\":1}}"),
+                 "");
+    CHECK_EQ_STR(create_msg(&f, "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\","
+                                "\"annotations\":{\"pub.kruise.io/protect-total-replicas\":"
+                                "\" 3\"}},\"spec\":{" SEL ",\"maxUnavailable\":1}}"),
+                 "metadata.annotations[pub.kruise.io/protect-total-replicas]: Invalid value: "
+                 "\" 3\": must be a valid int32");
+    wh_cluster_free(f.cl);
+}
+
+TEST(pub_validate_selector_errors_and_immutable_target)
+{
+    struct vfx f;
+    vfx_init(&f, "", "[]");
+    /* 7.2: an operator Kubernetes does not know fails the label-selector validation and the
+     * conversion to a selector (an Invalid with no detail), both reported */
+    CHECK_EQ_STR(
+        create_msg(&f, BETA_PUB("{\"selector\":{\"matchExpressions\":[{\"key\":\"app\","
+                                "\"operator\":\"Near\"}]},\"maxUnavailable\":1}")),
+        "[spec.selector.matchExpressions[0].operator: Invalid value: \"Near\": not a valid "
+        "selector operator, spec.selector: Invalid value: v1.LabelSelector{MatchLabels:"
+        "map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{v1."
+        "LabelSelectorRequirement{Key:\"app\", Operator:\"Near\", Values:[]string(nil)}}}]");
+    /* the kind of a targetRef is not restricted, its group and version are free */
+    CHECK_EQ_STR(create_msg(&f, BETA_PUB("{\"targetRef\":{\"apiVersion\":\"v1\",\"kind\":"
+                                         "\"ReplicationController\",\"name\":\"w\"},"
+                                         "\"maxUnavailable\":\"0%\"}")),
+                 "");
+    /* 7.6: a targetRef cannot change either (version included: the objects compare whole) */
+    static const char ref_v1[] =
+        BETA_PUB("{\"targetRef\":{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                 "\"name\":\"web\"},\"maxUnavailable\":1}");
+    struct verdict v =
+        review(&f, "UPDATE", "v1beta1",
+               BETA_PUB("{\"targetRef\":{\"apiVersion\":\"apps/v1beta2\",\"kind\":\"Deployment\","
+                        "\"name\":\"web\"},\"maxUnavailable\":1}"),
+               ref_v1);
+    CHECK_EQ_STR(v.msg, "spec.selector, targetRef: Required value: selector and targetRef cannot "
+                        "be modified");
+    /* ... a selector may not replace it */
+    v = review(&f, "UPDATE", "v1beta1", BETA_PUB("{" SEL ",\"maxUnavailable\":1}"), ref_v1);
+    CHECK_EQ_STR(v.msg, "spec.selector, targetRef: Required value: selector and targetRef cannot "
+                        "be modified");
+    /* ... while the budget may change */
+    CHECK(review(&f, "UPDATE", "v1beta1",
+                 BETA_PUB("{\"targetRef\":{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+                          "\"name\":\"web\"},\"maxUnavailable\":\"50%\"}"),
+                 ref_v1)
+              .allowed);
+    /* an empty matchLabels is not an absent one (reflect.DeepEqual of the decoded selectors) */
+    v = review(&f, "UPDATE", "v1beta1",
+               BETA_PUB("{\"selector\":{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":"
+                        "[]},\"maxUnavailable\":1}"),
+               BETA_PUB("{" SEL ",\"maxUnavailable\":1}"));
+    CHECK_EQ_STR(v.msg, "spec.selector, targetRef: Required value: selector and targetRef cannot "
+                        "be modified");
+    /* UPDATE needs the old object (Go's decoder: nothing to decode) */
+    v = review(&f, "UPDATE", "v1beta1", BETA_PUB("{" SEL ",\"maxUnavailable\":1}"), NULL);
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "there is no content to decode");
+    wh_cluster_free(f.cl);
+}
+
+TEST(pub_validate_gates_and_version_before_operation)
+{
+    struct vfx f;
+    /* 2: with both gates off even a DELETE is refused (the gates are checked first) */
+    vfx_init(&f, "PodUnavailableBudgetDeleteGate=false", "[]");
+    struct verdict v = review(&f, "DELETE", "v1beta1", NULL, BETA_PUB("{}"));
+    CHECK(!v.allowed);
+    CHECK_EQ_INT(v.code, 400);
+    wh_cluster_free(f.cl);
+    /* 7: the version is dispatched on before the operation */
+    vfx_init(&f, "", "[]");
+    v = review(&f, "DELETE", "v2", NULL, BETA_PUB("{}"));
+    CHECK_EQ_INT(v.code, 400);
+    CHECK_EQ_STR(v.msg, "unsupported version: v2");
+    CHECK(review(&f, "DELETE", "v1alpha1", NULL, BETA_PUB("{}")).allowed);
+    wh_cluster_free(f.cl);
+}
+
+TEST(pub_validate_conflicts_namespace)
+{
+    struct vfx f;
+    vfx_init(&f, "",
+             "[" EXISTING("other-ns", "{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
+                                      "\"maxUnavailable\":1}") "]");
+    /* the existing PUB is in ns; one in another namespace does not conflict with it */
+    json_t *o = wh_test_json(BETA_PUB("{" SEL ",\"maxUnavailable\":1}"));
+    json_object_set_new(json_object_get(o, "metadata"), "namespace", json_string("elsewhere"));
+    char *text = json_dumps(o, JSON_COMPACT);
+    CHECK(review(&f, "CREATE", "v1beta1", text, NULL).allowed);
+    free(text);
+    /* an object naming no namespace: upstream lists with an empty namespace, which is every
+     * namespace */
+    json_object_del(json_object_get(o, "metadata"), "namespace");
+    text = json_dumps(o, JSON_COMPACT);
+    struct verdict v = review(&f, "CREATE", "v1beta1", text, NULL);
+    CHECK(strstr(v.msg, "pub.spec.selector is in conflict with other PodUnavailableBudget "
+                        "other-ns") != NULL);
+    free(text);
+    json_decref(o);
+    wh_cluster_free(f.cl);
+}

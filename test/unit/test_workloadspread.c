@@ -6,6 +6,7 @@
  * (k8s/scheduling, the object metadata update rules, LabelSelectorAsSelector's errors). */
 #include "test/unit/test.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "config/config.h"
@@ -118,16 +119,18 @@ static void on_note(void *arg, const char *step, const char *subject, bool acted
              acted, reason);
 }
 
-/* Runs op on /mutate-pod (CREATE) or /validate-pod (DELETE, or eviction when sub is set) with
- * the WorkloadSpread step alone. object, old and options are single-quoted JSON or NULL. */
-static void run(struct fx *f, struct run *r, const char *op, const char *sub, const char *object,
-                const char *old, const char *options, bool dry)
+/* Runs op on resource/sub (pods: the Pod webhooks' resource) through /mutate-pod (mutate) or
+ * /validate-pod with the WorkloadSpread step alone. object, old and options are single-quoted
+ * JSON or NULL. */
+static void run_on(struct fx *f, struct run *r, bool mutate, const char *resource, const char *op,
+                   const char *sub, const char *object, const char *old, const char *options,
+                   bool dry)
 {
     memset(r, 0, sizeof(*r));
     json_t *req =
         json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:b}", "uid", "uid-1",
                   "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
-                  "version", "v1", "resource", "pods", "subResource", sub, "operation", op,
+                  "version", "v1", "resource", resource, "subResource", sub, "operation", op,
                   "namespace", NS, "name", "", "dryRun", dry);
     json_object_set_new(req, "object", object ? jq(object) : json_null());
     json_object_set_new(req, "oldObject", old ? jq(old) : json_null());
@@ -142,12 +145,19 @@ static void run(struct fx *f, struct run *r, const char *op, const char *sub, co
     CHECK_EQ_INT(wh_admission_decode(r->review, &r->r, &r->eb), WH_OK);
     wh_admission_response_init(&r->resp);
     const struct wh_pod_step *steps[] = {&wh_workloadspread_pod_step};
-    if (strcmp(op, "CREATE") == 0 && !sub[0]) {
+    if (mutate) {
         struct wh_pod_run_opts opts = {.now = NOW, .explain = on_note, .explain_arg = r};
         r->rc = wh_pod_run_mutate(steps, 1, &f->ctx, &r->r, &r->resp, &opts, &r->eb);
     } else {
         r->rc = wh_pod_run_validate(steps, 1, &f->ctx, &r->r, &r->resp, &r->eb);
     }
+}
+
+/* Runs op on pods: /mutate-pod for a CREATE, /validate-pod for a DELETE or a subresource. */
+static void run(struct fx *f, struct run *r, const char *op, const char *sub, const char *object,
+                const char *old, const char *options, bool dry)
+{
+    run_on(f, r, strcmp(op, "CREATE") == 0 && !sub[0], "pods", op, sub, object, old, options, dry);
 }
 
 /* CREATE of pod on /mutate-pod, with CreateOptions. */
@@ -292,6 +302,14 @@ TEST(ws_mutate_handles_an_owned_pod)
     struct fx f;
     fx_init(&f, "", "[" BASIC "]");
     expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "a"), "versionIgnored", 0, 1);
+    /* 4.1 item 4: only the CreateOptions say whether a creation is a dry run; request.dryRun
+     * alone neither skips the Pod nor keeps its bookkeeping from being written */
+    struct run r;
+    run(&f, &r, "CREATE", "", CS_POD("cs-demo-2"), NULL, CREATE_OPTIONS, true);
+    CHECK_EQ_STR(annotation(&r), GOT("ws-demo", "a"));
+    CHECK(strstr(r.notes, "creatingPods recorded (missingReplicas 1 -> 0)") != NULL);
+    run_fini(&r);
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
     fx_fini(&f);
 }
 
@@ -390,6 +408,95 @@ TEST(ws_mutate_uses_request_namespace_when_pod_has_none)
 
 /* --- 4.2 finding the WorkloadSpread ------------------------------------------------------------
  */
+
+TEST(ws_mutate_only_pod_creations_without_subresource)
+{
+    struct fx f;
+    fx_init(&f, "", "[" BASIC "]");
+    /* 4.1 items 2-3: another subresource, another resource, another operation: WorkloadSpread
+     * does nothing, not even decode the options (there are none here) */
+    struct {
+        const char *resource, *op, *sub;
+    } cases[] = {
+        {"pods", "CREATE", "status"},
+        {"deployments", "CREATE", ""},
+        {"pods", "UPDATE", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct run r;
+        run_on(&f, &r, true, cases[i].resource, cases[i].op, cases[i].sub, CS_POD("cs-demo-1"),
+               NULL, NULL, false);
+        CHECK_EQ_INT(r.rc, WH_OK);
+        CHECK(r.resp.allowed && !r.resp.mutated);
+        CHECK_EQ_STR(r.notes, "");
+        run_fini(&r);
+    }
+    CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2);
+    fx_fini(&f);
+}
+
+TEST(ws_mutate_every_supported_owner_kind)
+{
+    /* 4.1 item 7: Deployment and ReplicaSet (apps), StatefulSet (apps, apps.kruise.io), Job
+     * (batch) own Pods WorkloadSpread handles, besides CloneSet; every owner exists, since the
+     * walk reads each one compared with another WorkloadSpread's target */
+#define ONLY_WS(name, ref)                                                                         \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{'name':'" name     \
+    "','namespace':'ns'},'spec':{'targetRef':" ref ",'subsets':[{'name':'only'}]}}"
+#define WL(av, kind, name)                                                                         \
+    "{'apiVersion':'" av "','kind':'" kind "','metadata':{'name':'" name "','namespace':'ns'}}"
+    static const char objects[] =
+        "[" WL("batch/v1", "Job", "j") "," WL("apps/v1", "Deployment", "d") "," WL("apps/v1", "ReplicaSet", "rs") "," WL(
+            "apps.kruise.io/v1beta1", "StatefulSet",
+            "as") "," WL("apps/v1", "StatefulSet",
+                         "s") "," ONLY_WS("ws-as",
+                                          "{'apiVersion':'apps.kruise.io/"
+                                          "v1beta1','kind':'StatefulSet','name':'"
+                                          "as'}") "," ONLY_WS("ws-d",
+                                                              "{'apiVersion':'"
+                                                              "apps/"
+                                                              "v1','kind':'"
+                                                              "Deployment','name':"
+                                                              "'d'}") "," ONLY_WS("ws-j",
+                                                                                  "{'apiVersion':'"
+                                                                                  "batch/"
+                                                                                  "v1','kind':'Job'"
+                                                                                  ",'name':'"
+                                                                                  "j'}") "," ONLY_WS("ws-rs",
+                                                                                                     "{'"
+                                                                                                     "apiVer"
+                                                                                                     "sion':"
+                                                                                                     "'apps/"
+                                                                                                     "v1','"
+                                                                                                     "kind':"
+                                                                                                     "'Repli"
+                                                                                                     "caSet'"
+                                                                                                     ",'"
+                                                                                                     "name':"
+                                                                                                     "'rs'}") "," ONLY_WS("ws-s",
+                                                                                                                          "{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'}") "]";
+    struct fx f;
+    fx_init(&f, "", objects);
+    struct {
+        const char *owner, *ws;
+    } cases[] = {
+        {OWNER("batch/v1", "Job", "j"), "ws-j"},
+        {OWNER("apps/v1", "Deployment", "d"), "ws-d"},
+        {OWNER("apps/v1", "ReplicaSet", "rs"), "ws-rs"},
+        {OWNER("apps.kruise.io/v1beta1", "StatefulSet", "as"), "ws-as"},
+        {OWNER("apps/v1", "StatefulSet", "s"), "ws-s"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *pod = wh_str_printf(POD_OWNED("p-0", "%s", "{}"), cases[i].owner);
+        char *want = wh_str_printf("{\"name\":\"%s\",\"subset\":\"only\"}", cases[i].ws);
+        expect_create(&f, pod, want, NULL, 0, 0);
+        free(want);
+        free(pod);
+    }
+    fx_fini(&f);
+#undef WL
+#undef ONLY_WS
+}
 
 #define DEPLOYMENT                                                                                 \
     "{'apiVersion':'apps/v1','kind':'Deployment','metadata':{'name':'web','namespace':'ns'},"      \
@@ -686,6 +793,12 @@ TEST(ws_statefulset_ordinals)
         CHECK_EQ_STR(wh_ws_statefulset_subset(ws, name), want2[i]);
     }
     json_decref(ws);
+    /* a string maxReplicas counts as strconv.Atoi reads it (IntValue): "2" is 2, "50%" is 0 */
+    ws = jq("{'spec':{'subsets':[{'name':'a','maxReplicas':'2'},{'name':'b','maxReplicas':"
+            "'50%'},{'name':'c'}]}}");
+    CHECK_EQ_STR(wh_ws_statefulset_subset(ws, "web-1"), "a");
+    CHECK_EQ_STR(wh_ws_statefulset_subset(ws, "web-2"), "c");
+    json_decref(ws);
     /* all bounded and past the last: none */
     ws = jq("{'spec':{'subsets':[{'name':'a','maxReplicas':1}]}}");
     CHECK(wh_ws_statefulset_subset(ws, "web-1") == NULL);
@@ -888,6 +1001,9 @@ TEST(ws_pod_version_keys)
         {POD_OWNED("p", OWNER("apps/v1", "Deployment", "d"), "{'controller-revision-hash':'x'}"),
          "x"},
         {POD_OWNED("p", OWNER("apps/v1", "ReplicaSet", "rs"), "{}"), "versionIgnored"},
+        /* the owner kind is compared lower-cased */
+        {POD_OWNED("p", OWNER("apps/v1", "replicaset", "rs"), "{'pod-template-hash':'6d4'}"),
+         "6d4"},
         /* other owners never use versions, whatever their labels */
         {POD_OWNED("p", CS_OWNER, "{'pod-template-hash':'6d4'}"), "versionIgnored"},
         {"{'metadata':{'labels':{'pod-template-hash':'6d4'}}}", "versionIgnored"},
@@ -949,12 +1065,32 @@ TEST(ws_scaled_max_rounds_up)
         long long total, want;
         bool ok;
     } cases[] = {
-        {"\"30%\"", 5, 2, true}, {"\"70%\"", 5, 4, true}, {"\"20%\"", 5, 1, true},
-        {"\"1%\"", 5, 1, true},  {"\"0%\"", 5, 0, true},  {"\"25%\"", 4, 1, true},
-        {"\"75%\"", 4, 3, true}, {"\"-5%\"", 5, 0, true}, {"\"-50%\"", 5, -2, true},
-        {"3", 100, 3, true},     {"-1", 5, -1, true},     {"\"0.2%\"", 5, 0, false},
-        {"\"5\"", 5, 0, false},  {"\"%\"", 5, 0, false},  {"\" 5%\"", 5, 0, false},
+        {"\"30%\"", 5, 2, true},
+        {"\"70%\"", 5, 4, true},
+        {"\"20%\"", 5, 1, true},
+        {"\"1%\"", 5, 1, true},
+        {"\"0%\"", 5, 0, true},
+        {"\"25%\"", 4, 1, true},
+        {"\"75%\"", 4, 3, true},
+        {"\"-5%\"", 5, 0, true},
+        {"\"-50%\"", 5, -2, true},
+        {"3", 100, 3, true},
+        {"-1", 5, -1, true},
+        {"\"0.2%\"", 5, 0, false},
+        {"\"5\"", 5, 0, false},
+        {"\"%\"", 5, 0, false},
+        {"\" 5%\"", 5, 0, false},
         {"true", 5, 0, false},
+        /* strconv.Atoi: a sign, any number of digits; nothing else, nothing out of range */
+        {"\"+5%\"", 100, 5, true},
+        {"\"000000000000000000000000000000000000000000000000000000000000000030%\"", 5, 2, true},
+        {"\"\\t5%\"", 5, 0, false},
+        {"\"-%\"", 5, 0, false},
+        {"\"5%%\"", 5, 0, false},
+        {"\"5 %\"", 5, 0, false},
+        {"\"99999999999999999999%\"", 5, 0, false},
+        /* ceil(p * total / 100) beyond int64 converts as Go's int() does on amd64 */
+        {"\"9223372036854775807%\"", 100, LLONG_MIN, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = wh_test_json(cases[i].max);
@@ -1309,11 +1445,73 @@ TEST(ws_delete_dry_runs_and_bad_options)
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "there is no content to decode");
     run_fini(&r);
+    /* a CREATE of a subresource other than eviction is not looked at (8.1) */
+    run(&f, &r, "CREATE", "binding",
+        "{'apiVersion':'v1','kind':'Binding','metadata':{'name':'p','namespace':'ns'},'target':{"
+        "'kind':'Node','name':'n'}}",
+        NULL, NULL, false);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
     /* a DELETE of a subresource is not looked at */
     run(&f, &r, "DELETE", "status", NULL, ANNOTATED_POD("p", ANN_A, ""), DELETE_OPTIONS, false);
     CHECK(r.resp.allowed);
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
+    fx_fini(&f);
+    /* gate WorkloadSpread off (2): the DeleteOptions the step decodes first are not looked at */
+    fx_init(&f, "WorkloadSpread=false", "[" BASIC_A0 "]");
+    run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), NULL, false);
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK(r.resp.allowed);
+    run_fini(&r);
+    fx_fini(&f);
+}
+
+TEST(ws_deletion_recorded_even_when_pub_denies_it)
+{
+    /* 8: WorkloadSpread runs first on /validate-pod and its bookkeeping stays when the
+     * PodUnavailableBudget after it denies the deletion */
+    struct fx f;
+    memset(&f, 0, sizeof(f));
+    wh_features_init(&f.cfg.features);
+    f.cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
+    struct wh_errbuf eb = {{0}};
+    json_t *objs = jq("[" BASIC_A0 ",{'apiVersion':'policy.kruise.io/v1beta1','kind':"
+                      "'PodUnavailableBudget','metadata':{'name':'pub','namespace':'ns'},'spec':{"
+                      "'selector':{'matchLabels':{'app':'demo'}},'maxUnavailable':1},'status':{"
+                      "'unavailableAllowed':0,'desiredAvailable':3,'currentAvailable':3,"
+                      "'totalReplicas':4}}]");
+    CHECK_EQ_INT(wh_cluster_new_standalone_objects(objs, &f.cl, &eb), WH_OK);
+    json_decref(objs);
+    CHECK_EQ_INT(wh_pod_routes_setup(f.cl, &f.cfg, &eb), WH_OK);
+    CHECK_EQ_INT(wh_cluster_start(f.cl, &eb), WH_OK);
+    f.ctx.cfg = &f.cfg;
+    f.ctx.cluster = f.cl;
+    json_t *req =
+        jq("{'uid':'u','kind':{'group':'','version':'v1','kind':'Pod'},'resource':{'group':'',"
+           "'version':'v1','resource':'pods'},'subResource':'','operation':'DELETE','namespace':"
+           "'ns','name':'cs-demo-1','object':null,'options':" DELETE_OPTIONS ",'oldObject':{"
+           "'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1','namespace':'ns',"
+           "'labels':{'app':'demo'},'annotations':{'apps.kruise.io/matched-workloadspread':'" ANN_A
+           "','kruise.io/related-pub':'pub'},'ownerReferences':[" CS_OWNER "]},'spec':{"
+           "'containers':[{'name':'main','image':'nginx'}]},'status':{'phase':'Running',"
+           "'conditions':[{'type':'Ready','status':'True'}]}}}");
+    json_t *review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "request", req);
+    struct wh_admission_request r;
+    struct wh_admission_response resp;
+    CHECK_EQ_INT(wh_admission_decode(review, &r, &eb), WH_OK);
+    wh_admission_response_init(&resp);
+    CHECK_EQ_INT(wh_pod_validate_admit(&f.ctx, &r, &resp, &eb), WH_OK);
+    CHECK(!resp.allowed);
+    CHECK(resp.message && strstr(resp.message, "pub unavailable allowed is negative") != NULL);
+    wh_admission_response_fini(&resp);
+    json_decref(review);
+    json_t *hold = NULL;
+    const json_t *a = entry(&f, "ws-demo", "versionIgnored", 0, &hold);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
+    CHECK(json_object_get(wh_json_obj(a, "deletingPods"), "cs-demo-1") != NULL);
+    json_decref(hold);
     fx_fini(&f);
 }
 
@@ -1322,18 +1520,26 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
     struct fx f;
     fx_init(&f, "", "[" BASIC_A0 "," ANNOTATED_POD("cs-demo-1", ANN_A, "") "]");
     struct run r;
-    /* a dry-run eviction (deleteOptions.dryRun) writes nothing */
-    run(&f, &r, "CREATE", "eviction",
-        "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':"
-        "'ns'},'deleteOptions':{'dryRun':['All']}}",
-        NULL, CREATE_OPTIONS, false);
-    CHECK(r.resp.allowed);
-    run_fini(&r);
+#define EVICTION(extra)                                                                            \
+    "{'apiVersion':'policy/"                                                                       \
+    "v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':'ns'}" extra "}"
+    /* dry runs write nothing: deleteOptions.dryRun, and (spec 8 note) request.dryRun or the
+     * request's CreateOptions.dryRun */
+    struct {
+        const char *eviction, *options;
+        bool dry;
+    } dry[] = {
+        {EVICTION(",'deleteOptions':{'dryRun':['All']}"), CREATE_OPTIONS, false},
+        {EVICTION(""), CREATE_OPTIONS, true},
+        {EVICTION(""), "{'dryRun':['All']}", false},
+    };
+    for (size_t i = 0; i < sizeof(dry) / sizeof(dry[0]); i++) {
+        run(&f, &r, "CREATE", "eviction", dry[i].eviction, NULL, dry[i].options, dry[i].dry);
+        CHECK(r.resp.allowed);
+        run_fini(&r);
+    }
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
-    run(&f, &r, "CREATE", "eviction",
-        "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':"
-        "'ns'}}",
-        NULL, CREATE_OPTIONS, false);
+    run(&f, &r, "CREATE", "eviction", EVICTION(""), NULL, CREATE_OPTIONS, false);
     CHECK(r.resp.allowed);
     run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
@@ -1346,6 +1552,7 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
     CHECK_EQ_STR(r.resp.message, "pods \"gone\" not found");
     run_fini(&r);
     fx_fini(&f);
+#undef EVICTION
 }
 
 /* --- inject --explain ---------------------------------------------------------------------------
@@ -1567,6 +1774,14 @@ TEST(ws_validate_subsets)
          "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
          "StrVal:\"40%\"}: maxReplicas sum of all subsets must equal 100% when type is specified "
          "as percent"},
+        /* strconv.Atoi takes any number of leading zeros; a percent past int64 once scaled is
+         * negative, as Go converts it */
+        {",'subsets':[{'name':'a','maxReplicas':'000000000000000000000000000000000000000050%'},{"
+         "'name':'b','maxReplicas':'50%'}]",
+         ""},
+        {",'subsets':[{'name':'a','maxReplicas':'9223372036854775807%'}]",
+         "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, IntVal:0, "
+         "StrVal:\"9223372036854775807%\"}: maxReplicas is not valid for subset"},
         /* below 100% with an unlimited last subset, or exactly 100%: fine */
         {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b'}]", ""},
         {",'subsets':[{'name':'a','maxReplicas':'40%'},{'name':'b','maxReplicas':'60%'}]", ""},
@@ -1857,6 +2072,24 @@ TEST(ws_patch_strategic_merge)
     json_decref(p);
 }
 
+TEST(ws_patch_steps_in_upstream_order)
+{
+    /* 6: tolerations (step 1) and nodeAffinity (step 2) come before the patch (step 5), which
+     * replaces the tolerations list (it has no merge key) and may drop the affinity; the
+     * annotation (step 6) comes last and wins over the patch's */
+    json_t *p = patched("{'name':'a','maxReplicas':3,'tolerations':[{'key':'t','operator':"
+                        "'Exists'}],'patch':{'metadata':{'annotations':{"
+                        "'apps.kruise.io/matched-workloadspread':'mine'}},'spec':{'affinity':null,"
+                        "'tolerations':[{'key':'p','operator':'Exists'}]}}}",
+                        PLAIN_POD("{'containers':[{'name':'main','image':'nginx'}]}"));
+    CHECK_EQ_STR(wh_json_annotation(p, WH_WS_MATCHED_ANNOTATION), GOT("ws-demo", "a"));
+    json_t *spec = jq("{'containers':[{'name':'main','image':'nginx'}],'tolerations':[{'key':'p',"
+                      "'operator':'Exists'}]}");
+    CHECK_EQ_JSON(json_object_get(p, "spec"), spec);
+    json_decref(spec);
+    json_decref(p);
+}
+
 TEST(ws_patch_priority_class_change_drops_priority)
 {
     const char *pod = PLAIN_POD("{'priorityClassName':'low','priority':10,'containers':[{'name':"
@@ -1934,11 +2167,26 @@ TEST(ws_patch_added_values_as_go_encodes_them)
     "'dnsPolicy':'ClusterFirst','terminationGracePeriodSeconds':30}},'volumeClaimTemplates':[{"    \
     "'metadata':{'name':'data'}}]}}"
 #define DEP_REF "'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'web'}"
+#define STS_TEMPLATE                                                                               \
+    "'template':{'spec':{'containers':[{'name':'main','image':'nginx','terminationMessagePolicy':" \
+    "'File','imagePullPolicy':'Always'}],'restartPolicy':'Always','dnsPolicy':'ClusterFirst',"     \
+    "'terminationGracePeriodSeconds':30}}"
+/* an apps/v1 StatefulSet sts with a claim, an Advanced StatefulSet asts (no apps/v1 one) */
+#define STS_CLAIMS                                                                                 \
+    "{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'sts','namespace':'ns'},"     \
+    "'spec':{'replicas':1," STS_TEMPLATE                                                           \
+    ",'volumeClaimTemplates':[{'metadata':{'name':'data'}}]}}"
+#define ASTS                                                                                       \
+    "{'apiVersion':'apps.kruise.io/v1beta1','kind':'StatefulSet','metadata':{'name':'asts',"       \
+    "'namespace':'ns'},'spec':{'replicas':1," STS_TEMPLATE "}}"
+#define MOUNT(name)                                                                                \
+    "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"       \
+    "'name':'" name "','mountPath':'/" name "'}]}]}}}]"
 
 TEST(ws_validate_patch_against_the_template)
 {
     struct fx f;
-    fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "]");
+    fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "," STS_CLAIMS "," ASTS "]");
     struct {
         const char *spec, *want;
     } cases[] = {
@@ -1972,6 +2220,20 @@ TEST(ws_validate_patch_against_the_template)
          "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"
          "'name':'logs','mountPath':'/logs'}]}]}}}]",
          "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        /* a StatefulSet target of either group is looked up as an apps/v1 StatefulSet (9.1),
+         * its claims volumes of the template */
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'sts'}," MOUNT("data"),
+         ""},
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'sts'}," MOUNT("logs"),
+         "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        {"'targetRef':{'apiVersion':'apps/v1','kind':'StatefulSet','name':'sts'}," MOUNT("logs"),
+         "400 spec.subsets[0].patch.containers[0].volumeMounts[0].name: Not found: \"logs\""},
+        /* so an Advanced StatefulSet alone is not found, and its patch is not checked */
+        {"'targetRef':{'apiVersion':'apps.kruise.io/"
+         "v1beta1','kind':'StatefulSet','name':'asts'}," MOUNT("logs"),
+         ""},
         /* no workload yet: the patch is not checked */
         {"'targetRef':{'apiVersion':'apps/v1','kind':'Deployment','name':'later'},'subsets':[{"
          "'name':'a','patch':{'spec':{'containers':[{'name':'side'}]}}}]",
@@ -2034,7 +2296,8 @@ TEST(ws_options_decode_as_go)
 
 /* --- 5.3 against the test API server: failed writes, conflicts until the deadline ---------- */
 
-#define WS_STATUS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo/status"
+#define WS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo"
+#define WS_STATUS_PATH WS_PATH "/status"
 
 static bool fx_init_api(struct fx *f, struct wh_apiserver **srv, const char *objects)
 {
@@ -2130,6 +2393,25 @@ TEST(ws_status_write_failures_through_the_api)
         wh_json_path(live, "status", "versionedSubsetStatuses", "versionIgnored", NULL), 0);
     CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
     CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-1") != NULL);
+    json_decref(live);
+    /* the WorkloadSpread is gone when, after a conflict, it is read again (5.3 step 1): no
+     * subset, nothing written, the Pod admitted unpatched */
+    wh_apiserver_post(srv, "fail?code=409&count=1&methods=PUT&path_prefix=" WS_STATUS_PATH);
+    wh_apiserver_post(srv, "fail?code=404&count=1&methods=GET&path_prefix=" WS_PATH);
+    create(&f, &r, CS_POD("cs-demo-2"));
+    CHECK_EQ_INT(r.rc, WH_OK);
+    CHECK(r.resp.allowed);
+    CHECK(annotation(&r) == NULL);
+    CHECK(strstr(r.notes, "the WorkloadSpread no longer exists") != NULL);
+    run_fini(&r);
+    live = NULL;
+    CHECK_EQ_INT(wh_cluster_get_live(f.cl, "apps.kruise.io", "v1beta1", "workloadspreads", "ns",
+                                     "ws-demo", &live, &eb),
+                 WH_OK);
+    a = json_array_get(
+        wh_json_path(live, "status", "versionedSubsetStatuses", "versionIgnored", NULL), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
+    CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-2") == NULL);
     json_decref(live);
 out:
     fx_fini(&f);

@@ -729,11 +729,15 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
         return;
     /* The drain, in one place: no new connections, kept-alive ones closed as soon as they are
      * idle, in-flight requests answered with Connection: close within the grace period. */
+    MHD_socket quiesced = MHD_INVALID_SOCKET;
     atomic_store(&h->draining, true);
     if (h->https.d) {
-        MHD_socket s = MHD_quiesce_daemon(h->https.d);
-        if (s != MHD_INVALID_SOCKET)
-            close(s);
+        /* The workers drop the quiesced socket from their epoll sets later, so it is closed
+         * only after the daemon stops (a reused fd number would confuse them); shutdown now
+         * refuses new connections at once instead of leaving them in the backlog. */
+        quiesced = MHD_quiesce_daemon(h->https.d);
+        if (quiesced != MHD_INVALID_SOCKET)
+            (void)shutdown(quiesced, SHUT_RDWR);
         wh_conn_guard_drain(h->https.guard);
         int64_t deadline = wh_time_mono_ns() + grace_ms * 1000000;
         while (atomic_load(&h->in_flight) > 0 && wh_time_mono_ns() < deadline)
@@ -743,6 +747,8 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
                    atomic_load(&h->in_flight));
     }
     stop_listener(&h->https);
+    if (quiesced != MHD_INVALID_SOCKET)
+        close(quiesced);
     stop_listener(&h->health);
     stop_listener(&h->metrics);
     wh_conn_guard_free(h->https.guard);

@@ -40,11 +40,15 @@ static bool step_on(const struct wh_pod_step *s, const struct wh_handler_ctx *ct
     return !s->enabled || (ctx && ctx->cfg && s->enabled(ctx->cfg));
 }
 
-static enum wh_pod_op op_of(const struct wh_admission_request *req)
+static enum wh_pod_op op_of(const struct wh_admission_request *req, bool validate)
 {
     if (strcmp(req->resource.resource, "pods") != 0)
         return 0;
     const char *sub = req->sub_resource;
+    /* upstream's validating handler looks at no subresource of an UPDATE (pods/status,
+     * pods/resize); its mutating steps skip every subresource */
+    if (validate && strcmp(req->operation, "UPDATE") == 0)
+        return WH_POD_UPDATE;
     if (!sub[0]) {
         if (strcmp(req->operation, "CREATE") == 0)
             return WH_POD_CREATE;
@@ -68,13 +72,13 @@ static bool options_dry_run(const json_t *options)
 
 static void review_init(struct wh_pod_review *pr, const struct wh_handler_ctx *ctx,
                         const struct wh_admission_request *req, struct wh_admission_response *resp,
-                        const struct wh_pod_run_opts *opts)
+                        const struct wh_pod_run_opts *opts, bool validate)
 {
     memset(pr, 0, sizeof(*pr));
     pr->ctx = ctx;
     pr->req = req;
     pr->resp = resp;
-    pr->op = op_of(req);
+    pr->op = op_of(req, validate);
     const json_t *pod = pr->op == WH_POD_DELETE ? req->old_object : req->object;
     const char *ns = pr->op == WH_POD_EVICT ? NULL : wh_json_meta_str(pod, "namespace");
     pr->namespace_ = ns && ns[0] ? ns : req->namespace_;
@@ -121,7 +125,7 @@ enum wh_err wh_pod_run_mutate(const struct wh_pod_step *const *steps, size_t nst
     if (!decodable(req, resp))
         return WH_OK;
     struct wh_pod_review pr;
-    review_init(&pr, ctx, req, resp, opts);
+    review_init(&pr, ctx, req, resp, opts, false);
     enum wh_err rc = WH_OK;
     for (size_t i = 0; i < nsteps && !rc && resp->code == 0; i++) {
         const struct wh_pod_step *s = steps[i];
@@ -171,7 +175,7 @@ enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t n
         return WH_OK;
     }
     struct wh_pod_review pr;
-    review_init(&pr, ctx, req, resp, NULL);
+    review_init(&pr, ctx, req, resp, NULL, true);
     for (size_t i = 0; i < nsteps && pr.op; i++) {
         const struct wh_pod_step *s = steps[i];
         if (!(s->validate_ops & pr.op) || !step_on(s, ctx))

@@ -33,13 +33,15 @@ struct wh_pod_review {
     const struct wh_handler_ctx *ctx;
     const struct wh_admission_request *req;
     struct wh_admission_response *resp;
-    /* The operation; 0 for a request no step handles (another subresource or operation). */
+    /* The operation; 0 for a request no step handles (another subresource or operation).
+     * /validate-pod counts an UPDATE of any subresource as WH_POD_UPDATE, as upstream. */
     enum wh_pod_op op;
     /* metadata.namespace of the Pod, or request.namespace when it has none */
     const char *namespace_;
     /* request.dryRun, a non-empty options.dryRun, or (eviction) a non-empty
      * deleteOptions.dryRun: steps compute their answer but never write (kube/cluster.h
-     * wh_writeback_opts.dry_run). True for the offline inject command as well. */
+     * wh_writeback_opts.dry_run). True for the offline inject command as well. (WorkloadSpread's
+     * creation step goes by options.dryRun alone, as upstream: workloadspread/pod.c.) */
     bool dry_run;
     /* EVICT: request.object, an Eviction (policy/v1 or v1beta1); NULL otherwise */
     const json_t *eviction;

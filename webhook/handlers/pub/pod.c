@@ -29,14 +29,12 @@ static enum wh_err need_options(const struct wh_pod_review *pr, const char *kind
     return decodes(pr->req->options, "meta.k8s.io/v1", kind, eb);
 }
 
-/* A Pod without a related PUB is let through; otherwise the budget decides. As upstream, the Pod
- * is decoded first: a malformed one is a 400 whether or not a PUB covers it. */
+/* A Pod without a related PUB is let through; otherwise the budget decides. The callers have
+ * decoded the Pod, as upstream does first: a malformed one is a 400 whether or not a PUB covers
+ * it (an evicted Pod comes from the API server). */
 static enum wh_err examine(struct wh_pod_review *pr, const json_t *pod, enum wh_pub_op op,
                            struct wh_errbuf *eb)
 {
-    enum wh_err rc = decodes(pod, "v1", "Pod", eb);
-    if (rc)
-        return rc;
     if (!wh_pub_related_name(pod)) {
         wh_pub_count_unprotected(op);
         return WH_OK;
@@ -77,7 +75,10 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     case WH_POD_DELETE:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
             return WH_OK;
-        rc = need_options(pr, "DeleteOptions", eb);
+        /* upstream decodes the deleted Pod, then the DeleteOptions */
+        rc = decodes(pr->req->old_object, "v1", "Pod", eb);
+        if (!rc)
+            rc = need_options(pr, "DeleteOptions", eb);
         return rc ? rc : examine(pr, pr->req->old_object, WH_PUB_OP_DELETE, eb);
     case WH_POD_EVICT:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))

@@ -294,7 +294,8 @@ static void conflicts(struct wh_field_errors *l, const struct wh_handler_ctx *ct
         group[0] = '\0';
     struct wh_objlist all;
     wh_objlist_init(&all);
-    wh_cache_list(c, ns ? ns : "", &all);
+    /* upstream lists with the object's namespace: an empty one lists every namespace */
+    wh_cache_list(c, ns && *ns ? ns : NULL, &all);
     for (size_t i = 0; i < all.n; i++) {
         const json_t *other = wh_object_json(all.items[i]);
         const char *other_name = wh_json_meta_str(other, "name");
@@ -304,8 +305,7 @@ static void conflicts(struct wh_field_errors *l, const struct wh_handler_ctx *ct
         const json_t *oref = member(ospec, "targetRef"), *osel = member(ospec, "selector");
         char detail[600];
         if (ref && oref) {
-            if (!wh_ref_group_of(wh_json_str(oref, "apiVersion"), other_group,
-                                  sizeof(other_group)))
+            if (!wh_ref_group_of(wh_json_str(oref, "apiVersion"), other_group, sizeof(other_group)))
                 other_group[0] = '\0';
             if (strcmp(group, other_group) == 0 &&
                 wh_str_eq(wh_json_str_or_empty(ref, "kind"), wh_json_str_or_empty(oref, "kind")) &&

@@ -102,6 +102,17 @@ static enum wh_err decide(void *arg, const json_t *current, json_t **desired, st
     return rc;
 }
 
+/* Whether the decision is written. A creation is a dry run by its CreateOptions alone, and
+ * those skipped it before (4.1 item 4: request.dryRun is not consulted); a deletion or eviction
+ * by any of request.dryRun, options.dryRun and deleteOptions.dryRun (8, this project's
+ * departure). The offline command never writes. */
+static bool may_write(const struct book *b)
+{
+    if (b->create)
+        return !(b->pr->ctx && b->pr->ctx->offline);
+    return wh_pod_review_may_write(b->pr);
+}
+
 static const char *path_of(const struct wh_pod_review *pr)
 {
     return pr->op == WH_POD_CREATE ? "/mutate-pod" : "/validate-pod";
@@ -124,7 +135,7 @@ static enum wh_err book_run(struct book *b, const char *ns, const char *name, bo
         wh_uuid_v4(b->uid);
         b->in.uid = b->uid;
     }
-    struct wh_writeback_opts opts = {.dry_run = !wh_pod_review_may_write(pr)};
+    struct wh_writeback_opts opts = {.dry_run = !may_write(b)};
     struct wh_rmw_result res = {0};
     struct wh_errbuf why = {{0}};
     *gone = false;
@@ -253,7 +264,7 @@ static enum wh_err choose(struct wh_pod_review *pr, const json_t *ws, const json
         wh_pod_review_explain(pr, name, false, "the WorkloadSpread no longer exists");
         return WH_ERR_NOT_FOUND;
     }
-    explain_decision(pr, name, &b.d, wh_pod_review_may_write(pr));
+    explain_decision(pr, name, &b.d, may_write(&b));
     snprintf(subset, subsetsz, "%s", b.d.subset);
     if (b.d.used_uid)
         snprintf(uid, WH_UUID_LEN + 1, "%s", b.uid);

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -144,6 +145,15 @@ const char *wh_ws_pod_version(const json_t *pod)
     return WH_WS_VERSION_IGNORED;
 }
 
+/* int(d) as Go compiles it on amd64: a value outside int64 (or NaN) is math.MinInt64, where C
+ * leaves the conversion undefined. */
+static long long go_int_of_float(double d)
+{
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+        return LLONG_MIN;
+    return (long long)d;
+}
+
 bool wh_ws_scaled_max(const json_t *max, long long total, long long *out)
 {
     *out = 0;
@@ -154,17 +164,15 @@ bool wh_ws_scaled_max(const json_t *max, long long total, long long *out)
     const char *s = json_is_string(max) ? json_string_value(max) : NULL;
     if (!s || !wh_str_has_suffix(s, "%"))
         return false;
-    char num[64];
-    size_t n = strlen(s) - 1;
-    if (n == 0 || n >= sizeof(num))
+    /* strconv.Atoi of what precedes the '%': a sign and decimal digits, any number of them (no
+     * space; out of range is an error) */
+    const char *pct = s + strlen(s) - 1;
+    char *end = NULL;
+    errno = 0;
+    long long p = isspace((unsigned char)s[0]) ? 0 : strtoll(s, &end, 10);
+    if (end != pct || end == s || errno)
         return false;
-    memcpy(num, s, n);
-    num[n] = '\0';
-    long long p = 0;
-    /* strconv.Atoi: an optional sign and digits */
-    if (isspace((unsigned char)num[0]) || wh_str_to_ll(num, INT64_MIN, INT64_MAX, &p))
-        return false;
-    *out = (long long)ceil((double)p * (double)total / 100.0);
+    *out = go_int_of_float(ceil((double)p * (double)total / 100.0));
     return true;
 }
 

@@ -45,7 +45,9 @@ const char *wh_ws_statefulset_subset(const json_t *ws, const char *pod_name);
 const char *wh_ws_pod_version(const json_t *pod);
 
 /* 5.6: intstr.GetScaledValueFromIntOrPercent(max, total, roundUp): an integer as is, "<p>%" as
- * ceil(p * total / 100). False when max is neither (a string that is not "<int>%"). */
+ * ceil(p * total / 100) converted as Go does (beyond int64: math.MinInt64). False when max is
+ * neither (a string that is not "<int>%", p as strconv.Atoi reads it). The object webhook's
+ * GetValueFromIntOrPercent(max, 100, true) is this with total 100. */
 bool wh_ws_scaled_max(const json_t *max, long long total, long long *out);
 
 /* True when some subset's maxReplicas is a string ending in '%'. */

@@ -1,7 +1,6 @@
 #include "handlers/workloadspread/validate.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
 #include "handlers/workloadspread/match.h"
+#include "handlers/workloadspread/subset.h"
 #include "handlers/workloadspread/whitelist.h"
 #include "k8s/fielderr.h"
 #include "k8s/podvalidation.h"
@@ -217,29 +217,6 @@ static json_t *check_target_ref(struct vctx *v, const json_t *ref)
 /* --- 9.2 subsets ------------------------------------------------------------------------------
  */
 
-/* intstr.GetValueFromIntOrPercent(v, 100, true): the value, false when it does not compute. */
-static bool value_of_max(const json_t *max, long long *out)
-{
-    if (json_is_integer(max)) {
-        *out = json_integer_value(max);
-        return true;
-    }
-    const char *s = json_string_value(max);
-    size_t n = s ? strlen(s) : 0;
-    if (n < 2 || s[n - 1] != '%' || s[0] == ' ')
-        return false;
-    char num[32];
-    if (n - 1 >= sizeof(num))
-        return false;
-    memcpy(num, s, n - 1);
-    num[n - 1] = '\0';
-    long long p = 0;
-    if (wh_str_to_ll(num, LLONG_MIN, LLONG_MAX, &p))
-        return false;
-    *out = (long long)ceil((double)p * 100.0 / 100.0);
-    return true;
-}
-
 /* The maxReplicas rules (9.2); false when they stop the subset checks. */
 static bool check_max(struct vctx *v, const json_t *max, size_t i, int *first_type, long long *sum)
 {
@@ -260,7 +237,8 @@ static bool check_max(struct vctx *v, const json_t *max, size_t i, int *first_ty
         return false;
     }
     long long value = 0;
-    if (!value_of_max(max, &value) || value < 0) {
+    /* intstr.GetValueFromIntOrPercent(max, 100, true): a percent is its own value */
+    if (!wh_ws_scaled_max(max, 100, &value) || value < 0) {
         invalid_rendered(v, p, render_intstr(max), "maxReplicas is not valid for subset");
         return false;
     }
