@@ -4,6 +4,7 @@
 #   make test       unit + integration + vector + end-to-end tests, then the same in an
 #                   ASan+UBSan build
 #   make bench      in-process benchmarks (never part of make test)
+#   make bench-http the same server over HTTPS beside a Go webhook and nginx (wrk)
 # V=1 shows full command lines.
 
 STD    = -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -48,7 +49,7 @@ else
 Q = @
 endif
 
-.PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench fuzz \
+.PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench bench-http fuzz \
         check-src install clean deps fuzz-merge stress crds manifests image FORCE
 
 all: $(BIN)
@@ -215,6 +216,20 @@ stress: $(BIN)
 
 bench: $(BENCH_BIN)
 	$(BENCH_BIN)
+
+# Over HTTPS, side by side in one run: the Go webhook peer, nginx's static answer (the ceiling)
+# and this build, loaded by wrk (../shared/bench/compare.sh; its header explains the table).
+# Its tools are installed like the libraries above when missing. ROUNDS (3) rounds, medians.
+BENCH_DIR ?= ../shared/bench
+ROUNDS    ?= 3
+bench-http: $(BIN)
+	@if ! command -v wrk >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1 || \
+	    ! command -v jq >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || \
+	    ! { command -v go >/dev/null 2>&1 || test -x /usr/lib/go-1.19/bin/go; }; then \
+	    echo "kruise-webhook: installing the benchmark tools"; \
+	    scripts/install-deps.sh bench || exit 1; \
+	fi
+	ROUNDS=$(ROUNDS) $(BENCH_DIR)/compare.sh "bash $(abspath $(BENCH_DIR))/project-cmd.sh $(abspath $(BIN))"
 
 # Fuzzing (clang, libFuzzer + ASan + UBSan). Each target runs on a copy of its checked-in
 # corpus under build/fuzz/corpus/, so a run never writes the checked-in one; `make fuzz-merge`

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Installs what building and testing kruise-webhook needs on Debian/Ubuntu.
-# The Makefile runs this only when a library is missing; it is safe to run again.
+# Installs what building and testing kruise-webhook needs on Debian/Ubuntu; with the argument
+# `bench`, what `make bench-http` needs instead (../shared/bench/compare.sh).
+# The Makefile runs this only when something is missing; it is safe to run again.
 set -eu
 
 # Build: the libraries. Tests: python3 with PyYAML (the fake API server, integration tests),
@@ -8,12 +9,20 @@ set -eu
 # lists the same packages.
 PACKAGES="pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libjansson-dev libyaml-dev
 libcurl4-openssl-dev python3 python3-yaml openssl curl ca-certificates"
+# make bench-http: the load generator, the static HTTPS ceiling, the Go peer's toolchain, and
+# the tools compare.sh checks answers with.
+BENCH_PACKAGES="wrk nginx-light golang-1.19 jq curl openssl"
+what="build dependencies"
+if [ "${1:-}" = bench ]; then
+    PACKAGES=$BENCH_PACKAGES
+    what="benchmark tools"
+fi
 
 # Where apt keeps its package lists (a test points this elsewhere).
 APT_LISTS=${WH_APT_LISTS:-/var/lib/apt/lists}
 
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "kruise-webhook: missing build dependencies. Install them with:" >&2
+    echo "kruise-webhook: missing $what. Install them with:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y $(echo $PACKAGES)" >&2
     exit 1
 fi

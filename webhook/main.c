@@ -13,6 +13,8 @@
  *                   cert dir, caBundles, CA rotation, serving report; plus the informer of
  *                   its Secret (one object, by field selector)
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
+ *   arena trimmer   from the first request bigger than 1 MiB of JSON: frees the spare memory
+ *                   big requests keep a second after the last one (util/arena.c)
  */
 #include <curl/curl.h>
 #include <errno.h>

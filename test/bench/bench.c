@@ -19,6 +19,7 @@
 #include "server/dispatch.h"
 #include "test/support/bench_conversion.h"
 #include "test/support/bench_jsonpatch.h"
+#include "test/support/bench_loop.h"
 #include "test/support/bench_pub.h"
 #include "test/support/bench_sidecarset.h"
 #include "test/support/bench_workloadspread.h"
@@ -59,15 +60,13 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-static bool wanted(const char *label);
-
 /* Runs the pipeline on body until about 0.5 s has passed; prints ns/op and allocations/op. */
 void wh_bench_pipeline(const char *label, const struct wh_route *route,
                        const struct wh_handler_ctx *ctx, const char *body, size_t len);
 void wh_bench_pipeline(const char *label, const struct wh_route *route,
                        const struct wh_handler_ctx *ctx, const char *body, size_t len)
 {
-    if (!wanted(label))
+    if (!wh_bench_wanted(label))
         return;
     struct wh_reply reply;
     for (int i = 0; i < 100; i++) { /* warm up */
@@ -239,13 +238,6 @@ static void bench_cache_memory(void)
     wh_config_fini(&cfg);
 }
 
-/* WH_BENCH=name runs only the benchmarks whose label contains name. */
-static bool wanted(const char *label)
-{
-    const char *only = getenv("WH_BENCH");
-    return !only || strstr(label, only) != NULL;
-}
-
 /* The whole /convert request for the 100-StatefulSet review of ../shared/bench. */
 static void bench_convert_pipeline(void)
 {
@@ -262,7 +254,7 @@ static void bench_convert_pipeline(void)
 static void bench_pod_check(void)
 {
     const char *label = "gotype: check the pod-create Pod";
-    if (!wanted(label))
+    if (!wh_bench_wanted(label))
         return;
     json_error_t jerr;
     json_t *review = json_load_file("test/bench/data/pod-create.json", 0, &jerr);
@@ -293,17 +285,17 @@ int main(void)
     bench_pipeline_overhead();
     bench_convert_pipeline();
     bench_pod_check();
-    if (wanted("diff"))
+    if (wh_bench_wanted_group("diff"))
         wh_bench_jsonpatch();
-    if (wanted("conver"))
+    if (wh_bench_wanted_group("conver"))
         wh_bench_conversion();
-    if (wanted("sidecarset"))
+    if (wh_bench_wanted_group("sidecarset"))
         wh_bench_sidecarset();
-    if (wanted("pub"))
+    if (wh_bench_wanted_group("pub"))
         wh_bench_pub();
-    if (wanted("workloadspread"))
+    if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
-    if (wanted("cache"))
+    if (wh_bench_wanted_group("cache"))
         bench_cache_memory();
     wh_arena_release();
     return 0;

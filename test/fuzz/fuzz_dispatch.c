@@ -1,6 +1,7 @@
 /* Fuzz target: any body on any route through the whole request pipeline (wh_dispatch):
  * the JSON parser, the review codecs, every handler and the patch diff. The first byte picks
- * the route. Nothing may crash, hang or leak; malformed input must get an answer. */
+ * the route. Nothing may crash, hang or leak; malformed input must get an answer. The body's
+ * parse spans (util/jsonparse.h) must copy exactly what serialising gives. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include "kube/cluster.h"
 #include "log/log.h"
 #include "server/dispatch.h"
+#include "util/buf.h"
 #include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,5 +54,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         reply.http_status != 503)
         abort();
     wh_reply_fini(&reply);
+
+    /* The input's text copied for containers the parse recorded (what /convert answers with)
+     * is exactly what serialising them gives. */
+    struct wh_json_spans *spans = NULL;
+    json_t *v = wh_json_parse_spans((const char *)data + 1, size - 1, NULL, &spans);
+    if (v) {
+        char *want = wh_json_dumps(v);
+        struct wh_buf b;
+        wh_buf_init(&b, SIZE_MAX / 4);
+        if (wh_json_write_spans(&b, v, spans) || strcmp(b.data, want) != 0)
+            abort();
+        wh_buf_fini(&b);
+        free(want);
+        json_decref(v);
+    }
+    wh_json_spans_free(spans);
     return 0;
 }

@@ -12,12 +12,23 @@
 #include "jsonpatch/diff.h"
 #include "jsonpatch/pointer.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void must_reproduce(const json_t *from, const json_t *to)
 {
     json_t *patch = wh_patch_diff(from, to), *res = NULL;
+    /* the text sink writes exactly the serialised patch */
+    char *want = wh_json_dumps(patch);
+    struct wh_buf text;
+    wh_buf_init(&text, SIZE_MAX / 4);
+    if (wh_patch_diff_write(&text, from, to, NULL) != WH_OK || strcmp(text.data, want) != 0) {
+        fprintf(stderr, "diff as text differs from the serialised diff\n");
+        abort();
+    }
+    wh_buf_fini(&text);
+    free(want);
     struct wh_errbuf eb;
     if (wh_patch_apply(from, patch, &res, &eb) != WH_OK) {
         fprintf(stderr, "diff does not apply: %s\n", eb.msg);

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "server/dispatch.h"
 #include "util/time.h"
@@ -16,6 +17,18 @@ void wh_bench_config(struct wh_config *cfg)
     }
 }
 
+bool wh_bench_wanted(const char *label)
+{
+    const char *only = getenv("WH_BENCH");
+    return !only || strstr(label, only) != NULL;
+}
+
+bool wh_bench_wanted_group(const char *prefix)
+{
+    const char *only = getenv("WH_BENCH");
+    return !only || strstr(prefix, only) != NULL || strncmp(only, prefix, strlen(prefix)) == 0;
+}
+
 double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
                             const struct wh_handler_ctx *ctx, const char *body, size_t len,
                             int64_t budget_ns, long *iters)
@@ -25,9 +38,11 @@ double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
         wh_dispatch(route, ctx, body, len, &reply);
         wh_reply_fini(&reply);
     }
+    const char *fixed = getenv("WH_BENCH_ITERS");
+    long want = fixed ? strtol(fixed, NULL, 10) : 0;
     long n = 0;
     int64_t start = wh_time_mono_ns(), now = start;
-    while (now - start < budget_ns) {
+    while (want > 0 ? n < want : now - start < budget_ns) {
         for (int i = 0; i < 50; i++) {
             wh_dispatch(route, ctx, body, len, &reply);
             if (reply.http_status != 200) {

@@ -5,6 +5,7 @@
  * loop of one request through the whole pipeline (wh_dispatch) again and again.
  * Thread rule: single thread only. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,9 +16,16 @@
  * with wh_config_fini. */
 void wh_bench_config(struct wh_config *cfg);
 
+/* WH_BENCH=name: true when label contains name (or WH_BENCH is unset). */
+bool wh_bench_wanted(const char *label);
+/* True when a benchmark of the group whose labels start with prefix may be wanted: WH_BENCH
+ * is unset, names part of prefix, or names a label under it. */
+bool wh_bench_wanted_group(const char *prefix);
+
 /* Warms up with 200 requests, then dispatches body in batches of 50 until budget_ns have
- * passed. Returns the nanoseconds per request; *iters (may be NULL) the requests timed. Exits
- * when an answer is not HTTP 200. */
+ * passed (WH_BENCH_ITERS=n: exactly n requests, for instruction counts under callgrind).
+ * Returns the nanoseconds per request; *iters (may be NULL) the requests timed. Exits when an
+ * answer is not HTTP 200. */
 double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
                             const struct wh_handler_ctx *ctx, const char *body, size_t len,
                             int64_t budget_ns, long *iters);

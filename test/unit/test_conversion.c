@@ -11,9 +11,13 @@
 
 #include "conversion/convert.h"
 #include "conversion/convert_int.h"
+#include "conversion/review.h"
+#include "server/dispatch.h"
 #include "gocompat/gotime.h"
 #include "test/support/vector_compare.h"
 #include "util/buf.h"
+#include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -134,6 +138,68 @@ TEST(conversion_vectors)
         json_decref(v);
     }
     fprintf(stderr, "conversion vectors: %zu/%zu passed\n", passed, n);
+    free_files(files, n);
+}
+
+/* The answer as the dispatcher built it before it copied the input's text of unchanged parts:
+ * parsed without spans, converted, encoded and serialised. Returns: new string. */
+static char *answer_without_spans(const char *body)
+{
+    json_t *review = wh_json_parse(body, strlen(body), NULL);
+    struct wh_conversion_request req;
+    struct wh_errbuf eb = {{0}};
+    CHECK(review && wh_conversion_decode(review, &req, &eb) == WH_OK);
+    json_t *converted = NULL;
+    char *message = NULL;
+    if (wh_convert_objects(req.desired_api_version, req.objects, &converted, &message) && !message)
+        message = wh_xstrdup("conversion failed");
+    json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
+    if (message)
+        json_decref(converted);
+    char *text = wh_json_dumps(answer);
+    json_decref(answer);
+    free(message);
+    json_decref(review);
+    return text;
+}
+
+static void check_spliced_answer(const char *name, const char *body)
+{
+    static const struct wh_route route = {
+        .path = "/convert", .kind = WH_ROUTE_CONVERT, .convert = wh_convert_objects};
+    struct wh_reply reply;
+    wh_dispatch(&route, NULL, body, strlen(body), &reply);
+    char *want = answer_without_spans(body);
+    CHECK_EQ_INT(reply.http_status, 200);
+    if (strcmp(reply.body, want) != 0) {
+        fprintf(stderr, "%s: the answer differs from its serialisation\n", name);
+        CHECK_EQ_STR(reply.body, want);
+    }
+    free(want);
+    wh_reply_fini(&reply);
+}
+
+/* /convert copies the request's text of what conversion left unchanged: byte for byte the
+ * answer serialising the converted objects gives, compact or indented (no text copied), for
+ * every vector and the 100 StatefulSets of the benchmark. */
+TEST(conversion_answer_copies_unchanged_text_exactly)
+{
+    size_t n;
+    char **files = vector_files(&n);
+    for (size_t i = 0; i <= n; i++) {
+        json_t *v = i < n ? load(files[i]) : load("test/bench/data/conversion-100.json");
+        json_t *review =
+            i < n ? json_pack("{s:s,s:s,s:O}", "apiVersion", "apiextensions.k8s.io/v1", "kind",
+                              "ConversionReview", "request", json_object_get(v, "request"))
+                  : json_incref(v);
+        for (int indent = 0; indent < 2; indent++) {
+            char *body = json_dumps(review, JSON_COMPACT | (indent ? JSON_INDENT(2) : 0));
+            check_spliced_answer(i < n ? files[i] : "conversion-100.json", body);
+            free(body);
+        }
+        json_decref(review);
+        json_decref(v);
+    }
     free_files(files, n);
 }
 

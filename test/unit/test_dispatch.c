@@ -1,6 +1,7 @@
 #include "test/unit/test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "admission/review.h"
 #include "conversion/review.h"
@@ -292,11 +293,72 @@ TEST(admission_lossy_messages_stay_valid_json)
     wh_admission_deny(&resp, 403, "%s", "bad \xff byte and cut \xe2\x82");
     struct wh_admission_request req = {
         .api_version = "admission.k8s.io/v1", .uid = "u", .uid_len = 1};
-    json_t *a = wh_admission_encode(&req, &resp);
+    struct wh_buf out;
+    wh_buf_init(&out, 1 << 20);
+    CHECK_EQ_INT(wh_admission_write(&out, &req, &resp, NULL, 0), WH_OK);
+    json_t *a = wh_test_json(out.data);
     CHECK_EQ_STR(wh_json_path_str(a, "response", "status", "message", NULL),
                  "bad ? byte and cut ??");
     json_decref(a);
+    wh_buf_fini(&out);
     wh_admission_response_fini(&resp);
+}
+
+/* The answer as an object, member by member in the order the vectors were recorded with. */
+static json_t *answer_object(const struct wh_admission_request *req,
+                             const struct wh_admission_response *resp, const char *patch64)
+{
+    json_t *status = json_pack("{s:{},s:i}", "metadata", "code", resp->code ? resp->code : 200);
+    if (resp->message)
+        json_object_set_new(status, "message", wh_json_string_lossy(resp->message));
+    if (resp->reason)
+        json_object_set_new(status, "reason", json_string(resp->reason));
+    json_t *r = json_pack("{s:s%,s:b,s:o}", "uid", req->uid, req->uid_len, "allowed", resp->allowed,
+                          "status", status);
+    if (resp->warnings && json_array_size(resp->warnings))
+        json_object_set(r, "warnings", resp->warnings);
+    if (patch64)
+        json_object_set_new(r, "patch", json_string(patch64));
+    if (patch64)
+        json_object_set_new(r, "patchType", json_string("JSONPatch"));
+    return json_pack("{s:s,s:s,s:o}", "apiVersion", req->api_version, "kind", "AdmissionReview",
+                     "response", r);
+}
+
+TEST(admission_write_is_the_answer_object_byte_for_byte)
+{
+    static const char uid[] = "u-\0-\"quoted\"-\xc3\xa9";
+    struct wh_admission_request req = {
+        .api_version = "admission.k8s.io/v1beta1", .uid = uid, .uid_len = sizeof(uid) - 1};
+    const char *patch = "[{\"op\":\"add\",\"path\":\"/a\",\"value\":1}]";
+    for (int variant = 0; variant < 4; variant++) {
+        struct wh_admission_response resp;
+        wh_admission_response_init(&resp);
+        if (variant == 1)
+            wh_admission_deny(&resp, 403, "no \"%s\"\n\x01", "way");
+        if (variant == 2) {
+            wh_admission_deny(&resp, 500, "failed");
+            wh_admission_set_reason(&resp, "InternalError");
+            wh_admission_warn(&resp, "careful \t%d", 1);
+            wh_admission_warn(&resp, "twice");
+        }
+        if (variant == 3)
+            wh_admission_allow(&resp, "allowed with a message");
+        bool with_patch = variant == 0 || variant == 3;
+        char *patch64 = with_patch ? wh_base64_encode(patch, strlen(patch)) : NULL;
+        json_t *want = answer_object(&req, &resp, patch64);
+        char *want_text = wh_json_dumps(want);
+        struct wh_buf out;
+        wh_buf_init(&out, 1 << 20);
+        CHECK_EQ_INT(
+            wh_admission_write(&out, &req, &resp, with_patch ? patch : NULL, strlen(patch)), WH_OK);
+        CHECK_EQ_STR(out.data, want_text);
+        wh_buf_fini(&out);
+        free(want_text);
+        free(patch64);
+        json_decref(want);
+        wh_admission_response_fini(&resp);
+    }
 }
 
 /* --- hostile bodies (issue 17) ------------------------------------------------------------ */

@@ -33,6 +33,49 @@ TEST(goenc_sorted_dump)
     json_decref(v);
 }
 
+/* Every ASCII byte: printable ones but '"', '\\', '<', '>', '&' are written as they are, all
+ * others escaped; members keep their order unless sorted. */
+TEST(goenc_every_ascii_byte_and_member_order)
+{
+    for (int c = 1; c < 0x80; c++) {
+        char in[2] = {(char)c, 0};
+        struct wh_buf b;
+        wh_buf_init(&b, 64);
+        CHECK(wh_goenc_append_string(&b, in, 1) == WH_OK);
+        bool as_is = c >= 0x20 && !strchr("\"\\<>&", c);
+        CHECK_EQ_INT(b.len == 3 && b.data[1] == (char)c, as_is);
+        wh_buf_fini(&b);
+    }
+    json_t *v = wh_test_json("{\"b\":\"x\",\"a\":{\"d\":1,\"c\":2}}");
+    struct wh_buf b;
+    wh_buf_init(&b, 256);
+    CHECK(wh_goenc_append(&b, v, false) == WH_OK);
+    CHECK_EQ_STR(b.data, "{\"b\":\"x\",\"a\":{\"d\":1,\"c\":2}}");
+    wh_buf_fini(&b);
+    json_decref(v);
+}
+
+/* Strings are scanned a word at a time: a character to escape at any offset is written as it
+ * is written alone. */
+TEST(goenc_specials_at_every_offset)
+{
+    const char *specials[] = {"<",    ">",       "&", "\"", "\\", "\n", "\x01", "\xe2\x80\xa8",
+                              "\xff", "\xc3\xa9"};
+    for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+        struct wh_buf alone;
+        wh_buf_init(&alone, 64);
+        CHECK(wh_goenc_append_string(&alone, specials[k], strlen(specials[k])) == WH_OK);
+        for (int at = 0; at < 20; at++) {
+            char in[64], want[96];
+            snprintf(in, sizeof(in), "%.*s%sxyz", at, "abcdefghijklmnopqrstuvwxyz", specials[k]);
+            snprintf(want, sizeof(want), "\"%.*s%.*sxyz\"", at, "abcdefghijklmnopqrstuvwxyz",
+                     (int)alone.len - 2, alone.data + 1);
+            check_string(in, want);
+        }
+        wh_buf_fini(&alone);
+    }
+}
+
 static void check_invalid(const char *text, const char *want)
 {
     char msg[160];

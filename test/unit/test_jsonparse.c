@@ -54,6 +54,29 @@ TEST(jsonparse_matches_jansson_on_valid_input)
     same_as_jansson("[1.7976931348623157e308, 5e-324, 123456789012345678e-3]");
 }
 
+/* Strings are scanned a word at a time: every character that ends a plain run (quote, escape,
+ * control, non-ASCII), at every offset within and past the first words, reads as jansson
+ * reads it; a control character is refused at its own column. */
+TEST(jsonparse_specials_at_every_offset)
+{
+    const char *specials[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\x7f", "~"};
+    for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+        for (int at = 0; at < 20; at++) {
+            char text[96];
+            int n = snprintf(text, sizeof(text), "{\"k%.*s%s\":\"%.*s%sxyz\"}", at,
+                             "abcdefghijklmnopqrstuvwxyz", specials[k], at,
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", specials[k]);
+            CHECK(n > 0 && (size_t)n < sizeof(text));
+            same_as_jansson(text);
+        }
+    }
+    for (int at = 0; at < 20; at++) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "[\"%.*s\x01\"]", at, "abcdefghijklmnopqrstuvwxyz");
+        rejected(text, (size_t)n, 1, at + 3, "control character");
+    }
+}
+
 TEST(jsonparse_extensions_over_jansson)
 {
     json_t *v = wh_json_parse("{\"s\":\"a\\u0000b\"}", 16, NULL);
@@ -198,6 +221,33 @@ TEST(jsonwrite_spelling)
     json_decref(v);
 }
 
+/* The writer scans a word at a time too: a character to escape at any offset is written as it
+ * is written alone, and reads back. */
+TEST(jsonwrite_specials_at_every_offset)
+{
+    const char *specials[] = {"\"", "\\", "\n", "\x01", "\x1f", "\xc3\xa9", "\x7f", "/"};
+    for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+        json_t *one = json_string(specials[k]);
+        char *alone = wh_json_dumps(one);
+        json_decref(one);
+        for (int at = 0; at < 20; at++) {
+            char s[64], want[96];
+            snprintf(s, sizeof(s), "%.*s%sxyz", at, "abcdefghijklmnopqrstuvwxyz", specials[k]);
+            snprintf(want, sizeof(want), "\"%.*s%.*sxyz\"", at, "abcdefghijklmnopqrstuvwxyz",
+                     (int)strlen(alone) - 2, alone + 1);
+            json_t *v = json_string(s);
+            char *got = wh_json_dumps(v);
+            CHECK_EQ_STR(got, want);
+            json_t *back = json_loads(got, JSON_DECODE_ANY, NULL);
+            CHECK(back && json_equal(back, v));
+            json_decref(back);
+            free(got);
+            json_decref(v);
+        }
+        free(alone);
+    }
+}
+
 TEST(jsonparse_stops_at_the_arena_budget)
 {
     /* 100 000 empty objects cost ~20 MB parsed; a 1 MiB budget stops the parse. */
@@ -258,4 +308,63 @@ TEST(reqmem_budget_and_pool)
     wh_reqmem_set_limit(0);
     CHECK(wh_reqmem_take(1u << 30));
     wh_reqmem_give(1u << 30);
+}
+
+/* Long enough for containers to be recorded (util/jsonparse.c records from 256 bytes). */
+#define PAD                                                                                        \
+    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"  \
+    "1234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"  \
+    "23456789012345678901234567890123456789"
+
+/* Writing with the spans of a parse gives exactly what serialising the values gives, whatever
+ * the input's spelling (whitespace, escapes, non-ASCII, "-0", reals, duplicate keys), and a
+ * container whose size changed after the parse is serialised, not copied. */
+TEST(jsonparse_spans_copy_only_what_prints_the_same)
+{
+    static const char *const inputs[] = {
+        "{\"a\":[1,2,3],\"b\":{\"c\":\"d\",\"e\":[true,false,null]},\"pad\":\"" PAD "\"}",
+        "{\"a\": [1, 2],\"b\":{\"c\":\"d\"},\"pad\":\"" PAD "\"}",
+        "{\"a\":\"\\u0041\\/x\",\"b\":{\"k\":\"v\"},\"pad\":\"" PAD "\"}",
+        "{\"a\":\"\xc3\xa9t\xc3\xa9\",\"b\":{\"k\":-0},\"pad\":\"" PAD "\"}",
+        "{\"a\":1.50,\"b\":[1e3,-0,12345678901234567890],\"pad\":\"" PAD "\"}",
+        "{\"a\":1,\"a\":2,\"b\":{\"x\":{},\"y\":[]},\"pad\":\"" PAD "\"}",
+        "[{\"pad\":\"" PAD "\",\"n\":[[],[[]],{}]},{\"pad\":\"" PAD "\"}]",
+    };
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+        struct wh_json_spans *spans = NULL;
+        json_t *v = wh_json_parse_spans(inputs[i], strlen(inputs[i]), NULL, &spans);
+        CHECK(v != NULL && spans != NULL);
+        char *want = wh_json_dumps(v);
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 20);
+        CHECK_EQ_INT(wh_json_write_spans(&b, v, spans), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        /* a member added to a recorded container after the parse shows (the rule forbids
+         * changing a parsed container below one that is written: edits copy the way down) */
+        if (json_is_object(v))
+            json_object_set_new(v, "added", json_true());
+        else
+            json_array_append_new(v, json_true());
+        free(want);
+        want = wh_json_dumps(v);
+        wh_buf_reset(&b);
+        CHECK_EQ_INT(wh_json_write_spans(&b, v, spans), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        /* compact canonical input: the root's text is the input itself */
+        const char *text = NULL;
+        size_t len = 0;
+        if (i == 0) {
+            json_object_del(v, "added");
+            CHECK(wh_json_spans_get(spans, v, &text, &len));
+            CHECK(len == strlen(inputs[i]) && text == inputs[i]);
+        }
+        wh_buf_fini(&b);
+        free(want);
+        wh_json_spans_free(spans);
+        json_decref(v);
+    }
+    /* a failed parse leaves no spans */
+    struct wh_json_spans *spans = (struct wh_json_spans *)1;
+    CHECK(wh_json_parse_spans("{\"a\":", 5, NULL, &spans) == NULL);
+    CHECK(spans == NULL);
 }

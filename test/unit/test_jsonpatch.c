@@ -52,10 +52,33 @@ static void check_apply_fails(const char *doc, const char *patch, const char *ne
     json_decref(got);
 }
 
+/* The text wh_patch_diff_write appends is exactly the serialised wh_patch_diff. */
+static void check_text_sink(const json_t *from, const json_t *to, const json_t *patch)
+{
+    char *want = wh_json_dumps(patch);
+    struct wh_buf b;
+    wh_buf_init(&b, 1 << 20);
+    CHECK_EQ_INT(wh_buf_adds(&b, "prefix"), WH_OK);
+    size_t n = 99;
+    CHECK_EQ_INT(wh_patch_diff_write(&b, from, to, &n), WH_OK);
+    CHECK_EQ_STR(b.data + 6, want);
+    CHECK_EQ_INT(n, json_array_size(patch));
+    /* at its cap the buffer is left as it was */
+    struct wh_buf small;
+    wh_buf_init(&small, strlen(want) - 1);
+    CHECK_EQ_INT(wh_patch_diff_write(&small, from, to, &n), WH_ERR_TOO_BIG);
+    CHECK_EQ_INT(small.len, 0);
+    CHECK_EQ_INT(n, 0);
+    wh_buf_fini(&small);
+    wh_buf_fini(&b);
+    free(want);
+}
+
 /* Diffs, checks the patch reproduces `to`, returns the patch (new ref). */
 static json_t *diff_checked(const json_t *from, const json_t *to)
 {
     json_t *patch = wh_patch_diff(from, to);
+    check_text_sink(from, to, patch);
     json_t *res = NULL;
     struct wh_errbuf eb = {{0}};
     enum wh_err rc = wh_patch_apply(from, patch, &res, &eb);
@@ -156,6 +179,11 @@ TEST(pointer_escape)
     CHECK_EQ_INT(wh_pointer_append(&b, "abc", 3), WH_OK);
     CHECK_EQ_INT(wh_pointer_append(&b, "~~", 2), WH_ERR_TOO_BIG);
     CHECK_EQ_STR(b.data, "/abc");
+    CHECK_EQ_INT(wh_pointer_append_index(&b, 10), WH_ERR_TOO_BIG);
+    CHECK_EQ_STR(b.data, "/abc");
+    CHECK_EQ_INT(b.len, 4);
+    CHECK_EQ_INT(wh_pointer_append_index(&b, 0), WH_OK);
+    CHECK_EQ_STR(b.data, "/abc/0");
     wh_buf_fini(&b);
 }
 

@@ -15,6 +15,7 @@
 #include "kube/cluster.h"
 #include "metrics/metrics.h"
 #include "test/support/apiserver_proc.h"
+#include "util/arena.h"
 #include "util/deadline.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -123,6 +124,12 @@ static void answer_fini(struct answer *a)
 /* Sends a review whose request is built by the caller (review: new ref, stolen). */
 static struct answer send_review(struct fx *f, json_t *review, bool mutate)
 {
+    /* As the dispatcher runs it: the whole review in the request arena, so that the status
+     * bookkeeping (what it keeps past the request) is checked to make none of it there. */
+    wh_arena_begin();
+    json_t *in_arena = wh_json_copy(review);
+    json_decref(review);
+    review = in_arena;
     struct wh_admission_request r;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
@@ -136,10 +143,14 @@ static struct answer send_review(struct fx *f, json_t *review, bool mutate)
     a.allowed = rc == WH_OK && resp.allowed;
     a.code = rc ? 500 : resp.code;
     snprintf(a.msg, sizeof(a.msg), "%s", rc ? eb.msg : resp.message ? resp.message : "");
-    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object))
+    if (mutate && resp.mutated && !json_equal(resp.mutated, r.object)) {
+        wh_arena_pause(); /* the answer outlives the request */
         a.mutated = wh_json_copy(resp.mutated);
+        wh_arena_resume();
+    }
     wh_admission_response_fini(&resp);
     json_decref(review);
+    wh_arena_end();
     return a;
 }
 

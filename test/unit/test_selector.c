@@ -51,15 +51,37 @@ TEST(selector_match_labels)
     CHECK(sel_match("{\"matchLabels\":{\"app\":\"\"}}", "{\"app\":\"\"}"));
 }
 
+/* Few labels are searched key by key, many through the hash: the same answers either way, and a
+ * key is never found by a prefix of it. */
+TEST(selector_few_and_many_labels)
+{
+    const char *sel = "{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":[{\"key\":"
+                      "\"tier\",\"operator\":\"DoesNotExist\"}]}";
+    const char *few = "{\"app2\":\"web\",\"ap\":\"web\",\"app\":\"web\",\"tiers\":\"x\"}";
+    const char *many =
+        "{\"l1\":\"1\",\"l2\":\"2\",\"l3\":\"3\",\"l4\":\"4\",\"l5\":\"5\","
+        "\"l6\":\"6\",\"l7\":\"7\",\"app2\":\"web\",\"app\":\"web\",\"tiers\":\"x\"}";
+    CHECK(sel_match(sel, few));
+    CHECK(sel_match(sel, many));
+    CHECK(!sel_match(sel, "{\"app2\":\"web\",\"ap\":\"web\"}"));
+    CHECK(!sel_match(sel, "{\"app\":\"web\",\"tier\":\"\"}"));
+    CHECK(!sel_match(sel, "{\"l1\":\"1\",\"l2\":\"2\",\"l3\":\"3\",\"l4\":\"4\",\"l5\":"
+                          "\"5\",\"l6\":\"6\",\"l7\":\"7\",\"l8\":\"8\",\"app\":\"web\",\"tier\":"
+                          "\"x\"}"));
+}
+
 TEST(selector_expressions)
 {
-    const char *in = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}";
+    const char *in =
+        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}";
     CHECK(sel_match(in, "{\"env\":\"b\"}"));
     CHECK(!sel_match(in, "{\"env\":\"c\"}"));
     CHECK(!sel_match(in, "{}"));
-    const char *in_empty = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[]}]}";
+    const char *in_empty =
+        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"In\",\"values\":[]}]}";
     CHECK(!sel_match(in_empty, "{\"env\":\"b\"}"));
-    const char *notin = "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"NotIn\",\"values\":[\"a\"]}]}";
+    const char *notin =
+        "{\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"NotIn\",\"values\":[\"a\"]}]}";
     CHECK(sel_match(notin, "{}"));
     CHECK(sel_match(notin, "{\"env\":\"b\"}"));
     CHECK(!sel_match(notin, "{\"env\":\"a\"}"));
@@ -90,8 +112,9 @@ TEST(selector_unknown_operator)
     wh_selector_free(s);
     json_decref(j);
     /* operators are case-sensitive, as in Go */
-    CHECK(!sel_match("{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"in\",\"values\":[\"v\"]}]}",
-                     "{\"k\":\"v\"}"));
+    CHECK(!sel_match(
+        "{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"in\",\"values\":[\"v\"]}]}",
+        "{\"k\":\"v\"}"));
 }
 
 TEST(selector_key_values)
@@ -113,8 +136,9 @@ TEST(selector_key_values)
     wh_selector_free(s);
     json_decref(j);
     /* matchLabels wins over an In expression */
-    j = wh_test_json("{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"c\"},\"matchExpressions\":"
-                     "[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"In\",\"values\":[\"a\"]}]}");
+    j = wh_test_json(
+        "{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"c\"},\"matchExpressions\":"
+        "[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"In\",\"values\":[\"a\"]}]}");
     s = wh_selector_new(j);
     CHECK(wh_selector_key_values(s, "kubernetes.io/metadata.name", &vals, &n));
     CHECK(n == 1 && strcmp(vals[0], "c") == 0);

@@ -1,6 +1,8 @@
 #include "test/unit/test.h"
 #include "test/support/tls_fixture.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -28,6 +30,25 @@ TEST(buf_grows_and_stops_at_cap)
     CHECK_EQ_INT(len, 10);
     CHECK(b.data == NULL && b.len == 0);
     free(s);
+    wh_buf_fini(&b);
+}
+
+TEST(buf_add_int_writes_what_printf_does)
+{
+    const long long cases[] = {0, 7, -7, 10, 1234567890123LL, -1000, LLONG_MAX, LLONG_MIN};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "%lld", cases[i]);
+        struct wh_buf b;
+        wh_buf_init(&b, 64);
+        CHECK_EQ_INT(wh_buf_add_int(&b, cases[i]), WH_OK);
+        CHECK_EQ_STR(b.data, want);
+        wh_buf_fini(&b);
+    }
+    struct wh_buf b;
+    wh_buf_init(&b, 3);
+    CHECK_EQ_INT(wh_buf_add_int(&b, 1234), WH_ERR_TOO_BIG);
+    CHECK_EQ_INT(b.len, 0);
     wh_buf_fini(&b);
 }
 
@@ -92,6 +113,32 @@ TEST(base64_round_trip)
     CHECK_EQ_INT(wh_base64_decode("Zm9v!", 5, &d, &n), WH_ERR_PARSE);
     CHECK_EQ_INT(wh_base64_decode("Zg=a", 4, &d, &n), WH_ERR_PARSE);
     CHECK_EQ_INT(wh_base64_decode("Zh==", 4, &d, &n), WH_ERR_PARSE); /* non-zero pad bits */
+}
+
+/* Every byte value in every position of the 3-byte group, every tail length: the encoding reads
+ * back, and appending writes exactly what the one-shot encoding does. */
+TEST(base64_every_byte_and_tail)
+{
+    unsigned char in[259];
+    for (size_t len = 0; len <= sizeof(in); len++) {
+        for (size_t i = 0; i < len; i++)
+            in[i] = (unsigned char)(i * 7 + len);
+        char *e = wh_base64_encode(in, len);
+        CHECK_EQ_INT(strlen(e), 4 * ((len + 2) / 3));
+        unsigned char *d = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(wh_base64_decode(e, strlen(e), &d, &n), WH_OK);
+        CHECK_EQ_INT(n, len);
+        CHECK(d && memcmp(d, in, len) == 0);
+        struct wh_buf b;
+        wh_buf_init(&b, 1 << 20);
+        CHECK_EQ_INT(wh_buf_adds(&b, "x"), WH_OK);
+        CHECK_EQ_INT(wh_base64_encode_append(&b, in, len), WH_OK);
+        CHECK_EQ_STR(b.data + 1, e);
+        wh_buf_fini(&b);
+        free(d);
+        free(e);
+    }
 }
 
 TEST(json_type_names_ours_and_go)

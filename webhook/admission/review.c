@@ -128,7 +128,6 @@ void wh_admission_response_fini(struct wh_admission_response *resp)
     free(resp->message);
     free(resp->reason);
     json_decref(resp->warnings);
-    json_decref(resp->patch);
     json_decref(resp->mutated);
     memset(resp, 0, sizeof(*resp));
 }
@@ -198,34 +197,56 @@ json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
     return resp->mutated;
 }
 
-json_t *wh_admission_encode(const struct wh_admission_request *req,
-                            const struct wh_admission_response *resp)
+/* Appends "key": and the string value v (NULL: nothing) as wh_json_write would print it. */
+static enum wh_err write_member(struct wh_buf *out, const char *key, const json_t *v)
 {
-    json_t *status = json_object();
-    json_object_set_new(status, "metadata", json_object());
-    json_object_set_new(status, "code", json_integer(resp->code ? resp->code : 200));
-    if (resp->message)
-        json_object_set_new(status, "message", wh_json_string_lossy(resp->message));
-    if (resp->reason)
-        json_object_set_new(status, "reason", json_string(resp->reason));
+    if (!v)
+        return WH_OK;
+    enum wh_err rc = wh_buf_addc(out, ',');
+    if (!rc)
+        rc = wh_json_write_string(out, key, strlen(key));
+    if (!rc)
+        rc = wh_buf_addc(out, ':');
+    return rc ? rc : wh_json_write(out, v);
+}
 
-    json_t *r = json_object();
-    json_object_set_new(r, "uid", json_stringn(req->uid, req->uid_len));
-    json_object_set_new(r, "allowed", json_boolean(resp->allowed));
-    json_object_set_new(r, "status", status);
-    if (resp->warnings && json_array_size(resp->warnings))
-        json_object_set(r, "warnings", resp->warnings);
-    if (resp->patch && json_array_size(resp->patch)) {
-        char *text = wh_json_dumps(resp->patch);
-        char *b64 = wh_base64_encode(text, strlen(text));
-        json_object_set_new(r, "patch", json_string(b64));
-        json_object_set_new(r, "patchType", json_string("JSONPatch"));
-        free(b64);
-        free(text);
+enum wh_err wh_admission_write(struct wh_buf *out, const struct wh_admission_request *req,
+                               const struct wh_admission_response *resp, const char *patch,
+                               size_t patch_len)
+{
+    /* The member order and spelling are those of the object this answer used to be built as
+     * (and every vector expects): apiVersion, kind, response {uid, allowed, status {metadata,
+     * code, message, reason}, warnings, patch, patchType}. */
+    json_t *message = resp->message ? wh_json_string_lossy(resp->message) : NULL;
+    json_t *reason = resp->reason ? json_string(resp->reason) : NULL;
+    enum wh_err rc = wh_buf_adds(out, "{\"apiVersion\":");
+    if (!rc)
+        rc = wh_json_write_string(out, req->api_version, strlen(req->api_version));
+    if (!rc)
+        rc = wh_buf_adds(out, ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":");
+    if (!rc)
+        rc = wh_json_write_string(out, req->uid, req->uid_len);
+    if (!rc)
+        rc = wh_buf_printf(out, ",\"allowed\":%s,\"status\":{\"metadata\":{},\"code\":%d",
+                           resp->allowed ? "true" : "false", resp->code ? resp->code : 200);
+    if (!rc)
+        rc = write_member(out, "message", message);
+    if (!rc)
+        rc = write_member(out, "reason", reason);
+    if (!rc)
+        rc = wh_buf_addc(out, '}');
+    if (!rc && resp->warnings && json_array_size(resp->warnings))
+        rc = write_member(out, "warnings", resp->warnings);
+    if (!rc && patch) {
+        rc = wh_buf_adds(out, ",\"patch\":\"");
+        if (!rc)
+            rc = wh_base64_encode_append(out, patch, patch_len);
+        if (!rc)
+            rc = wh_buf_adds(out, "\",\"patchType\":\"JSONPatch\"");
     }
-    json_t *review = json_object();
-    json_object_set_new(review, "apiVersion", json_string(req->api_version));
-    json_object_set_new(review, "kind", json_string("AdmissionReview"));
-    json_object_set_new(review, "response", r);
-    return review;
+    if (!rc)
+        rc = wh_buf_adds(out, "}}");
+    json_decref(message);
+    json_decref(reason);
+    return rc;
 }

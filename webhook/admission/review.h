@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 
 enum wh_review_version { WH_REVIEW_V1, WH_REVIEW_V1BETA1 };
@@ -49,11 +50,10 @@ WH_NODISCARD enum wh_err wh_admission_decode(const json_t *review, struct wh_adm
 /* What a handler answers. Owned by whoever called wh_admission_response_init. */
 struct wh_admission_response {
     bool allowed;
-    int code;      /* status.code; 0 means 200 */
-    char *message; /* status.message, or NULL */
-    char *reason;  /* status.reason, or NULL */
+    int code;         /* status.code; 0 means 200 */
+    char *message;    /* status.message, or NULL */
+    char *reason;     /* status.reason, or NULL */
     json_t *warnings; /* array of strings, or NULL */
-    json_t *patch;    /* JSON Patch array, or NULL; omitted from the answer when empty */
     json_t *mutated;  /* mutating handlers: the edited copy of request.object (see below) */
 };
 
@@ -61,8 +61,7 @@ void wh_admission_response_init(struct wh_admission_response *resp);
 void wh_admission_response_fini(struct wh_admission_response *resp);
 
 /* Allowed, optionally with a status message (upstream sends one for some validations). */
-void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...)
-    WH_PRINTF(2, 3);
+void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...) WH_PRINTF(2, 3);
 /* Denied with status code and message: 403 + reason Forbidden as controller-runtime's Denied;
  * other codes carry no reason unless wh_admission_set_reason is called. */
 void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)
@@ -77,10 +76,14 @@ void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
 json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
                                     const struct wh_admission_request *req);
 
-/* Builds the AdmissionReview answer: apiVersion as asked, response.uid echoed, allowed, status
- * (always with a code, as controller-runtime completes it), warnings, and patch (base64) with
- * patchType JSONPatch only when the patch is non-empty. Returns: new ref. */
-json_t *wh_admission_encode(const struct wh_admission_request *req,
-                            const struct wh_admission_response *resp);
+/* Appends the AdmissionReview answer as compact JSON to out, written directly (no values are
+ * built): apiVersion as asked, response.uid echoed, allowed, status (always with a code, as
+ * controller-runtime completes it), warnings, and, when patch (the JSON Patch text, patch_len
+ * bytes; NULL for none) is given, patch (base64) with patchType JSONPatch. The caller passes
+ * no patch when it has no operation. WH_ERR_TOO_BIG at out's cap. */
+WH_NODISCARD enum wh_err wh_admission_write(struct wh_buf *out,
+                                            const struct wh_admission_request *req,
+                                            const struct wh_admission_response *resp,
+                                            const char *patch, size_t patch_len);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "conversion/convert_int.h"
 #include "k8s/ref.h"
+#include "util/arena.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -52,8 +53,11 @@ static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
 
 static void compile_all(void)
 {
+    /* The plans are kept for the life of the process, whichever request compiles them. */
+    wh_arena_pause();
     for (size_t i = 0; i < NKINDS; i++)
         plans[i] = wh_conv_compile(wh_conv_kinds[i]);
+    wh_arena_resume();
 }
 
 /* Kruise kinds registered with only v1alpha1 (never converted, but known to the scheme). */

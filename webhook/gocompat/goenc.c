@@ -50,6 +50,20 @@ static uint32_t decode_rune(const unsigned char *p, size_t n, size_t *size)
 
 /* --- writing ----------------------------------------------------------------------------- */
 
+/* Bytes encoding/json writes as they are: printable ASCII but '"', '\\' and the HTML
+ * characters '<', '>', '&' (a table: most strings are scanned at a lookup a byte). Rows of 16
+ * from 0x00; 0x80 and up are decoded as runes. */
+static const unsigned char go_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* controls */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* controls */
+    1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* '"' and '&' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, /* '<' and '>' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* '\\' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 enum wh_err wh_goenc_append_string(struct wh_buf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -57,11 +71,11 @@ enum wh_err wh_goenc_append_string(struct wh_buf *b, const char *s, size_t len)
     enum wh_err rc = wh_buf_addc(b, '"');
     size_t start = 0, i = 0;
     while (!rc && i < len) {
-        unsigned char c = p[i];
-        if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c < 0x80) {
+        while (i < len && go_plain[p[i]])
             i++;
-            continue;
-        }
+        if (i == len)
+            break;
+        unsigned char c = p[i];
         if (c < 0x80) {
             rc = wh_buf_add(b, s + start, i - start);
             char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
@@ -191,9 +205,15 @@ static enum wh_err append_real(struct wh_buf *b, double f)
     return wh_buf_add(b, out, o);
 }
 
-static int cmp_keys(const void *a, const void *b)
+struct enc_member {
+    const char *key;
+    size_t len;
+    const json_t *value;
+};
+
+static int cmp_enc_members(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const struct enc_member *)a)->key, ((const struct enc_member *)b)->key);
 }
 
 enum wh_err wh_goenc_append(struct wh_buf *b, const json_t *v, bool sort_keys)
@@ -201,32 +221,31 @@ enum wh_err wh_goenc_append(struct wh_buf *b, const json_t *v, bool sort_keys)
     enum wh_err rc = WH_OK;
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
+        /* Members with their values: no look-up per key after the sort. */
         size_t n = json_object_size(v), k = 0;
-        const char *small[16];
-        const char **keys = n <= 16 ? small : wh_xmalloc(n * sizeof(*keys));
-        const char *key;
-        json_t *val;
-        json_object_foreach((json_t *)(uintptr_t)v, key, val)
-        {
-            keys[k++] = key;
-        }
+        struct enc_member small[16];
+        struct enc_member *m = n <= 16 ? small : wh_xmalloc(n * sizeof(*m));
+        json_t *obj = (json_t *)(uintptr_t)v;
+        for (void *it = json_object_iter(obj); it && k < n; it = json_object_iter_next(obj, it))
+            m[k++] = (struct enc_member){json_object_iter_key(it), json_object_iter_key_len(it),
+                                         json_object_iter_value(it)};
         if (sort_keys)
-            qsort(keys, n, sizeof(*keys), cmp_keys);
+            qsort(m, k, sizeof(*m), cmp_enc_members);
         rc = wh_buf_addc(b, '{');
-        for (size_t i = 0; !rc && i < n; i++) {
+        for (size_t i = 0; !rc && i < k; i++) {
             if (i)
                 rc = wh_buf_addc(b, ',');
             if (!rc)
-                rc = wh_goenc_append_string(b, keys[i], strlen(keys[i]));
+                rc = wh_goenc_append_string(b, m[i].key, m[i].len);
             if (!rc)
                 rc = wh_buf_addc(b, ':');
             if (!rc)
-                rc = wh_goenc_append(b, json_object_get(v, keys[i]), sort_keys);
+                rc = wh_goenc_append(b, m[i].value, sort_keys);
         }
         if (!rc)
             rc = wh_buf_addc(b, '}');
-        if (keys != small)
-            free(keys);
+        if (m != small)
+            free(m);
         return rc;
     }
     case JSON_ARRAY:
@@ -243,7 +262,7 @@ enum wh_err wh_goenc_append(struct wh_buf *b, const json_t *v, bool sort_keys)
     case JSON_STRING:
         return wh_goenc_append_string(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        return wh_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return wh_buf_add_int(b, json_integer_value(v));
     case JSON_REAL:
         return append_real(b, json_real_value(v));
     case JSON_TRUE:

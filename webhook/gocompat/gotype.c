@@ -10,6 +10,7 @@
 
 #include "gocompat/gotime.h"
 #include "k8s/quantity.h"
+#include "util/arena.h"
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -518,6 +519,8 @@ static void flatten(struct wh_gotype *t)
 
 static void compile(void)
 {
+    /* The model is kept for the life of the process, whichever request compiles it first. */
+    wh_arena_pause();
     wh_map_init(&model.types);
     parse_source(&model);
     declare_all(&model);
@@ -529,6 +532,7 @@ static void compile(void)
         all[i]->depth = NULL;
         all[i]->decl = NULL;
     }
+    wh_arena_resume();
 }
 
 static void ensure_compiled(void)
@@ -542,10 +546,14 @@ static void ensure_compiled(void)
 const struct wh_gotype *wh_gotype_lookup(const char *api, const char *name)
 {
     ensure_compiled();
+    /* "api name", put together without printf: every review looks its type up */
     char key[256];
-    int n = snprintf(key, sizeof(key), "%s %s", api, name);
-    if (n < 0 || (size_t)n >= sizeof(key))
+    size_t la = strlen(api), ln = strlen(name);
+    if (la + 1 + ln >= sizeof(key))
         return NULL;
+    memcpy(key, api, la);
+    key[la] = ' ';
+    memcpy(key + la + 1, name, ln + 1);
     return wh_map_get(&model.types, key);
 }
 

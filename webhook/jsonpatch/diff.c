@@ -11,8 +11,13 @@
 #include "util/json.h"
 #include "util/mem.h"
 
+/* The operations go to one of two sinks: JSON values (wh_patch_diff) or the text those values
+ * serialise to, written straight into a buffer (wh_patch_diff_write: no value is built). */
 struct diff {
-    json_t *ops;
+    json_t *ops;        /* the values, or NULL */
+    struct wh_buf *out; /* the text, or NULL */
+    size_t count;       /* operations emitted */
+    enum wh_err rc;     /* the text sink's first error */
     struct wh_buf path; /* pointer of the value being compared */
 };
 
@@ -22,8 +27,33 @@ static json_t *unconst(const json_t *v)
     return (json_t *)(uintptr_t)v;
 }
 
+/* Appends the operation as wh_json_write prints the object emit builds: op, path, value. */
+static enum wh_err write_op(struct wh_buf *b, bool first, const char *op, const struct wh_buf *path,
+                            const json_t *value)
+{
+    enum wh_err rc = wh_buf_adds(b, first ? "{\"op\":\"" : ",{\"op\":\"");
+    if (!rc)
+        rc = wh_buf_adds(b, op);
+    if (!rc)
+        rc = wh_buf_adds(b, "\",\"path\":");
+    if (!rc)
+        rc = wh_json_write_string(b, path->data ? path->data : "", path->len);
+    if (!rc && value) {
+        rc = wh_buf_adds(b, ",\"value\":");
+        if (!rc)
+            rc = wh_json_write(b, value);
+    }
+    return rc ? rc : wh_buf_addc(b, '}');
+}
+
 static void emit(struct diff *d, const char *op, const json_t *value)
 {
+    d->count++;
+    if (d->out) {
+        if (!d->rc)
+            d->rc = write_op(d->out, d->count == 1, op, &d->path, value);
+        return;
+    }
     json_t *o = json_object();
     /* The path is made of keys jansson has already validated as UTF-8, escaped with ASCII and
      * joined with ASCII, so it is valid UTF-8 and the check can be skipped. */
@@ -54,7 +84,6 @@ static void push_index(struct diff *d, size_t idx)
 }
 
 static void diff_value(struct diff *d, const json_t *a, const json_t *b);
-
 
 /* json_equal looks keys up as C strings, so a key containing a NUL matches a different key
  * ("x\0y" finds "x"): equal-looking elements would be skipped and the patch would be wrong. */
@@ -356,6 +385,10 @@ static void diff_array(struct diff *d, const json_t *a, const json_t *b)
 
 static void diff_value(struct diff *d, const json_t *a, const json_t *b)
 {
+    if (a == b) {
+        /* Copy-on-write edits share every unchanged subtree with the original. */
+        return;
+    }
     if (json_typeof(a) != json_typeof(b)) {
         emit(d, "replace", b);
     } else if (json_is_object(a)) {
@@ -369,11 +402,34 @@ static void diff_value(struct diff *d, const json_t *a, const json_t *b)
 
 json_t *wh_patch_diff(const json_t *from, const json_t *to)
 {
-    struct diff d;
-    d.ops = json_array();
+    struct diff d = {.ops = json_array()};
     WH_ASSERT(d.ops && from && to);
     wh_buf_init(&d.path, SIZE_MAX / 4);
     diff_value(&d, from, to);
     wh_buf_fini(&d.path);
     return d.ops;
+}
+
+enum wh_err wh_patch_diff_write(struct wh_buf *out, const json_t *from, const json_t *to,
+                                size_t *count)
+{
+    WH_ASSERT(from && to);
+    size_t start = out->len;
+    struct diff d = {.out = out};
+    wh_buf_init(&d.path, SIZE_MAX / 4);
+    d.rc = wh_buf_addc(out, '[');
+    if (!d.rc)
+        diff_value(&d, from, to);
+    if (!d.rc)
+        d.rc = wh_buf_addc(out, ']');
+    wh_buf_fini(&d.path);
+    if (d.rc) {
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+        d.count = 0;
+    }
+    if (count)
+        *count = d.count;
+    return d.rc;
 }

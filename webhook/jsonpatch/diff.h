@@ -20,12 +20,23 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/err.h"
 
 /* Returns: new ref, a JSON array of operations that turns from into to (applied with
  * wh_patch_apply the result is wh_patch_equal to to); [] when they are equal. The operations own
  * deep copies of their values: nothing is shared with to. Never fails (allocation aborts).
  * Numbers of different JSON types (1 and 1.0) are different values, as for json_equal. */
 json_t *wh_patch_diff(const json_t *from, const json_t *to);
+
+/* The same patch as text, appended to out: exactly what wh_json_write prints for the array
+ * wh_patch_diff returns ("[]" when from and to are equal), built without making it. *count
+ * (may be NULL) gets the number of operations. WH_ERR_TOO_BIG at out's cap, with out as it
+ * was. */
+WH_NODISCARD enum wh_err wh_patch_diff_write(struct wh_buf *out, const json_t *from,
+                                             const json_t *to, size_t *count);
 
 /* json_equal, except that object keys containing a NUL ("\u0000") are compared in full
  * (jansson's json_equal looks them up as C strings). NULL equals only NULL. */

@@ -1,5 +1,6 @@
 #include "jsonpatch/pointer.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +59,14 @@ enum wh_err wh_pointer_append(struct wh_buf *b, const char *tok, size_t len)
 
 enum wh_err wh_pointer_append_index(struct wh_buf *b, size_t idx)
 {
-    char tmp[32];
-    int n = snprintf(tmp, sizeof(tmp), "/%zu", idx);
-    WH_ASSERT(n > 0 && (size_t)n < sizeof(tmp));
-    return wh_buf_add(b, tmp, (size_t)n);
+    WH_ASSERT(idx <= (size_t)LLONG_MAX);
+    size_t len = b->len;
+    enum wh_err rc = wh_buf_addc(b, '/');
+    if (!rc)
+        rc = wh_buf_add_int(b, (long long)idx);
+    if (rc) /* unchanged, as an append that does not fit leaves it */
+        wh_pointer_truncate(b, len);
+    return rc;
 }
 
 void wh_pointer_truncate(struct wh_buf *b, size_t len)

@@ -170,8 +170,8 @@ struct wh_selector *wh_selector_new(const json_t *sel)
         free(lay.err);
         return s;
     }
-    size_t size = sizeof(*s) + lay.nreq * sizeof(struct req) + lay.nvals * sizeof(char *) +
-                  lay.nchars;
+    size_t size =
+        sizeof(*s) + lay.nreq * sizeof(struct req) + lay.nvals * sizeof(char *) + lay.nchars;
     s = wh_xcalloc(1, size);
     s->nreq = (uint32_t)lay.nreq;
     s->size = size;
@@ -209,6 +209,21 @@ static bool has_value(const struct req *r, const char *v)
     return false;
 }
 
+/* A label's value. A few labels are found faster by comparing keys than by hashing the key (a
+ * pod is matched against every SidecarSet's selector, requirement by requirement). */
+static const json_t *label_get(const json_t *labels, const char *key)
+{
+    json_t *obj = (json_t *)(uintptr_t)labels;
+    if (json_object_size(obj) > 8)
+        return json_object_get(obj, key);
+    size_t len = strlen(key);
+    for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+        if (json_object_iter_key_len(it) == len && memcmp(json_object_iter_key(it), key, len) == 0)
+            return json_object_iter_value(it);
+    }
+    return NULL;
+}
+
 bool wh_selector_matches(const struct wh_selector *s, const json_t *labels)
 {
     switch (s->state) {
@@ -222,7 +237,7 @@ bool wh_selector_matches(const struct wh_selector *s, const json_t *labels)
     }
     for (uint32_t i = 0; i < s->nreq; i++) {
         const struct req *r = &s->reqs[i];
-        const json_t *lv = labels ? json_object_get(labels, r->key) : NULL;
+        const json_t *lv = labels ? label_get(labels, r->key) : NULL;
         /* a label value that is not a string cannot be stored; treat it as "" */
         const char *val = lv ? str_or_empty(lv) : NULL;
         switch ((enum op)r->op) {

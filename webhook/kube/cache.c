@@ -123,8 +123,9 @@ const json_t *wh_object_json(const struct wh_object *o)
     if (v)
         return v;
     struct wh_jsonparse_error jerr;
-    WH_ASSERT(!wh_arena_allocating()); /* the memo outlives any request that asks for it */
+    wh_arena_pause(); /* the memo outlives the request that asks for it first */
     json_t *fresh = wh_json_parse(o->text, o->text_len, &jerr);
+    wh_arena_resume();
     if (!fresh)
         WH_PANIC("cached object %s/%s does not parse: %s", o->ns, o->name, jerr.text);
     json_t *expected = NULL;
@@ -189,9 +190,16 @@ static void collect_key(void *ctx, const char *key)
 /* Steals: in. */
 static struct wh_object *object_new(struct wh_cache *c, json_t *in)
 {
-    /* Everything built here is kept: callers (informers, the loader, handlers) never have a
-     * request arena open. */
-    WH_ASSERT(!wh_arena_allocating());
+    /* Everything built here is kept (the view may hold parts of the object): a handler's
+     * write (standalone state) hands over a value of its request's arena, which is copied out
+     * of it first. */
+    bool from_request = wh_arena_allocating();
+    wh_arena_pause();
+    if (from_request) {
+        json_t *copy = wh_json_copy(in);
+        json_decref(in);
+        in = copy;
+    }
     json_t *obj = stripped(in);
     json_decref(in);
     const char *ns = wh_json_meta_str(obj, "namespace");
@@ -231,6 +239,7 @@ static struct wh_object *object_new(struct wh_cache *c, json_t *in)
     o->text_len = strlen(o->text);
     atomic_init(&o->parsed, NULL);
     json_decref(obj);
+    wh_arena_resume();
     return o;
 }
 

@@ -122,8 +122,9 @@ enum wh_err wh_cluster_write_status(struct wh_cluster *cl, enum wh_resource_id i
                                     const struct wh_writeback_opts *opts, struct wh_rmw_result *res,
                                     struct wh_errbuf *eb)
 {
-    /* What is kept here (the memo) outlives the request. */
-    WH_ASSERT(!wh_arena_allocating());
+    /* What is kept here (the memo, the standalone store) outlives the request: everything
+     * the write makes, the decision's values included, is ordinary memory. */
+    wh_arena_pause();
     static const struct wh_writeback_opts defaults = {0};
     const struct wh_writeback_opts *o = opts ? opts : &defaults;
     struct wh_writeback *wb = &cl->writeback;
@@ -151,5 +152,6 @@ enum wh_err wh_cluster_write_status(struct wh_cluster *cl, enum wh_resource_id i
     json_decref(base);
     if (r == &local)
         wh_rmw_result_fini(&local);
+    wh_arena_resume();
     return rc;
 }

@@ -10,6 +10,7 @@
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/deadline.h"
 #include "util/jsonparse.h"
 #include "util/json.h"
@@ -60,11 +61,20 @@ static void reply_error(struct wh_reply *reply, int code, const char *message)
     reply->body = wh_dispatch_status_body(code, message, &reply->len);
 }
 
-static void reply_json(struct wh_reply *reply, json_t *answer)
+/* Answers are bounded by what the request holds (a patch cannot add more than the mutated
+ * object, which the request's memory budget bounds); this cap only turns a bug into a clean
+ * abort instead of an unbounded allocation. */
+#define ANSWER_CAP ((size_t)1 << 32)
+
+/* spans (may be NULL): the request's, so that what the answer repeats of it is copied. */
+static void reply_json(struct wh_reply *reply, json_t *answer, const struct wh_json_spans *spans)
 {
+    struct wh_buf out;
+    wh_buf_init(&out, ANSWER_CAP);
+    if (wh_json_write_spans(&out, answer, spans))
+        WH_PANIC("an answer does not serialise");
     reply->http_status = 200;
-    reply->body = wh_json_dumps(answer);
-    reply->len = strlen(reply->body);
+    reply->body = wh_buf_take(&out, &reply->len);
 }
 
 struct wh_metric *wh_dispatch_errors_metric(const char *path)
@@ -107,26 +117,42 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
          * rate alert needs these apart from policy denials. Rare, so found on use. */
         wh_metric_add(wh_dispatch_errors_metric(route->path), 1);
     }
+    /* The patch is written as text and base64-encoded straight into the answer: no value is
+     * built for an operation, and nothing is serialised twice. */
+    struct wh_buf patch;
+    wh_buf_init(&patch, ANSWER_CAP);
+    size_t ops = 0;
     if (resp.mutated && resp.allowed && route->kind == WH_ROUTE_MUTATE) {
         const json_t *original = req.object;
         json_t *empty = original ? NULL : json_object();
-        resp.patch = wh_patch_diff(original ? original : empty, resp.mutated);
+        rc = wh_buf_reserve(&patch, 4096);
+        if (!rc)
+            rc = wh_patch_diff_write(&patch, original ? original : empty, resp.mutated, &ops);
         json_decref(empty);
+        if (rc)
+            WH_PANIC("a JSON Patch over %zu bytes", (size_t)ANSWER_CAP);
     }
     reply->allowed = resp.allowed;
-    reply->patched = resp.patch && json_array_size(resp.patch) > 0;
+    reply->patched = ops > 0;
     if (!resp.allowed)
         wh_log_req(WH_LOG_INFO, req.uid, route->path, "denied %s %s %s/%s: %d %s", req.operation,
                    req.kind.kind, req.namespace_, req.name, resp.code,
                    resp.message ? resp.message : "");
-    json_t *answer = wh_admission_encode(&req, &resp);
-    reply_json(reply, answer);
-    json_decref(answer);
+    struct wh_buf out;
+    wh_buf_init(&out, ANSWER_CAP);
+    rc = wh_buf_reserve(&out, 512 + patch.len / 3 * 4);
+    if (!rc)
+        rc = wh_admission_write(&out, &req, &resp, ops ? patch.data : NULL, patch.len);
+    if (rc)
+        WH_PANIC("an AdmissionReview answer over %zu bytes", (size_t)ANSWER_CAP);
+    reply->http_status = 200;
+    reply->body = wh_buf_take(&out, &reply->len);
+    wh_buf_fini(&patch);
     wh_admission_response_fini(&resp);
 }
 
 static void dispatch_conversion(const struct wh_route *route, const json_t *review,
-                                struct wh_reply *reply)
+                                const struct wh_json_spans *spans, struct wh_reply *reply)
 {
     struct wh_conversion_request req;
     struct wh_errbuf eb = {{0}};
@@ -146,7 +172,7 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
     if (message)
         json_decref(converted);
-    reply_json(reply, answer);
+    reply_json(reply, answer, spans);
     json_decref(answer);
     free(message);
 }
@@ -155,14 +181,18 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                  size_t len, struct wh_reply *reply)
 {
     memset(reply, 0, sizeof(*reply));
-    /* The review lives in this request's arena and is never freed value by value: handlers only
-     * read it, and everything that outlives the request is made with the arena paused. */
+    /* The whole request lives in this thread's arena and is never freed value by value: the
+     * review, the handler's copies and edits, what it looks up. Whatever outlives the request
+     * is made with the arena paused (util/arena.h). Only the parse runs under the budget. */
     wh_arena_begin();
     wh_arena_limit(wh_reqmem_parse_budget(len));
     struct wh_jsonparse_error jerr;
-    json_t *review = wh_json_parse(body, len, &jerr);
+    /* A converted object is mostly its input: the input's text of what conversion left
+     * unchanged is copied into the answer rather than serialised again. */
+    struct wh_json_spans *spans = NULL;
+    json_t *review =
+        wh_json_parse_spans(body, len, &jerr, route->kind == WH_ROUTE_CONVERT ? &spans : NULL);
     wh_arena_limit(0);
-    wh_arena_pause();
     if (!review && jerr.out_of_memory) {
         char msg[200];
         bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
@@ -179,10 +209,11 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
                  jerr.column, jerr.text);
         reply_error(reply, 400, msg);
     } else if (route->kind == WH_ROUTE_CONVERT) {
-        dispatch_conversion(route, review, reply);
+        dispatch_conversion(route, review, spans, reply);
     } else {
         dispatch_admission(route, ctx, review, reply);
     }
+    wh_json_spans_free(spans);
     wh_arena_end();
 }
 

@@ -5,11 +5,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "util/err.h"
 #include "util/mem.h"
 #include "util/memtune.h"
 #include "util/reqmem.h"
+#include "util/time.h"
+
+/* Under AddressSanitizer what a request leaves in the chunk kept for the next one is poisoned,
+ * and each allocation unpoisons only itself: a value kept past wh_arena_end (a cache, a memo)
+ * is reported at its first use instead of being silently overwritten by the next request. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WH_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WH_ARENA_ASAN 1
+#endif
+#endif
+#ifdef WH_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 #define CHUNK (64 * 1024)
 #define MAX_CHUNK (16 * 1024 * 1024)
@@ -38,6 +59,123 @@ struct arena {
 
 static _Thread_local struct arena arena;
 
+/* The spare chunks of big requests, shared by all threads. A request bigger than what a thread
+ * keeps (KEEP_MAX) used to free its chunks and the next one to map them again: blocks that
+ * large come from mmap, so each big request paid a page fault per 4 KiB and a TLB shootdown
+ * when unmapping (half the CPU of a /convert load). The stash keeps up to STASH_MAX bytes of
+ * them for the next big request, and a trimmer thread frees them (and trims the heap) once no
+ * big request has come for STASH_IDLE_NS, so memory goes back when the load stops.
+ * Thread rule: mu guards everything in it. */
+#define STASH_MAX (2 * 1024 * 1024)
+#define STASH_SLOTS 8
+#define STASH_IDLE_NS 1000000000LL
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct chunk *c[STASH_SLOTS];
+    size_t bytes;
+    int64_t used_ns; /* the last put or take */
+    bool trimmer;    /* the trimmer thread runs */
+} stash = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void stash_lock(void)
+{
+    if (pthread_mutex_lock(&stash.mu))
+        WH_PANIC("pthread_mutex_lock failed");
+}
+
+static void stash_unlock(void)
+{
+    if (pthread_mutex_unlock(&stash.mu))
+        WH_PANIC("pthread_mutex_unlock failed");
+}
+
+/* Frees every stashed chunk. Call with mu held. */
+static void stash_drain(void)
+{
+    for (int i = 0; i < STASH_SLOTS; i++) {
+        if (stash.c[i]) {
+            UNPOISON(stash.c[i]->data, stash.c[i]->size);
+            free(stash.c[i]);
+            stash.c[i] = NULL;
+        }
+    }
+    stash.bytes = 0;
+}
+
+static void *trimmer_main(void *unused)
+{
+    (void)unused;
+    stash_lock();
+    for (;;) {
+        while (!stash.bytes)
+            pthread_cond_wait(&stash.cv, &stash.mu);
+        int64_t idle = wh_time_mono_ns() - stash.used_ns;
+        if (idle >= STASH_IDLE_NS) {
+            stash_drain();
+            stash_unlock();
+            wh_memtune_release();
+            stash_lock();
+            continue;
+        }
+        int64_t wake = wh_time_wall_ns() + (STASH_IDLE_NS - idle);
+        struct timespec ts = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+        pthread_cond_timedwait(&stash.cv, &stash.mu, &ts);
+    }
+    return NULL;
+}
+
+/* Hands c to the stash; false when it is full (the caller frees c). */
+static bool stash_put(struct chunk *c)
+{
+    bool put = false;
+    stash_lock();
+    for (int i = 0; i < STASH_SLOTS && !put; i++) {
+        if (!stash.c[i] && stash.bytes + c->size <= STASH_MAX) {
+            POISON(c->data, c->size);
+            stash.c[i] = c;
+            stash.bytes += c->size;
+            put = true;
+        }
+    }
+    if (put) {
+        stash.used_ns = wh_time_mono_ns();
+        if (!stash.trimmer) {
+            pthread_t t;
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            stash.trimmer = pthread_create(&t, &attr, trimmer_main, NULL) == 0;
+            pthread_attr_destroy(&attr);
+        }
+        pthread_cond_signal(&stash.cv);
+    }
+    stash_unlock();
+    return put;
+}
+
+/* The largest stashed chunk of need to max bytes, or NULL. */
+static struct chunk *stash_take(size_t need, size_t max)
+{
+    struct chunk *best = NULL;
+    int at = -1;
+    stash_lock();
+    for (int i = 0; i < STASH_SLOTS; i++) {
+        struct chunk *c = stash.c[i];
+        if (c && c->size >= need && c->size <= max && (!best || c->size > best->size)) {
+            best = c;
+            at = i;
+        }
+    }
+    if (best) {
+        stash.c[at] = NULL;
+        stash.bytes -= best->size;
+        stash.used_ns = wh_time_mono_ns();
+    }
+    stash_unlock();
+    return best;
+}
+
 /* Frees the chunk a thread keeps between requests when that thread exits. */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -47,6 +185,7 @@ static void release_chunks(void *unused)
     (void)unused;
     while (arena.chunks) {
         struct chunk *next = arena.chunks->next;
+        UNPOISON(arena.chunks->data, arena.chunks->size);
         free(arena.chunks);
         arena.chunks = next;
     }
@@ -112,8 +251,16 @@ static void *arena_malloc(size_t n)
             if (!size)
                 return NULL;
         }
-        struct chunk *c = wh_xmalloc(sizeof(*c) + size);
-        c->size = size;
+        /* A spare chunk of a big request, within what a limit allows (it was reserved). */
+        struct chunk *c =
+            size > KEEP_MAX / 4 ? stash_take(need, arena.limit ? size : SIZE_MAX) : NULL;
+        if (c) {
+            size = c->size; /* it may be larger or smaller than asked: use all of it */
+        } else {
+            c = wh_xmalloc(sizeof(*c) + size);
+            POISON(c->data, size);
+            c->size = size;
+        }
         c->next = arena.chunks;
         arena.chunks = c;
         arena.cur = c->data;
@@ -121,6 +268,7 @@ static void *arena_malloc(size_t n)
     }
     void *p = arena.cur;
     arena.cur += need;
+    UNPOISON(p, n);
     return p;
 }
 
@@ -159,18 +307,33 @@ void wh_arena_end(void)
 {
     WH_ASSERT(arena.open);
     size_t total = chunk_bytes();
+    bool freed_big = false;
     /* One chunk that held the whole request is kept as is. Several are replaced by one chunk as
-     * large as all of them, so the next request of this size needs a single chunk. */
-    if (!arena.chunks || arena.chunks->next || total > KEEP_MAX) {
+     * large as all of them, so the next request of this size needs a single chunk. A request
+     * bigger than what a thread keeps gives all its chunks back (the large ones to the stash for
+     * the next big request): a thread keeping one would hold it past the load. */
+    if (total > KEEP_MAX) {
+        while (arena.chunks) {
+            struct chunk *c = arena.chunks;
+            arena.chunks = c->next;
+            if (c->size <= KEEP_MAX / 4 || !stash_put(c)) {
+                freed_big |= c->size > KEEP_MAX / 4;
+                UNPOISON(c->data, c->size);
+                free(c);
+            }
+        }
+    } else if (!arena.chunks || arena.chunks->next) {
         release_chunks(NULL);
-        if (total > 0 && total <= KEEP_MAX) {
+        if (total > 0) {
             struct chunk *c = wh_xmalloc(sizeof(*c) + total);
             c->size = total;
             c->next = NULL;
             arena.chunks = c;
         }
     }
-    if (total > KEEP_MAX)
+    if (arena.chunks)
+        POISON(arena.chunks->data, arena.chunks->size);
+    if (freed_big)
         wh_memtune_release();
     arena.cur = arena.end = NULL;
     arena.open = false;
@@ -184,6 +347,17 @@ void wh_arena_release(void)
 {
     WH_ASSERT(!arena.open);
     release_chunks(NULL);
+    stash_lock();
+    stash_drain();
+    stash_unlock();
+}
+
+size_t wh_arena_stashed(void)
+{
+    stash_lock();
+    size_t n = stash.bytes;
+    stash_unlock();
+    return n;
 }
 
 void wh_arena_pause(void)

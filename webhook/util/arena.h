@@ -4,17 +4,22 @@
 /* Request-scoped memory for jansson values. Between wh_arena_begin and wh_arena_end, while not
  * paused, every jansson allocation on this thread is a pointer bump in a per-thread arena and
  * freeing it costs nothing; wh_arena_end releases it all at once. The dispatcher
- * (server/dispatch.c) is the only user: it parses the review inside the arena and never walks it
- * to free it (a 4.3 KB Pod is ~750 values: ~1500 mallocs and frees saved).
+ * (server/dispatch.c) opens it around the whole request: the review's parse, the handler and
+ * whatever it builds (copies, edits, looked-up values), the diff and the answer.
  *
  * Rules:
- *  - only values that die with the request may be made in it: the dispatcher pauses the arena
- *    before handlers run, so what they create is ordinary memory;
+ *  - only values that die with the request may be made in it;
  *  - memory from json_dumps or jansson that someone frees with free() must not come from the
  *    arena;
- *  - a value made in the arena must not be kept past wh_arena_end: code that builds what it
- *    keeps (the cache, the status write-back) asserts wh_arena_allocating() is false.
- * Thread rule: everything is per thread. wh_arena_install runs once from wh_json_init. */
+ *  - code that builds what it keeps past the request (a cache's objects and parse memo, the
+ *    status write-back's memo, models compiled at first use) pauses the arena around that work
+ *    (wh_arena_pause / wh_arena_resume), and a value it is handed from the request is copied
+ *    there, never kept as it is;
+ *  - under AddressSanitizer the arena's memory is poisoned between requests, so a kept arena
+ *    value fails loudly at its first use.
+ * Thread rule: everything is per thread but the spare chunks of big requests, which one mutex
+ * guards (and one thread, started at the first, frees when unused). wh_arena_install runs once
+ * from wh_json_init. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,9 +33,14 @@ void wh_arena_begin(void);
 /* Releases everything allocated since wh_arena_begin; keeps one chunk for the next request. */
 void wh_arena_end(void);
 
-/* Frees the chunk this thread keeps between requests. Other threads' chunks are freed when
- * they exit; main (whose exit runs no thread destructors) and test runners call this. */
+/* Frees the chunk this thread keeps between requests, and the spare chunks big requests left
+ * for the next one. Other threads' chunks are freed when they exit; main (whose exit runs no
+ * thread destructors) and test runners call this. */
 void wh_arena_release(void);
+
+/* Bytes of spare chunks kept for the next big request (shared by all threads: at most 2 MiB,
+ * freed by the arena's trimmer thread a second after the last big request). */
+size_t wh_arena_stashed(void);
 
 /* Pauses / resumes arena allocation (nestable; resuming more than was paused does nothing).
  * Paused allocations are ordinary mallocs. */
@@ -38,7 +48,7 @@ void wh_arena_pause(void);
 void wh_arena_resume(void);
 
 /* True between wh_arena_begin and wh_arena_end while not paused: jansson allocations on this
- * thread now die with the request. Code that builds what it keeps asserts this is false. */
+ * thread now die with the request. */
 bool wh_arena_allocating(void);
 
 /* The memory budget of what is made next (the request body's parse): from now until

@@ -57,7 +57,7 @@ enum wh_err wh_buf_reserve(struct wh_buf *b, size_t extra)
     return WH_OK;
 }
 
-enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n)
+enum wh_err wh_buf_add_grow(struct wh_buf *b, const void *p, size_t n)
 {
     enum wh_err rc = reserve(b, n);
     if (rc)
@@ -74,9 +74,19 @@ enum wh_err wh_buf_adds(struct wh_buf *b, const char *s)
     return wh_buf_add(b, s, strlen(s));
 }
 
-enum wh_err wh_buf_addc(struct wh_buf *b, char c)
+enum wh_err wh_buf_add_int(struct wh_buf *b, long long v)
 {
-    return wh_buf_add(b, &c, 1);
+    char tmp[24];
+    char *p = tmp + sizeof(tmp);
+    /* Work on the magnitude as unsigned so LLONG_MIN needs no special case. */
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return wh_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "util/err.h"
 
@@ -27,10 +28,36 @@ void wh_buf_reset(struct wh_buf *b);
  * copied while it grows). WH_ERR_TOO_BIG when len + extra exceeds the cap. */
 WH_NODISCARD enum wh_err wh_buf_reserve(struct wh_buf *b, size_t extra);
 
-/* Returns WH_ERR_TOO_BIG (and leaves b unchanged) when the result would exceed the cap. */
-WH_NODISCARD enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n);
+/* What wh_buf_add does when b has no room yet (grows it); call wh_buf_add instead. */
+WH_NODISCARD enum wh_err wh_buf_add_grow(struct wh_buf *b, const void *p, size_t n);
+
+/* Returns WH_ERR_TOO_BIG (and leaves b unchanged) when the result would exceed the cap. Inline
+ * because the JSON writers append a few bytes at a time: with room already allocated an append
+ * is a copy and a store. */
+WH_NODISCARD static inline enum wh_err wh_buf_add(struct wh_buf *b, const void *p, size_t n)
+{
+    if (n < b->_alloc - b->len && n <= b->_cap - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return WH_OK;
+    }
+    return wh_buf_add_grow(b, p, n);
+}
+
+WH_NODISCARD static inline enum wh_err wh_buf_addc(struct wh_buf *b, char c)
+{
+    if (b->len + 1 < b->_alloc && b->len < b->_cap) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return WH_OK;
+    }
+    return wh_buf_add_grow(b, &c, 1);
+}
+
 WH_NODISCARD enum wh_err wh_buf_adds(struct wh_buf *b, const char *s);
-WH_NODISCARD enum wh_err wh_buf_addc(struct wh_buf *b, char c);
+/* Appends v in decimal (what printf's %lld writes, without the cost of printf). */
+WH_NODISCARD enum wh_err wh_buf_add_int(struct wh_buf *b, long long v);
 WH_NODISCARD enum wh_err wh_buf_printf(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 WH_NODISCARD enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)
     WH_PRINTF(2, 0);

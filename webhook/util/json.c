@@ -9,6 +9,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/jsonparse.h"
 #include "util/mem.h"
 
 void wh_json_init(void)
@@ -240,9 +241,8 @@ static const unsigned char needs_escape[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1,
 };
 
-/* Appends s[0..n) as a JSON string. Plain runs are copied whole: most Kubernetes strings need
- * no escaping at all. */
-static enum wh_err write_string(struct wh_buf *b, const char *s, size_t n)
+/* Plain runs are copied whole: most Kubernetes strings need no escaping at all. */
+enum wh_err wh_json_write_string(struct wh_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     enum wh_err rc = wh_buf_addc(b, '"');
@@ -286,21 +286,6 @@ static enum wh_err write_string(struct wh_buf *b, const char *s, size_t n)
     return rc ? rc : wh_buf_addc(b, '"');
 }
 
-static enum wh_err write_integer(struct wh_buf *b, json_int_t v)
-{
-    char tmp[24];
-    char *p = tmp + sizeof(tmp);
-    /* Work on the magnitude as unsigned so INT64_MIN needs no special case. */
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return wh_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
-}
-
 /* The shortest spelling that reads back as the same double, and never one that reads as an
  * integer (1.0 stays "1.0"). */
 static enum wh_err write_real(struct wh_buf *b, double d)
@@ -316,9 +301,14 @@ static enum wh_err write_real(struct wh_buf *b, double d)
     return wh_buf_adds(b, num);
 }
 
-enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
+static enum wh_err write_value(struct wh_buf *b, const json_t *v, const struct wh_json_spans *spans)
 {
     enum wh_err rc = WH_OK;
+    const char *text;
+    size_t len;
+    if (spans && (json_is_object(v) || json_is_array(v)) &&
+        wh_json_spans_get(spans, v, &text, &len))
+        return wh_buf_add(b, text, len);
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
         rc = wh_buf_addc(b, '{');
@@ -333,11 +323,11 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
                 rc = wh_buf_addc(b, ',');
             first = false;
             if (!rc)
-                rc = write_string(b, k, strlen(k));
+                rc = wh_json_write_string(b, k, strlen(k));
             if (!rc)
                 rc = wh_buf_addc(b, ':');
             if (!rc)
-                rc = wh_json_write(b, val);
+                rc = write_value(b, val, spans);
         }
         return rc ? rc : wh_buf_addc(b, '}');
     }
@@ -348,14 +338,14 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
             if (i)
                 rc = wh_buf_addc(b, ',');
             if (!rc)
-                rc = wh_json_write(b, json_array_get(v, i));
+                rc = write_value(b, json_array_get(v, i), spans);
         }
         return rc ? rc : wh_buf_addc(b, ']');
     }
     case JSON_STRING:
-        return write_string(b, json_string_value(v), json_string_length(v));
+        return wh_json_write_string(b, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        return write_integer(b, json_integer_value(v));
+        return wh_buf_add_int(b, json_integer_value(v));
     case JSON_REAL:
         return write_real(b, json_real_value(v));
     case JSON_TRUE:
@@ -366,6 +356,17 @@ enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
         return wh_buf_adds(b, "null");
     }
     return WH_ERR_INVALID;
+}
+
+enum wh_err wh_json_write(struct wh_buf *b, const json_t *v)
+{
+    return write_value(b, v, NULL);
+}
+
+enum wh_err wh_json_write_spans(struct wh_buf *b, const json_t *v,
+                                const struct wh_json_spans *spans)
+{
+    return write_value(b, v, spans);
 }
 
 const char *wh_json_go_type_name(const json_t *v)

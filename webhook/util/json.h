@@ -72,6 +72,16 @@ json_t *wh_json_string_lossy(const char *s);
  * WH_ERR_TOO_BIG at b's cap, WH_ERR_INVALID for a real that is not finite. */
 WH_NODISCARD enum wh_err wh_json_write(struct wh_buf *b, const json_t *v);
 
+/* wh_json_write, copying the input text of the containers spans recorded (util/jsonparse.h)
+ * instead of serialising them again: the same bytes, when the spans' rule is kept. */
+struct wh_json_spans;
+WH_NODISCARD enum wh_err wh_json_write_spans(struct wh_buf *b, const json_t *v,
+                                             const struct wh_json_spans *spans);
+
+/* Appends s[0..n) as a JSON string, escaped as wh_json_write escapes strings. s is not checked
+ * for UTF-8. Errors: WH_ERR_TOO_BIG at b's cap. */
+WH_NODISCARD enum wh_err wh_json_write_string(struct wh_buf *b, const char *s, size_t n);
+
 /* Serialises compactly with wh_json_write. Returns: new string, caller frees. */
 char *wh_json_dumps(const json_t *v);
 

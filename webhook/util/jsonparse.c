@@ -11,10 +11,16 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/swar.h"
 
 struct parser {
     const char *start, *p, *end;
     int depth;
+    /* Spans (NULL: not asked): canon says whether the value just parsed is spelled as
+     * wh_json_write spells it, ws counts whitespace runs skipped so far. */
+    struct wh_json_spans *spans;
+    bool canon;
+    size_t ws;
     const char *err_at;
     const char *err_text;
     bool out_of_memory;
@@ -39,9 +45,224 @@ static json_t *no_memory(struct parser *ps)
 static void skip_ws(struct parser *ps)
 {
     const char *p = ps->p;
+    /* Compact JSON (what the API server sends) has no whitespace at all. */
+    if (p < ps->end && (unsigned char)*p > ' ')
+        return;
     while (p < ps->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
+    ps->ws += p != ps->p;
     ps->p = p;
+}
+
+/* --- spans --------------------------------------------------------------------------------- */
+
+struct span {
+    const json_t *v; /* NULL: a free slot */
+    size_t off, len;
+    size_t size; /* members or elements when parsed: a changed container no longer matches */
+};
+
+struct wh_json_spans {
+    const char *src;
+    struct span *slot;
+    size_t mask, n;
+    size_t max; /* entries at most: the table never outgrows the input */
+};
+
+/* Containers shorter than this are cheaper to print than to look up. */
+#define SPAN_MIN 256
+
+static size_t span_hash(const json_t *v, size_t mask)
+{
+    uint64_t x = (uint64_t)(uintptr_t)v;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & mask;
+}
+
+static size_t container_size(const json_t *v)
+{
+    return json_is_object(v) ? json_object_size(v) : json_array_size(v);
+}
+
+static void span_put(struct wh_json_spans *sp, const json_t *v, size_t off, size_t len)
+{
+    if (2 * (sp->n + 1) > sp->mask + 1) {
+        struct wh_json_spans old = *sp;
+        sp->mask = old.mask ? 2 * old.mask + 1 : 255;
+        sp->slot = wh_xcalloc(sp->mask + 1, sizeof(*sp->slot));
+        sp->n = 0;
+        for (size_t i = 0; old.slot && i <= old.mask; i++) {
+            if (old.slot[i].v)
+                span_put(sp, old.slot[i].v, old.slot[i].off, old.slot[i].len);
+        }
+        free(old.slot);
+    }
+    size_t i = span_hash(v, sp->mask);
+    while (sp->slot[i].v && sp->slot[i].v != v)
+        i = (i + 1) & sp->mask;
+    sp->n += !sp->slot[i].v;
+    sp->slot[i] = (struct span){v, off, len, container_size(v)};
+}
+
+bool wh_json_spans_get(const struct wh_json_spans *sp, const json_t *v, const char **text,
+                       size_t *len)
+{
+    if (!sp || !sp->slot)
+        return false;
+    size_t i = span_hash(v, sp->mask);
+    while (sp->slot[i].v) {
+        if (sp->slot[i].v == v) {
+            if (sp->slot[i].size != container_size(v))
+                return false;
+            *text = sp->src + sp->slot[i].off;
+            *len = sp->slot[i].len;
+            return true;
+        }
+        i = (i + 1) & sp->mask;
+    }
+    return false;
+}
+
+void wh_json_spans_free(struct wh_json_spans *sp)
+{
+    if (!sp)
+        return;
+    free(sp->slot);
+    free(sp);
+}
+
+/* A container that ended at ps->p and began at start: recorded when it and all it holds are
+ * spelled canonically (ws0: the whitespace count just inside its opening bracket). */
+static void end_container(struct parser *ps, const json_t *v, const char *start, size_t ws0,
+                          bool canon)
+{
+    ps->canon = canon && ps->ws == ws0;
+    size_t len = (size_t)(ps->p - start);
+    if (ps->spans && ps->canon && len >= SPAN_MIN && ps->spans->n < ps->spans->max)
+        span_put(ps->spans, v, (size_t)(start - ps->start), len);
+}
+
+/* Bytes a string may hold as they are: printable ASCII but '"' and '\\'. */
+static const unsigned char plain[256] = {
+    ['\x20'] = 1,
+    1,
+    0,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1, /* 0x20-0x2f, '"' = 0x22 */
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1, /* 0x30 */
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1, /* 0x40 */
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    0,
+    1,
+    1,
+    1, /* 0x50, '\\' = 0x5c */
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1, /* 0x60 */
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1, /* 0x70 */
+};
+
+/* The first byte from p on that is not plain (or end): '"', '\\', a control or non-ASCII.
+ * Strings are scanned a word at a time, the word holding the end resolved at once: Kubernetes
+ * strings are short, so a byte loop after the last whole word used to cost more than the words. */
+static const char *plain_run(const char *p, const char *end)
+{
+    while (end - p >= 8) {
+        uint64_t w = wh_swar_load(p);
+        uint64_t hit =
+            wh_swar_high(w) | wh_swar_below(w, 0x20) | wh_swar_eq(w, '"') | wh_swar_eq(w, '\\');
+        size_t at;
+        if (hit && wh_swar_first(hit, &at))
+            return p + at;
+        if (hit)
+            break;
+        p += 8;
+    }
+    while (p < end && plain[(unsigned char)*p])
+        p++;
+    return p;
 }
 
 /* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80), or 0 (RFC 3629: no
@@ -130,15 +351,16 @@ static bool parse_string(struct parser *ps, const char **s, size_t *len, bool *h
     const char *start = ps->p, *p = ps->p, *end = ps->end;
     *has_nul = false;
     /* Fast path: plain ASCII up to the closing quote. */
-    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
-           (unsigned char)*p < 0x80)
-        p++;
+    p = plain_run(p, end);
     if (p < end && *p == '"') {
         *s = start;
         *len = (size_t)(p - start);
         ps->p = p + 1;
+        ps->canon = true;
         return true;
     }
+    /* Escapes and non-ASCII: wh_json_write may spell the string otherwise. */
+    ps->canon = false;
     wh_buf_reset(&ps->scratch);
     if (wh_buf_add(&ps->scratch, start, (size_t)(p - start))) {
         fail(ps, p, "string too long");
@@ -170,10 +392,7 @@ static bool parse_string(struct parser *ps, const char **s, size_t *len, bool *h
             continue;
         }
         if (c != '\\') {
-            const char *q = p;
-            while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20 &&
-                   (unsigned char)*q < 0x80)
-                q++;
+            const char *q = plain_run(p, end);
             if (wh_buf_add(&ps->scratch, p, (size_t)(q - p))) {
                 fail(ps, p, "string too long");
                 return false;
@@ -294,10 +513,12 @@ static json_t *parse_number(struct parser *ps)
     memcpy(tmp, start, n);
     tmp[n] = '\0';
     ps->p = p;
+    ps->canon = false; /* reals, "-0" and integers outside int64 print otherwise */
     if (integral) {
         errno = 0;
         long long v = strtoll(tmp, NULL, 10);
         if (errno != ERANGE) {
+            ps->canon = !(n == 2 && tmp[0] == '-');
             json_t *i = json_integer(v);
             return i ? i : no_memory(ps);
         }
@@ -326,10 +547,14 @@ static json_t *parse_object(struct parser *ps)
     json_t *obj = json_object();
     if (!obj)
         return no_memory(ps);
+    const char *open = ps->p;
     ps->p++; /* '{' */
+    size_t ws0 = ps->ws;
+    bool canon = true;
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == '}') {
         ps->p++;
+        end_container(ps, obj, open, ws0, canon);
         return obj;
     }
     for (;;) {
@@ -350,11 +575,16 @@ static json_t *parse_object(struct parser *ps)
             json_decref(obj);
             return fail(ps, ps->p, "NUL byte in an object key is not supported");
         }
-        /* The key may live in the scratch buffer, which the value below reuses. */
+        /* A key decoded into the scratch buffer, which the value below reuses, is copied; a
+         * key without escapes is a span of the input and used as it is. */
+        canon = canon && ps->canon;
         char small[128];
-        char *kcopy = klen < sizeof(small) ? small : wh_xmalloc(klen + 1);
-        memcpy(kcopy, key, klen);
-        kcopy[klen] = '\0';
+        char *kcopy = NULL;
+        if ((uintptr_t)key < (uintptr_t)ps->start || (uintptr_t)key >= (uintptr_t)ps->end) {
+            kcopy = klen < sizeof(small) ? small : wh_xmalloc(klen + 1);
+            memcpy(kcopy, key, klen);
+            key = kcopy;
+        }
         skip_ws(ps);
         if (ps->p >= ps->end || *ps->p != ':') {
             if (kcopy != small)
@@ -370,8 +600,12 @@ static json_t *parse_object(struct parser *ps)
             json_decref(obj);
             return NULL;
         }
-        /* Fails only when jansson cannot allocate (it releases v then). */
-        int set = json_object_setn_new_nocheck(obj, kcopy, klen, v);
+        canon = canon && ps->canon;
+        /* Fails only when jansson cannot allocate (it releases v then). A duplicate key
+         * replaces the first one's value in its place: not the input's spelling. */
+        size_t before = ps->spans ? json_object_size(obj) : 0;
+        int set = json_object_setn_new_nocheck(obj, key, klen, v);
+        canon = canon && (!ps->spans || json_object_size(obj) > before);
         if (kcopy != small)
             free(kcopy);
         if (set) {
@@ -385,6 +619,7 @@ static json_t *parse_object(struct parser *ps)
         }
         if (ps->p < ps->end && *ps->p == '}') {
             ps->p++;
+            end_container(ps, obj, open, ws0, canon);
             return obj;
         }
         json_decref(obj);
@@ -397,10 +632,14 @@ static json_t *parse_array(struct parser *ps)
     json_t *arr = json_array();
     if (!arr)
         return no_memory(ps);
+    const char *open = ps->p;
     ps->p++; /* '[' */
+    size_t ws0 = ps->ws;
+    bool canon = true;
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
         ps->p++;
+        end_container(ps, arr, open, ws0, canon);
         return arr;
     }
     for (;;) {
@@ -409,6 +648,7 @@ static json_t *parse_array(struct parser *ps)
             json_decref(arr);
             return NULL;
         }
+        canon = canon && ps->canon;
         if (json_array_append_new(arr, v)) {
             json_decref(arr);
             return no_memory(ps);
@@ -420,6 +660,7 @@ static json_t *parse_array(struct parser *ps)
         }
         if (ps->p < ps->end && *ps->p == ']') {
             ps->p++;
+            end_container(ps, arr, open, ws0, canon);
             return arr;
         }
         json_decref(arr);
@@ -455,12 +696,15 @@ static json_t *parse_value(struct parser *ps)
         break;
     }
     case 't':
+        ps->canon = true;
         v = literal(ps, "true", 4) ? json_true() : fail(ps, ps->p, "invalid literal");
         break;
     case 'f':
+        ps->canon = true;
         v = literal(ps, "false", 5) ? json_false() : fail(ps, ps->p, "invalid literal");
         break;
     case 'n':
+        ps->canon = true;
         v = literal(ps, "null", 4) ? json_null() : fail(ps, ps->p, "invalid literal");
         break;
     default:
@@ -475,7 +719,19 @@ static json_t *parse_value(struct parser *ps)
 
 json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *err)
 {
+    return wh_json_parse_spans(buf, len, err, NULL);
+}
+
+json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                            struct wh_json_spans **spans)
+{
     struct parser ps = {.start = buf, .p = buf, .end = buf + len};
+    if (spans) {
+        ps.spans = wh_xcalloc(1, sizeof(*ps.spans));
+        ps.spans->src = buf;
+        /* two slots of 32 bytes per entry: at most about the input's size */
+        ps.spans->max = len / SPAN_MIN + 16;
+    }
     /* Decoded strings never exceed their encoded length. */
     wh_buf_init(&ps.scratch, len + 1);
     json_t *v = parse_value(&ps);
@@ -487,6 +743,11 @@ json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *er
         }
     }
     wh_buf_fini(&ps.scratch);
+    if (spans) {
+        *spans = v ? ps.spans : NULL;
+        if (!v)
+            wh_json_spans_free(ps.spans);
+    }
     if (!v && err) {
         err->out_of_memory = ps.out_of_memory;
         /* Position: counted only on failure, so success costs nothing. */

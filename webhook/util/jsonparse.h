@@ -32,4 +32,26 @@ struct wh_jsonparse_error {
 /* Returns: new ref, or NULL with err filled (err may be NULL). */
 json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *err);
 
+/* Where the text of parsed objects and arrays lies in the input, for those spelled exactly as
+ * util/json.h's writer would print them (no whitespace, no escapes, only ASCII strings,
+ * integers in int64 but "-0", no duplicate keys): a writer copies such a container's text
+ * instead of serialising it again (a converted object is mostly its input, unchanged).
+ * Rule: valid only while the input buffer and the parsed values live, and only if no address
+ * of a freed parsed container is reused meanwhile (parse in the request arena, which never
+ * reuses memory within a request). A container recorded here must not be changed in place;
+ * one whose member or element count changed is not used (a cheap guard, not a proof).
+ * Thread rule: one thread (the request's). */
+struct wh_json_spans;
+
+/* wh_json_parse that also fills *spans (new; NULL when parsing fails). Release it with
+ * wh_json_spans_free before the input buffer goes. */
+json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                            struct wh_json_spans **spans);
+
+/* The text of container v (text/len into the parsed input), when recorded. */
+bool wh_json_spans_get(const struct wh_json_spans *spans, const json_t *v, const char **text,
+                       size_t *len);
+
+void wh_json_spans_free(struct wh_json_spans *spans);
+
 #endif

@@ -10,7 +10,7 @@
 #include "util/time.h"
 
 /* Blocks from this size up are mmapped (and unmapped when freed). */
-#define MMAP_THRESHOLD (128 * 1024)
+#define MMAP_THRESHOLD (1024 * 1024)
 /* Free memory above the heap's top beyond this is returned. */
 #define TRIM_THRESHOLD (512 * 1024)
 /* Malloc arenas shared by all threads. */

@@ -857,16 +857,17 @@ out:
     return rc;
 }
 
+/* The strings come from JSON values or are ASCII: valid UTF-8 already, not checked again. */
 static json_t *hash_entry(struct build *b, const char *name, const char *hash, json_t *list,
                           const char *revision)
 {
     json_t *e = json_object();
-    json_object_set_new(e, "updateTimestamp", json_string(b->now));
-    json_object_set_new(e, "hash", json_string(hash ? hash : ""));
-    json_object_set_new(e, "sidecarSetName", json_string(name));
-    json_object_set(e, "sidecarList", list);
+    json_object_set_new_nocheck(e, "updateTimestamp", json_string_nocheck(b->now));
+    json_object_set_new_nocheck(e, "hash", json_string_nocheck(hash ? hash : ""));
+    json_object_set_new_nocheck(e, "sidecarSetName", json_string_nocheck(name));
+    json_object_set_nocheck(e, "sidecarList", list);
     if (revision && revision[0])
-        json_object_set_new(e, "controllerRevision", json_string(revision));
+        json_object_set_new_nocheck(e, "controllerRevision", json_string_nocheck(revision));
     return e;
 }
 
@@ -1125,11 +1126,13 @@ static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_p
         hash_text = dump_hash_map(b.hash);
         hash_wo_text = dump_hash_map(b.hash_wo);
         list_text = join_names(&b.names);
-        json_object_set_new(b.annotations, WH_SIDECARSET_HASH_ANNOTATION, json_string(hash_text));
+        /* Go's encoding and names split from JSON strings: valid UTF-8, not checked again */
+        json_object_set_new(b.annotations, WH_SIDECARSET_HASH_ANNOTATION,
+                            json_string_nocheck(hash_text));
         json_object_set_new(b.annotations, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
-                            json_string(hash_wo_text));
+                            json_string_nocheck(hash_wo_text));
         json_object_set_new(b.annotations, WH_SIDECARSET_INJECTED_LIST_ANNOTATION,
-                            json_string(list_text));
+                            json_string_nocheck(list_text));
         write_pod(&b);
     }
     free(list_copy);
