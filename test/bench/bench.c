@@ -68,32 +68,15 @@ void wh_bench_pipeline(const char *label, const struct wh_route *route,
 {
     if (!wh_bench_wanted(label))
         return;
+    double ns = wh_bench_dispatch_ns(label, route, ctx, body, len, 500000000, NULL);
+    /* Every request allocates alike: one more, counted alone, gives the allocations per op. */
     struct wh_reply reply;
-    for (int i = 0; i < 100; i++) { /* warm up */
-        wh_dispatch(route, ctx, body, len, &reply);
-        wh_reply_fini(&reply);
-    }
-    /* WH_BENCH_ITERS=n runs exactly n iterations, for instruction counts under callgrind. */
-    const char *fixed = getenv("WH_BENCH_ITERS");
-    long want = fixed ? strtol(fixed, NULL, 10) : 0;
-    long iters = 0;
     unsigned long allocs_before = wh_arena_allocations();
-    int64_t start = wh_time_mono_ns(), now = start;
-    while (want > 0 ? iters < want : now - start < 500000000) {
-        for (int i = 0; i < 100; i++) {
-            wh_dispatch(route, ctx, body, len, &reply);
-            if (reply.http_status != 200) {
-                fprintf(stderr, "bench %s: HTTP %d %s\n", label, reply.http_status, reply.body);
-                exit(1);
-            }
-            wh_reply_fini(&reply);
-        }
-        iters += 100;
-        now = wh_time_mono_ns();
-    }
-    printf("%-44s %10.0f ns/op %8.0f jansson allocs/op  (%zu-byte review)\n", label,
-           (double)(now - start) / (double)iters,
-           (double)(wh_arena_allocations() - allocs_before) / (double)iters, len);
+    wh_dispatch(route, ctx, body, len, &reply);
+    unsigned long allocs = wh_arena_allocations() - allocs_before;
+    wh_reply_fini(&reply);
+    printf("%-44s %10.0f ns/op %8lu jansson allocs/op  (%zu-byte review)\n", label, ns, allocs,
+           len);
 }
 
 static void bench_pipeline_overhead(void)
