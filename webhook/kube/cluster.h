@@ -33,6 +33,14 @@ WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path, struc
 WH_NODISCARD enum wh_err wh_cluster_new_standalone_objects(const json_t *objects,
                                                            struct wh_cluster **out,
                                                            struct wh_errbuf *eb);
+/* Standalone mode: re-reads state_path (as wh_cluster_new_standalone reads it) and makes it the
+ * whole state, as a relist does in API mode: every declared cache is replaced at once and what
+ * this process remembered of its own status writes is forgotten. On error nothing changes.
+ * *count (may be NULL) receives the number of objects loaded. Thread-safe: requests in flight
+ * see the old state or the new one per cache. */
+WH_NODISCARD enum wh_err wh_cluster_reload_standalone(struct wh_cluster *cl,
+                                                      const char *state_path, size_t *count,
+                                                      struct wh_errbuf *eb);
 /* Stops informers and frees everything. Accepts NULL. */
 void wh_cluster_free(struct wh_cluster *cl);
 
