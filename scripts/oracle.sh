@@ -38,13 +38,14 @@ go=$(command -v go 2>/dev/null || true)
 
 # Up to date: the binary is newer than every source file and this script.
 if [ -x "$bin" ] && [ -z "$(find "$top/test/oracle" "$0" -newer "$bin" -type f 2>/dev/null | head -1)" ]; then
+    echo "oracle: $bin is up to date"
     exit 0
 fi
 
 mod=$out/mod
 rm -rf "$mod"
 mkdir -p "$mod"
-cp "$top"/test/oracle/go.mod "$top"/test/oracle/*.go "$mod"/
+cp -r "$top"/test/oracle/go.mod "$top"/test/oracle/*.go "$top"/test/oracle/enumgen "$mod"/
 cd "$mod"
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
@@ -83,6 +84,16 @@ fi
 if ! "$go" mod tidy >"$log" 2>&1; then
     network_error && skip "the module proxy did not serve the dependencies ($(grep -m1 -E 'dial tcp|no such host|timeout|refused|403|404|410' "$log"))"
     echo "oracle: go mod tidy failed:" && cat "$log" && exit 1
+fi
+# The generators' table of enumerations, read from upstream's API packages and Kubernetes'.
+kdir=$("$go" list -m -f '{{.Dir}}' "$MODULE")
+adir=$("$go" list -m -f '{{.Dir}}' k8s.io/api)
+if ! "$go" run ./enumgen -out enums_gen.go \
+    "$kdir/apis/apps/v1alpha1:$MODULE/apis/apps/v1alpha1" "$kdir/apis/apps/v1beta1:$MODULE/apis/apps/v1beta1" \
+    "$kdir/apis/apps/pub:$MODULE/apis/apps/pub" "$kdir/apis/policy/v1alpha1:$MODULE/apis/policy/v1alpha1" \
+    "$kdir/apis/policy/v1beta1:$MODULE/apis/policy/v1beta1" "$adir/core/v1:k8s.io/api/core/v1" \
+    "$adir/apps/v1:k8s.io/api/apps/v1" "$adir/policy/v1:k8s.io/api/policy/v1" >>"$log" 2>&1; then
+    echo "oracle: enumgen failed:" && cat "$log" && exit 1
 fi
 echo "oracle: building test/oracle against upstream at ${COMMIT:0:12} from $source_note"
 if ! "$go" build -trimpath -o "$bin.tmp" . >>"$log" 2>&1; then

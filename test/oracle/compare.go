@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -184,7 +185,7 @@ func conversionOutcome(a *answer, inputs []interface{}) outcome {
 	objs, _ := resp["convertedObjects"].([]interface{})
 	normed := []interface{}{}
 	for _, obj := range objs {
-		normed = append(normed, normalizeConverted(obj))
+		normed = append(normed, sortUnordered(normalizeConverted(obj)))
 	}
 	o.Objects = normed
 	for _, in := range inputs {
@@ -231,8 +232,13 @@ func normalizeMessage(m interface{}) interface{} {
 
 // --- converted objects: the vectors' semantic comparison (test/vectors/README.md) ----------
 
+// Quantities: the members of resource lists, and fields that hold one quantity. The vectors'
+// rule 4 names the lists a CloneSet's template uses; Go re-encodes every resource.Quantity, so
+// the other lists (a PVC's allocatedResources, quotas' hard and used, a Pod's overhead) and a
+// single quantity (a resourceFieldRef's divisor, an emptyDir's sizeLimit) are canonical too. A zero quantity is a zero:
+// Go prints an unset divisor as "0" (rule 2's reason).
 var quantityParents = map[string]bool{"requests": true, "limits": true, "capacity": true,
-	"allocatable": true}
+	"allocatable": true, "allocatedResources": true, "hard": true, "used": true, "overhead": true}
 
 // normalizeConverted applies rules 1-4: nulls, empty objects and lists, and scalar zeros go;
 // timestamps are UTC whole seconds; quantities canonical. Rule 5 (members passed through from
@@ -250,7 +256,7 @@ func norm(v interface{}, quantity bool) interface{} {
 		for k, x := range t {
 			// The members of a quantity map are quantities; so is a storage member.
 			_, child := x.(map[string]interface{})
-			q := quantityParents[k] || k == "storage" || (quantity && !child)
+			q := quantityParents[k] || k == "storage" || k == "divisor" || k == "sizeLimit" || (quantity && !child)
 			if n := norm(x, q); n != nil {
 				out[k] = n
 			}
@@ -275,6 +281,9 @@ func norm(v interface{}, quantity bool) interface{} {
 	case string:
 		if quantity {
 			if q, err := resource.ParseQuantity(t); err == nil {
+				if q.IsZero() {
+					return nil
+				}
 				return q.String()
 			}
 		}
@@ -289,7 +298,7 @@ func norm(v interface{}, quantity bool) interface{} {
 		return t
 	case float64:
 		if quantity {
-			if q, err := resource.ParseQuantity(fmt.Sprint(t)); err == nil {
+			if q, err := resource.ParseQuantity(fmt.Sprint(t)); err == nil && !q.IsZero() {
 				return q.String()
 			}
 		}
@@ -304,6 +313,31 @@ func norm(v interface{}, quantity bool) interface{} {
 		return t
 	}
 	return v
+}
+
+// Lists upstream's conversion fills from a Go map, whose order Go varies per call: compared
+// sorted by name (UnitedDeployment v1alpha1 status.subsetReplicas -> v1beta1
+// status.subsetStatuses).
+var unorderedLists = map[string][][]string{
+	"UnitedDeployment": {{"status", "subsetStatuses"}},
+}
+
+func sortUnordered(o interface{}) interface{} {
+	m := asMap(o)
+	kind, _ := m["kind"].(string)
+	for _, path := range unorderedLists[kind] {
+		parent := asMap(get(m, path[:len(path)-1]...))
+		l, ok := parent[path[len(path)-1]].([]interface{})
+		if !ok {
+			continue
+		}
+		sort.SliceStable(l, func(i, j int) bool {
+			a, _ := asMap(l[i])["name"].(string)
+			b, _ := asMap(l[j])["name"].(string)
+			return a < b
+		})
+	}
+	return o
 }
 
 // passThrough applies rule 5 both ways, object by object.

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -123,11 +124,13 @@ func selectGenerators(only string) []generator {
 }
 
 type genStats struct {
-	path                  string
-	cases, steps, same    int
-	unexplained           int
-	explained             map[string]int
-	vectors               []string
+	path        string
+	cases       int
+	steps       int
+	unexplained int
+	explained   map[string]int
+	vectors     []string
+	outcomes    map[string]int // what upstream answered: allowed, patched, denied 403, Success...
 }
 
 type runner struct {
@@ -143,7 +146,7 @@ func (r *runner) run(gens []generator) bool {
 	groups := map[string][]testCase{}
 	var order []string
 	for _, g := range gens {
-		st := &genStats{path: g.path, explained: map[string]int{}}
+		st := &genStats{path: g.path, explained: map[string]int{}, outcomes: map[string]int{}}
 		r.stats[g.name] = st
 		rng := rand.New(rand.NewSource(r.f.seed*1000003 + int64(len(g.name))*7919 + hash(g.name)))
 		for i := 0; i < r.f.cases; i++ {
@@ -211,6 +214,12 @@ func (r *runner) run(gens []generator) bool {
 			line += ", departures " + strings.Join(ex, " ")
 		}
 		fmt.Println(line)
+		var oc []string
+		for k, n := range st.outcomes {
+			oc = append(oc, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(oc)
+		fmt.Printf("      upstream answered: %s\n", strings.Join(oc, ", "))
 		for _, v := range st.vectors {
 			fmt.Printf("      vector: %s\n", v)
 		}
@@ -238,6 +247,9 @@ func (r *runner) runCase(p *pair, c *testCase, dirty bool) error {
 	res, err := execute(p, c, dirty)
 	if err != nil {
 		return err
+	}
+	for _, k := range res.kinds {
+		st.outcomes[k]++
 	}
 	if res.diffs == nil {
 		return nil
@@ -276,6 +288,7 @@ type result struct {
 	oracle  *answer
 	ours    *answer
 	request map[string]interface{}
+	kinds   []string // the kind of each of upstream's answers (see answerKind)
 }
 
 func envelope(c *testCase, req map[string]interface{}) map[string]interface{} {
@@ -289,6 +302,7 @@ func execute(p *pair, c *testCase, force bool) (*result, error) {
 	if err := p.loadWorld(c.World, force); err != nil {
 		return nil, err
 	}
+	var kinds []string
 	for i, req := range c.Requests {
 		review := envelope(c, req)
 		ao, err := p.oracle.post(c.Path, review)
@@ -306,11 +320,28 @@ func execute(p *pair, c *testCase, force bool) (*result, error) {
 		} else {
 			oo, ou = admissionOutcome(ao, req["object"]), admissionOutcome(au, req["object"])
 		}
+		kinds = append(kinds, answerKind(oo, req))
 		if d := compareOutcomes(oo, ou); len(d) > 0 {
-			return &result{step: i, diffs: d, oracle: ao, ours: au, request: req}, nil
+			return &result{step: i, diffs: d, oracle: ao, ours: au, request: req, kinds: kinds}, nil
 		}
 	}
-	return &result{}, nil
+	return &result{kinds: kinds}, nil
+}
+
+// answerKind names an answer for the run's tally: "Success", "Failure", "allowed", "patched",
+// "denied 403", "HTTP 400".
+func answerKind(o outcome, req map[string]interface{}) string {
+	switch {
+	case o.HTTP != 200:
+		return fmt.Sprintf("HTTP %d", o.HTTP)
+	case o.Result != nil:
+		return fmt.Sprint(o.Result)
+	case o.Allowed == true && !reflect.DeepEqual(normalizeGenerated(req["object"]), o.Object):
+		return "patched"
+	case o.Allowed == true:
+		return "allowed"
+	}
+	return fmt.Sprintf("denied %v", o.Code)
 }
 
 // writeVector writes the case's first differing request as a vector in the project's format,
