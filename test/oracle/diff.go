@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type generator struct {
 	name, area, path string
 	writes           bool
 	gen              func(r *rand.Rand, i int) testCase
+	limit            func() int // at most this many cases (nil: as many as asked)
 }
 
 var generators []generator
@@ -96,7 +98,7 @@ func diffMain(args []string) int {
 			return 2
 		}
 	}
-	r := &runner{f: &f, deps: deps, stats: map[string]*genStats{}}
+	r := &runner{f: &f, deps: deps, stats: map[string]*genStats{}, seen: map[string]bool{}}
 	ok := r.run(gens)
 	if !f.keep && ok {
 		os.RemoveAll(f.work)
@@ -131,6 +133,7 @@ type genStats struct {
 	explained   map[string]int
 	vectors     []string
 	outcomes    map[string]int // what upstream answered: allowed, patched, denied 403, Success...
+	repeats     int            // unexplained differences of a kind already written
 }
 
 type runner struct {
@@ -138,6 +141,7 @@ type runner struct {
 	deps   []departure
 	stats  map[string]*genStats
 	failed bool
+	seen   map[string]bool // signatures of the differences already shrunk and written
 }
 
 // run generates every case, groups them by feature gates (one pair of servers per group), runs
@@ -149,7 +153,11 @@ func (r *runner) run(gens []generator) bool {
 		st := &genStats{path: g.path, explained: map[string]int{}, outcomes: map[string]int{}}
 		r.stats[g.name] = st
 		rng := rand.New(rand.NewSource(r.f.seed*1000003 + int64(len(g.name))*7919 + hash(g.name)))
-		for i := 0; i < r.f.cases; i++ {
+		n := r.f.cases
+		if g.limit != nil && g.limit() < n {
+			n = g.limit()
+		}
+		for i := 0; i < n; i++ {
 			c := g.gen(rng, i)
 			c.Gen, c.Seed, c.Index = g.name, r.f.seed, i
 			if c.Path == "" {
@@ -210,6 +218,9 @@ func (r *runner) run(gens []generator) bool {
 		}
 		sort.Strings(ex)
 		line := fmt.Sprintf("diff: %-26s %-48s %5d cases %5d requests: %d unexplained", name, st.path, st.cases, st.steps, st.unexplained)
+		if st.repeats > 0 {
+			line += fmt.Sprintf(" (%d of them repeat one already written)", st.repeats)
+		}
 		if len(ex) > 0 {
 			line += ", departures " + strings.Join(ex, " ")
 		}
@@ -229,6 +240,20 @@ func (r *runner) run(gens []generator) bool {
 	fmt.Printf("diff: seed %d, %d cases per generator, %.1f s\n", r.f.seed, r.f.cases, time.Since(start).Seconds())
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	return failed == 0 && !r.failed
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// signature says what kind of difference res is: the generator, the aspects that differ and
+// both messages with their numbers taken out.
+func signature(c *testCase, res *result) string {
+	var parts []string
+	for _, d := range res.diffs {
+		parts = append(parts, d.Aspect)
+	}
+	return c.Gen + "|" + strings.Join(parts, ",") + "|" +
+		digits.ReplaceAllString(answerMessage(res.oracle), "N") + "|" +
+		digits.ReplaceAllString(answerMessage(res.ours), "N")
 }
 
 func hash(s string) int64 {
@@ -262,6 +287,12 @@ func (r *runner) runCase(p *pair, c *testCase, dirty bool) error {
 		return nil
 	}
 	st.unexplained++
+	sig := signature(c, res)
+	if r.seen[sig] {
+		st.repeats++
+		return nil // the same difference again: counted, not written twice
+	}
+	r.seen[sig] = true
 	fmt.Printf("diff: %s case %d step %d differs:\n", c.Gen, c.Index, res.step)
 	for _, d := range res.diffs {
 		fmt.Printf("    %s\n", d)

@@ -238,20 +238,26 @@ func admissionRequest(r *rand.Rand, group, version, kind, resource, sub, op, ns,
 // --- the existing vectors, replayed: a calibration of the oracle itself ----------------------
 
 func init() {
-	register(generator{name: "vectors", area: "vectors", path: "(every vector)", writes: true, gen: genVectors})
+	register(generator{name: "vectors", area: "vectors", path: "(every vector)", writes: true, gen: genVectors,
+		limit: func() int { loadVectorCases(); return len(vectorCases) }})
 }
 
 var vectorCases []testCase
 
-// genVectors replays test/vectors/*/*.json (VECTORS overrides the folder) in order, cycling.
-func genVectors(r *rand.Rand, i int) testCase {
+// loadVectorCases reads test/vectors and test/diff-vectors (VECTORS: other folders, separated by
+// colons), once.
+func loadVectorCases() {
 	if vectorCases == nil {
-		dir := os.Getenv("VECTORS")
-		if dir == "" {
-			dir = "test/vectors"
+		dirs := os.Getenv("VECTORS")
+		if dirs == "" {
+			dirs = "test/vectors:test/diff-vectors"
 		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-		sort.Strings(files)
+		var files []string
+		for _, dir := range strings.Split(dirs, ":") {
+			f, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+			sort.Strings(f)
+			files = append(files, f...)
+		}
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
@@ -270,6 +276,11 @@ func genVectors(r *rand.Rand, i int) testCase {
 				Requests: []map[string]interface{}{v.Request}, Area: filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f)})
 		}
 	}
+}
+
+// genVectors replays the vectors in order, one case each.
+func genVectors(r *rand.Rand, i int) testCase {
+	loadVectorCases()
 	if len(vectorCases) == 0 {
 		return testCase{Path: "/convert", Requests: []map[string]interface{}{{"uid": "x", "desiredAPIVersion": "apps.kruise.io/v1beta1", "objects": list{}}}}
 	}

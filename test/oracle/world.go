@@ -283,6 +283,20 @@ func (c *cachedClient) Get(ctx context.Context, key client.ObjectKey, obj client
 	return err
 }
 
+// List of unstructured objects goes to the API server in kruise-manager, through its REST
+// mapper: a kind the cluster does not serve is an error there (the fake client would guess a
+// resource instead).
+func (c *cachedClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if u, ok := list.(*unstructured.UnstructuredList); ok {
+		gvk := u.GroupVersionKind()
+		gk := schema.GroupKind{Group: gvk.Group, Kind: strings.TrimSuffix(gvk.Kind, "List")}
+		if _, err := c.Client.RESTMapper().RESTMapping(gk, gvk.Version); err != nil {
+			return err
+		}
+	}
+	return c.Client.List(ctx, list, opts...)
+}
+
 // swapClient is the client every handler holds: the world under it changes per case.
 type swapClient struct {
 	cur atomic.Pointer[client.Client]

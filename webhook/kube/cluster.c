@@ -564,9 +564,10 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
                                    const char *kind, char *buf, size_t bufsz, struct wh_errbuf *eb)
 {
     char path[512];
-    if (!plain_name(group, true) || !plain_name(version, false))
-        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no API group \"%s\" version \"%s\"", group,
-                             version);
+    if (!plain_name(group, true) || !plain_name(version, false) || !kind[0])
+        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND,
+                             "no matches for kind \"%.64s\" in version \"%.64s%s%.64s\"", kind,
+                             group, group[0] ? "/" : "", version);
     int n = group[0] ? snprintf(path, sizeof(path), "/apis/%s/%s", group, version)
                      : snprintf(path, sizeof(path), "/api/%s", version);
     if (n < 0 || (size_t)n >= sizeof(path))
@@ -574,7 +575,9 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
     json_t *list = NULL;
     struct wh_kube_status st = {0};
     enum wh_err rc = wh_kube_get(cl->client, path, &list, &st);
-    if (rc)
+    /* A group version the cluster does not serve has no such kind either (a REST mapper says
+     * so in the same words). */
+    if (rc && rc != WH_ERR_NOT_FOUND)
         return wh_errbuf_set(eb, rc, "discovery of %s failed: %s", path,
                              st.message[0] ? st.message : wh_strerror(rc));
     rc = wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s%s%s\"",
@@ -592,6 +595,56 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
     }
     json_decref(list);
     return rc;
+}
+
+/* A group version as Go's schema.GroupVersion prints it: "v1" for the core group. */
+static void gv_string(char *buf, size_t bufsz, const char *group, const char *version)
+{
+    snprintf(buf, bufsz, "%s%s%s", group, group[0] && version[0] ? "/" : "", version);
+}
+
+enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *group,
+                                         const char *version, const char *kind, char *plural,
+                                         size_t pluralsz, struct wh_errbuf *eb)
+{
+    enum wh_resource_id id = wh_resource_by_kind(group, kind);
+    if (id < WH_RES_COUNT) {
+        snprintf(plural, pluralsz, "%s", wh_resource_get(id)->resource);
+        return WH_OK;
+    }
+    if (cl->client)
+        return discover_plural(cl, group, version, kind, plural, pluralsz, eb);
+    struct wh_cache *c = store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    if (c)
+        wh_cache_list(c, NULL, &l);
+    bool found = false;
+    for (size_t i = 0; i < l.n && !found; i++) {
+        const json_t *crd = wh_object_json(l.items[i]);
+        const json_t *spec = wh_json_obj(crd, "spec");
+        const char *p = wh_json_path_str(spec, "names", "plural", NULL);
+        if (!p || !wh_str_eq(wh_json_str(spec, "group"), group) ||
+            !wh_str_eq(wh_json_path_str(spec, "names", "kind", NULL), kind))
+            continue;
+        size_t k;
+        json_t *v;
+        json_array_foreach(wh_json_arr(spec, "versions"), k, v)
+        {
+            if (wh_str_eq(wh_json_str(v, "name"), version)) {
+                snprintf(plural, pluralsz, "%s", p);
+                found = true;
+                break;
+            }
+        }
+    }
+    wh_objlist_fini(&l);
+    if (found)
+        return WH_OK;
+    char gv[300];
+    gv_string(gv, sizeof(gv), group, version);
+    return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s\"",
+                         kind, gv);
 }
 
 enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_version,

@@ -80,6 +80,15 @@ WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *
                                              const char *ns, const char *name, json_t **out,
                                              struct wh_errbuf *eb);
 
+/* The resource (plural) serving kind in group/version, as a REST mapper finds it: the
+ * catalogue, else discovery of the group version (API mode) or the loaded CRDs (standalone).
+ * WH_ERR_NOT_FOUND, with Go's message (`no matches for kind "K" in version "G/V"`), when nothing
+ * serves it. */
+WH_NODISCARD enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *group,
+                                                      const char *version, const char *kind,
+                                                      char *plural, size_t pluralsz,
+                                                      struct wh_errbuf *eb);
+
 /* Live get of one object named by apiVersion and kind, for kinds outside the catalogue (the
  * custom workloads of a white list): the resource comes from discovery of the group version
  * (API mode) or from the loaded CRDs, else Kubernetes' lower-case kind plus "s" (standalone).
