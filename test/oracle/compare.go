@@ -12,6 +12,7 @@ import (
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -43,11 +44,11 @@ type outcome struct {
 	Allowed interface{}
 	Code    interface{}
 	Message interface{}
-	Object  interface{} // mutating: request.object with the patch applied
-	Result  interface{} // conversion: result.status
+	Object  interface{}   // mutating: request.object with the patch applied
+	Result  interface{}   // conversion: result.status
 	Objects []interface{} // conversion: convertedObjects, normalised
 	Inputs  []interface{} // conversion: the request's objects, normalised
-	Err     string      // the answer could not be read
+	Err     string        // the answer could not be read
 }
 
 func get(m map[string]interface{}, path ...string) interface{} {
@@ -85,17 +86,48 @@ func admissionOutcome(a *answer, object interface{}) outcome {
 		}
 		o.Object = patched
 	}
-	o.Object = normalizeGenerated(o.Object)
+	o.Object = normalizeGenerated(asStored(o.Object), object)
 	return o
+}
+
+// asStored gives a Pod as the API server stores it: decoded into its Go type and encoded again,
+// which drops what carries no meaning there (an env var's "value": "", members of the wrong
+// place). The API server decodes a patched Pod the same way, so two answers that differ only
+// in that are the same answer. Other kinds are compared as they are.
+func asStored(object interface{}) interface{} {
+	m := asMap(object)
+	if m["apiVersion"] != "v1" || m["kind"] != "Pod" {
+		return object
+	}
+	data, _ := json.Marshal(m)
+	var pod corev1.Pod
+	if json.Unmarshal(data, &pod) != nil {
+		return object
+	}
+	out, _ := json.Marshal(&pod)
+	var v interface{}
+	_ = json.Unmarshal(out, &v)
+	return v
 }
 
 var uuidLike = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // normalizeGenerated replaces the values upstream makes up per request, which no two answers
 // share: the uid WorkloadSpread generates for a Pod that has no name yet (in the
-// matched-workloadspread annotation), and the time of injection SidecarSet records
-// (updateTimestamp in the sidecarset-hash annotations) when it is the current time.
-func normalizeGenerated(object interface{}) interface{} {
+// matched-workloadspread annotation), the time of injection SidecarSet records
+// (updateTimestamp in the sidecarset-hash annotations) when it is the current time, and a name
+// made from the request's generateName (launch priority names the Pod to name its barrier).
+func normalizeGenerated(object, request interface{}) interface{} {
+	object = deepCopyJSON(object)
+	if gen, _ := get(asMap(request), "metadata", "generateName").(string); gen != "" {
+		if _, named := get(asMap(request), "metadata", "name").(string); !named {
+			if name, _ := get(asMap(object), "metadata", "name").(string); strings.HasPrefix(name, gen) && len(name) == len(gen)+5 {
+				data, _ := json.Marshal(object)
+				data = []byte(strings.ReplaceAll(string(data), `"`+name, `"`+gen+"<generated>"))
+				_ = json.Unmarshal(data, &object)
+			}
+		}
+	}
 	ann, ok := get(asMap(object), "metadata", "annotations").(map[string]interface{})
 	if !ok {
 		return object
@@ -139,6 +171,13 @@ func normalizeGenerated(object interface{}) interface{} {
 		ann[key] = string(data)
 	}
 	return object
+}
+
+func deepCopyJSON(v interface{}) interface{} {
+	data, _ := json.Marshal(v)
+	var out interface{}
+	_ = json.Unmarshal(data, &out)
+	return out
 }
 
 func asMap(v interface{}) map[string]interface{} {

@@ -367,7 +367,7 @@ func answerKind(o outcome, req map[string]interface{}) string {
 		return fmt.Sprintf("HTTP %d", o.HTTP)
 	case o.Result != nil:
 		return fmt.Sprint(o.Result)
-	case o.Allowed == true && !reflect.DeepEqual(normalizeGenerated(req["object"]), o.Object):
+	case o.Allowed == true && !reflect.DeepEqual(normalizeGenerated(asStored(req["object"]), req["object"]), o.Object):
 		return "patched"
 	case o.Allowed == true:
 		return "allowed"
@@ -451,12 +451,34 @@ func expectation(c *testCase, res *result) map[string]interface{} {
 			obj, err := applyPatch(res.request["object"], p)
 			if err == nil {
 				exp["object"] = obj
+				if ignore := generatedPaths(obj, res.request["object"]); len(ignore) > 0 {
+					exp["ignorePaths"] = ignore
+				}
 			}
 		} else {
 			exp["noPatch"] = true
 		}
 	}
 	return exp
+}
+
+// generatedPaths lists the JSON Pointers of object whose values upstream makes up per request
+// (normalizeGenerated), for a vector's ignorePaths.
+func generatedPaths(object, request interface{}) []string {
+	var out []string
+	ann := asMap(get(asMap(object), "metadata", "annotations"))
+	for _, key := range []string{"kruise.io/sidecarset-hash", "kruise.io/sidecarset-hash-without-image",
+		"apps.kruise.io/matched-workloadspread"} {
+		if _, ok := ann[key]; ok {
+			out = append(out, "/metadata/annotations/"+strings.ReplaceAll(key, "/", "~1"))
+		}
+	}
+	if _, named := get(asMap(request), "metadata", "name").(string); !named {
+		if _, ok := get(asMap(object), "metadata", "name").(string); ok {
+			out = append(out, "/metadata/name")
+		}
+	}
+	return out
 }
 
 // oracleWorld reads the oracle's world as it is now.

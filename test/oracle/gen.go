@@ -3,6 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	k8scorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
+
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -26,7 +30,7 @@ var (
 )
 
 func pick(r *rand.Rand, xs []string) string { return xs[r.Intn(len(xs))] }
-func chance(r *rand.Rand, p float64) bool  { return r.Float64() < p }
+func chance(r *rand.Rand, p float64) bool   { return r.Float64() < p }
 
 func uid(r *rand.Rand) string {
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", r.Uint32(), r.Intn(1<<16), r.Intn(1<<16), r.Intn(1<<16), r.Int63n(1<<48))
@@ -211,8 +215,33 @@ func namespaceObj(name string, lbls obj) obj {
 	return obj{"apiVersion": "v1", "kind": "Namespace", "metadata": objMeta(name, "", lbls)}
 }
 
+// asSent gives a Pod as the API server sends it to admission webhooks: decoded into its Go type,
+// defaulted (restartPolicy, dnsPolicy, terminationMessagePath, imagePullPolicy...) and encoded
+// again, so empty structs such as a container's resources are there. Other kinds unchanged.
+func asSent(o obj) obj {
+	if o == nil || o["apiVersion"] != "v1" || o["kind"] != "Pod" {
+		return o
+	}
+	data, _ := json.Marshal(o)
+	var pod corev1.Pod
+	if err := json.Unmarshal(data, &pod); err != nil {
+		return o
+	}
+	k8scorev1.SetObjectDefaults_Pod(&pod)
+	out, _ := json.Marshal(&pod)
+	var m obj
+	_ = json.Unmarshal(out, &m)
+	return m
+}
+
 // admissionRequest is a request member as the API server sends it.
 func admissionRequest(r *rand.Rand, group, version, kind, resource, sub, op, ns, name string, object, old interface{}) obj {
+	if o, ok := object.(obj); ok {
+		object = asSent(o)
+	}
+	if o, ok := old.(obj); ok {
+		old = asSent(o)
+	}
 	req := obj{
 		"uid":       uid(r),
 		"kind":      obj{"group": group, "version": version, "kind": kind},

@@ -49,10 +49,12 @@ type oracleManager struct {
 	server ctrlwebhook.Server
 }
 
-func (m *oracleManager) GetClient() client.Client                   { return m.client }
-func (m *oracleManager) GetScheme() *runtime.Scheme                 { return scheme }
-func (m *oracleManager) GetWebhookServer() ctrlwebhook.Server       { return m.server }
-func (m *oracleManager) GetEventRecorderFor(string) record.EventRecorder { return &record.FakeRecorder{} }
+func (m *oracleManager) GetClient() client.Client             { return m.client }
+func (m *oracleManager) GetScheme() *runtime.Scheme           { return scheme }
+func (m *oracleManager) GetWebhookServer() ctrlwebhook.Server { return m.server }
+func (m *oracleManager) GetEventRecorderFor(string) record.EventRecorder {
+	return &record.FakeRecorder{}
+}
 
 type serveFlags struct {
 	host, certDir, state, kubeconfig, gates string

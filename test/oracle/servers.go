@@ -321,4 +321,3 @@ func sortedGates(g map[string]bool) string {
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
-

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	"github.com/openkruise/kruise/pkg/util/fieldindex"
 )
@@ -125,8 +126,112 @@ func typedObjects(docs []map[string]interface{}) ([]client.Object, error) {
 			return nil, fmt.Errorf("object %d: %T is not an object", i+1, obj)
 		}
 		objs = append(objs, co)
+		others, err := otherVersions(co)
+		if err != nil {
+			return nil, fmt.Errorf("object %d (%s %s): %v", i+1, gvk.Kind, u.GetName(), err)
+		}
+		objs = append(objs, others...)
 	}
 	return objs, nil
+}
+
+// --- one object, every version ---------------------------------------------------------------
+// The API server serves a kruise object in each of its versions, converting on the way, and
+// upstream reads some kinds in one version and writes them in another. The fake client keeps
+// each version apart, so the world holds every version of each such object, and a write in one
+// is copied into the others (convertedClient below).
+
+// versionsOf lists the group-version-kinds of kinds registered in more than one version with a
+// conversion between them (kruise's v1alpha1 and v1beta1). Made on first use: the scheme is
+// filled by init functions, which run after package variables are initialised.
+var (
+	versionsOnce sync.Once
+	versionsMap  map[schema.GroupKind][]schema.GroupVersionKind
+)
+
+func versionsOf(gk schema.GroupKind) []schema.GroupVersionKind {
+	versionsOnce.Do(func() { versionsMap = multiVersionKinds() })
+	return versionsMap[gk]
+}
+
+func multiVersionKinds() map[schema.GroupKind][]schema.GroupVersionKind {
+	m := map[schema.GroupKind][]schema.GroupVersionKind{}
+	for gvk := range scheme.AllKnownTypes() {
+		if !strings.HasSuffix(gvk.Group, "kruise.io") || strings.HasSuffix(gvk.Kind, "List") {
+			continue
+		}
+		o, err := scheme.New(gvk)
+		if err != nil {
+			continue
+		}
+		if _, hub := o.(conversion.Hub); !hub {
+			if _, conv := o.(conversion.Convertible); !conv {
+				continue
+			}
+		}
+		m[gvk.GroupKind()] = append(m[gvk.GroupKind()], gvk)
+	}
+	for gk, l := range m {
+		if len(l) < 2 {
+			delete(m, gk)
+		}
+	}
+	return m
+}
+
+// convertTo converts obj into version gvk through the hub.
+func convertTo(obj client.Object, gvk schema.GroupVersionKind) (client.Object, error) {
+	out, err := scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	var hub conversion.Hub
+	switch o := obj.(type) {
+	case conversion.Hub:
+		hub = o
+	case conversion.Convertible:
+		h, ok := out.(conversion.Hub)
+		if !ok {
+			// neither is the hub: go through it
+			return nil, fmt.Errorf("no hub between %T and %T", obj, out)
+		}
+		if err := o.ConvertTo(h); err != nil {
+			return nil, err
+		}
+		h.(client.Object).GetObjectKind().SetGroupVersionKind(gvk)
+		return h.(client.Object), nil
+	default:
+		return nil, fmt.Errorf("%T converts to nothing", obj)
+	}
+	conv, ok := out.(conversion.Convertible)
+	if !ok {
+		return nil, fmt.Errorf("%T is not convertible", out)
+	}
+	if err := conv.ConvertFrom(hub); err != nil {
+		return nil, err
+	}
+	co := conv.(client.Object)
+	co.GetObjectKind().SetGroupVersionKind(gvk)
+	return co, nil
+}
+
+func otherVersions(obj client.Object) ([]client.Object, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, nil
+	}
+	var out []client.Object
+	for _, v := range versionsOf(gvk.GroupKind()) {
+		if v == gvk {
+			continue
+		}
+		c, err := convertTo(obj, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // indexCollector stands for kruise-manager's cache while fieldindex.RegisterFieldIndexes runs
@@ -294,7 +399,134 @@ func (c *cachedClient) List(ctx context.Context, list client.ObjectList, opts ..
 			return err
 		}
 	}
-	return c.Client.List(ctx, list, opts...)
+	if err := c.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	return sortList(list)
+}
+
+// sortList orders a list by namespace and name. kruise-manager's cache lists in an order of its
+// own (so do the fake client's maps); where upstream's answer depends on it (several SidecarSets
+// injected into one Pod), this project's specification chose ascending names.
+func sortList(list client.ObjectList) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	key := func(o runtime.Object) string {
+		a, err := meta.Accessor(o)
+		if err != nil {
+			return ""
+		}
+		return a.GetNamespace() + "/" + a.GetName()
+	}
+	sort.SliceStable(items, func(i, j int) bool { return key(items[i]) < key(items[j]) })
+	return meta.SetList(list, items)
+}
+
+// mirror copies obj, as stored after a write, into its other versions (or deletes them).
+func (c *cachedClient) mirror(ctx context.Context, obj client.Object, deleted bool) error {
+	gvk, err := apiutil.GVKForObject(obj, c.Client.Scheme())
+	if err != nil || len(versionsOf(gvk.GroupKind())) == 0 {
+		return nil
+	}
+	stored, err := scheme.New(gvk)
+	if err != nil {
+		return nil
+	}
+	so := stored.(client.Object)
+	if !deleted {
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), so); err != nil {
+			return err
+		}
+	}
+	for _, v := range versionsOf(gvk.GroupKind()) {
+		if v == gvk {
+			continue
+		}
+		cur, _ := scheme.New(v)
+		co := cur.(client.Object)
+		err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), co)
+		if deleted {
+			if err == nil {
+				_ = c.Client.Delete(ctx, co)
+			}
+			continue
+		}
+		next, cerr := convertTo(so, v)
+		if cerr != nil {
+			return cerr
+		}
+		if apierrors.IsNotFound(err) {
+			next.SetResourceVersion("")
+			if err := c.Client.Create(ctx, next); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		next.SetResourceVersion(co.GetResourceVersion())
+		if err := c.Client.Update(ctx, next); err != nil {
+			return err
+		}
+		if err := c.Client.Status().Update(ctx, next); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *cachedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.Client.Create(ctx, obj, opts...); err != nil {
+		return err
+	}
+	return c.mirror(ctx, obj, false)
+}
+
+func (c *cachedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if err := c.Client.Update(ctx, obj, opts...); err != nil {
+		return err
+	}
+	return c.mirror(ctx, obj, false)
+}
+
+func (c *cachedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if err := c.Client.Patch(ctx, obj, patch, opts...); err != nil {
+		return err
+	}
+	return c.mirror(ctx, obj, false)
+}
+
+func (c *cachedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if err := c.Client.Delete(ctx, obj, opts...); err != nil {
+		return err
+	}
+	return c.mirror(ctx, obj, true)
+}
+
+func (c *cachedClient) Status() client.SubResourceWriter {
+	return &mirroredStatus{SubResourceWriter: c.Client.Status(), c: c}
+}
+
+type mirroredStatus struct {
+	client.SubResourceWriter
+	c *cachedClient
+}
+
+func (m *mirroredStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if err := m.SubResourceWriter.Update(ctx, obj, opts...); err != nil {
+		return err
+	}
+	return m.c.mirror(ctx, obj, false)
+}
+
+func (m *mirroredStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if err := m.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
+		return err
+	}
+	return m.c.mirror(ctx, obj, false)
 }
 
 // swapClient is the client every handler holds: the world under it changes per case.
@@ -330,8 +562,8 @@ func (s *swapClient) Status() client.SubResourceWriter { return s.c().Status() }
 func (s *swapClient) SubResource(sub string) client.SubResourceClient {
 	return s.c().SubResource(sub)
 }
-func (s *swapClient) Scheme() *runtime.Scheme         { return s.c().Scheme() }
-func (s *swapClient) RESTMapper() meta.RESTMapper     { return s.c().RESTMapper() }
+func (s *swapClient) Scheme() *runtime.Scheme     { return s.c().Scheme() }
+func (s *swapClient) RESTMapper() meta.RESTMapper { return s.c().RESTMapper() }
 func (s *swapClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
 	return s.c().GroupVersionKindFor(obj)
 }
