@@ -266,7 +266,31 @@ func normalizeMessage(m interface{}) interface{} {
 	if !ok {
 		return m
 	}
-	return goPointer.ReplaceAllString(s, "0xPOINTER")
+	s = goPointer.ReplaceAllString(s, "0xPOINTER")
+	if parts := splitAggregate(s); len(parts) > 1 {
+		sort.Strings(parts)
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return s
+}
+
+// An aggregate of field errors, "[path: detail, path: detail]", joins them in the order
+// validation found them, and Kubernetes' validation ranges over Go maps (a resource list, labels)
+// whose order varies per call: the errors are compared as a set.
+var errorStart = regexp.MustCompile(`, [a-zA-Z][A-Za-z0-9_.\[\]'/-]*: `)
+
+func splitAggregate(s string) []string {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil
+	}
+	inner := s[1 : len(s)-1]
+	var parts []string
+	start := 0
+	for _, loc := range errorStart.FindAllStringIndex(inner, -1) {
+		parts = append(parts, inner[start:loc[0]])
+		start = loc[0] + 2
+	}
+	return append(parts, inner[start:])
 }
 
 // --- converted objects: the vectors' semantic comparison (test/vectors/README.md) ----------

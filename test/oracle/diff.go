@@ -47,7 +47,7 @@ type diffFlags struct {
 	seed                                  int64
 	cases                                 int
 	only                                  string
-	keep, verbose, noShrink               bool
+	keep, verbose, noShrink, answers      bool
 	maxShrink                             int
 }
 
@@ -67,6 +67,7 @@ func diffMain(args []string) int {
 	fs.BoolVar(&f.verbose, "v", false, "print every difference, explained or not")
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "write differences as found, without shrinking")
 	fs.IntVar(&f.maxShrink, "max-shrink", 300, "re-runs allowed to shrink one difference")
+	fs.BoolVar(&f.answers, "answers", false, "print upstream's most frequent messages per generator (to tune generators)")
 	list := fs.Bool("list", false, "list the generators and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -133,6 +134,7 @@ type genStats struct {
 	explained   map[string]int
 	vectors     []string
 	outcomes    map[string]int // what upstream answered: allowed, patched, denied 403, Success...
+	messages    map[string]int // upstream's messages, with -answers
 	repeats     int            // unexplained differences of a kind already written
 }
 
@@ -150,7 +152,7 @@ func (r *runner) run(gens []generator) bool {
 	groups := map[string][]testCase{}
 	var order []string
 	for _, g := range gens {
-		st := &genStats{path: g.path, explained: map[string]int{}, outcomes: map[string]int{}}
+		st := &genStats{path: g.path, explained: map[string]int{}, outcomes: map[string]int{}, messages: map[string]int{}}
 		r.stats[g.name] = st
 		rng := rand.New(rand.NewSource(r.f.seed*1000003 + int64(len(g.name))*7919 + hash(g.name)))
 		n := r.f.cases
@@ -234,6 +236,24 @@ func (r *runner) run(gens []generator) bool {
 		for _, v := range st.vectors {
 			fmt.Printf("      vector: %s\n", v)
 		}
+		if r.f.answers {
+			type mc struct {
+				m string
+				n int
+			}
+			var ms []mc
+			for m, n := range st.messages {
+				ms = append(ms, mc{m, n})
+			}
+			sort.Slice(ms, func(i, j int) bool { return ms[i].n > ms[j].n || ms[i].n == ms[j].n && ms[i].m < ms[j].m })
+			for i := 0; i < len(ms) && i < 25; i++ {
+				m := ms[i].m
+				if len(m) > 240 {
+					m = m[:240] + "..."
+				}
+				fmt.Printf("      %5d  %s\n", ms[i].n, m)
+			}
+		}
 		passed += st.cases - st.unexplained
 		failed += st.unexplained
 	}
@@ -276,6 +296,11 @@ func (r *runner) runCase(p *pair, c *testCase, dirty bool) error {
 	for _, k := range res.kinds {
 		st.outcomes[k]++
 	}
+	if r.f.answers {
+		for _, m := range res.messages {
+			st.messages[digits.ReplaceAllString(m, "N")]++
+		}
+	}
 	if res.diffs == nil {
 		return nil
 	}
@@ -305,6 +330,10 @@ func (r *runner) runCase(p *pair, c *testCase, dirty bool) error {
 		}
 	}
 	path, err := r.writeVector(p, small)
+	if err == errNotAgain {
+		fmt.Printf("    (it did not show again when the case was re-run: an answer that varies)\n")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -312,14 +341,17 @@ func (r *runner) runCase(p *pair, c *testCase, dirty bool) error {
 	return nil
 }
 
+var errNotAgain = fmt.Errorf("the difference did not show again")
+
 // result of one case: the first step whose answers differ (and how), or no differences.
 type result struct {
-	step    int
-	diffs   []difference
-	oracle  *answer
-	ours    *answer
-	request map[string]interface{}
-	kinds   []string // the kind of each of upstream's answers (see answerKind)
+	step     int
+	diffs    []difference
+	oracle   *answer
+	ours     *answer
+	request  map[string]interface{}
+	kinds    []string // the kind of each of upstream's answers (see answerKind)
+	messages []string // upstream's messages
 }
 
 func envelope(c *testCase, req map[string]interface{}) map[string]interface{} {
@@ -333,7 +365,7 @@ func execute(p *pair, c *testCase, force bool) (*result, error) {
 	if err := p.loadWorld(c.World, force); err != nil {
 		return nil, err
 	}
-	var kinds []string
+	var kinds, messages []string
 	for i, req := range c.Requests {
 		review := envelope(c, req)
 		ao, err := p.oracle.post(c.Path, review)
@@ -352,11 +384,14 @@ func execute(p *pair, c *testCase, force bool) (*result, error) {
 			oo, ou = admissionOutcome(ao, req["object"]), admissionOutcome(au, req["object"])
 		}
 		kinds = append(kinds, answerKind(oo, req))
+		if m := answerMessage(ao); m != "" {
+			messages = append(messages, m)
+		}
 		if d := compareOutcomes(oo, ou); len(d) > 0 {
-			return &result{step: i, diffs: d, oracle: ao, ours: au, request: req, kinds: kinds}, nil
+			return &result{step: i, diffs: d, oracle: ao, ours: au, request: req, kinds: kinds, messages: messages}, nil
 		}
 	}
-	return &result{kinds: kinds}, nil
+	return &result{kinds: kinds, messages: messages}, nil
 }
 
 // answerKind names an answer for the run's tally: "Success", "Failure", "allowed", "patched",
@@ -384,7 +419,7 @@ func (r *runner) writeVector(p *pair, c *testCase) (string, error) {
 		return "", err
 	}
 	if res.diffs == nil {
-		return "", fmt.Errorf("the difference did not show again (flaky?)")
+		return "", errNotAgain
 	}
 	world := c.World
 	if res.step > 0 {
@@ -444,7 +479,11 @@ func expectation(c *testCase, res *result) map[string]interface{} {
 		exp["code"] = code
 	}
 	if m, _ := get(resp, "status", "message").(string); m != "" {
-		exp["messageContains"] = []string{m}
+		if parts := splitAggregate(m); len(parts) > 1 {
+			exp["messageContains"] = parts // in whatever order they come
+		} else {
+			exp["messageContains"] = []string{m}
+		}
 	}
 	if strings.HasPrefix(c.Path, "/mutate") {
 		if p, _ := resp["patch"].(string); p != "" {

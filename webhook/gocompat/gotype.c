@@ -943,8 +943,8 @@ enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct w
 
 /* ---- normalising ---------------------------------------------------------------------------- */
 
-static json_t *norm(const json_t *v, const struct wh_gotype *t);
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t);
+static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded);
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded);
 
 /* The encoding of t's zero value (a field that was never set). */
 static json_t *zero_value(const struct wh_gotype *t)
@@ -961,7 +961,7 @@ static json_t *zero_value(const struct wh_gotype *t)
     case WH_GK_QUANTITY:
         return json_string("0");
     case WH_GK_STRUCT:
-        return norm_struct(NULL, t);
+        return norm_struct(NULL, t, false);
     default: /* times, raw JSON, slices, maps: nil */
         return json_null();
     }
@@ -1002,7 +1002,7 @@ static void set_member(json_t *o, const char *name, json_t *v)
         WH_PANIC("json_object_set_new failed");
 }
 
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t)
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded)
 {
     json_t *out = json_object();
     for (size_t i = 0; i < t->nfields; i++) {
@@ -1022,8 +1022,11 @@ static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t)
                 set_member(out, f->name, z);
             continue;
         }
-        json_t *nv = norm(mv, f->type);
-        if (!(f->flags & WH_GOF_POINTER) && omit && is_empty(f->type, nv)) {
+        json_t *nv = norm(mv, f->type, decoded);
+        /* Decoded, an empty list or map given is an empty, not a nil, Go value: only the
+         * encoding would leave it out. */
+        bool kept = decoded && (f->type->kind == WH_GK_SLICE || f->type->kind == WH_GK_MAP);
+        if (!(f->flags & WH_GOF_POINTER) && omit && !kept && is_empty(f->type, nv)) {
             json_decref(nv);
             continue;
         }
@@ -1078,8 +1081,9 @@ static json_t *norm_bytes(const json_t *v)
     return out;
 }
 
-/* v is well-typed for t (wh_gotype_check passed). */
-static json_t *norm(const json_t *v, const struct wh_gotype *t)
+/* v is well-typed for t (wh_gotype_check passed). decoded: Go's value after decoding (see
+ * wh_gotype_decode) rather than its encoding. */
+static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
 {
     if (!v || json_is_null(v))
         return zero_value(t);
@@ -1105,14 +1109,15 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t)
     case WH_GK_RAW:
         return wh_json_copy(v);
     case WH_GK_STRUCT:
-        return norm_struct(v, t);
+        return norm_struct(v, t, decoded);
     case WH_GK_SLICE: {
         json_t *a = json_array();
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            json_t *ne = t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem);
+            json_t *ne =
+                t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem, decoded);
             if (json_array_append_new(a, ne))
                 WH_PANIC("json_array_append_new failed");
         }
@@ -1123,7 +1128,7 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t)
         const char **keys = wh_json_sorted_keys(v, &n);
         json_t *o = json_object();
         for (size_t k = 0; k < n; k++)
-            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem));
+            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem, decoded));
         free(keys);
         return o;
     }
@@ -1138,6 +1143,17 @@ enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t, json
     enum wh_err rc = wh_gotype_check(v, t, eb);
     if (rc)
         return rc;
-    *out = norm(v, t);
+    *out = norm(v, t, false);
+    return WH_OK;
+}
+
+enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t **out,
+                             struct wh_errbuf *eb)
+{
+    *out = NULL;
+    enum wh_err rc = wh_gotype_check(v, t, eb);
+    if (rc)
+        return rc;
+    *out = norm(v, t, true);
     return WH_OK;
 }

@@ -110,5 +110,10 @@ WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_g
  * t's zero value. Returns in *out: new ref. Errors: those of wh_gotype_check. */
 WH_NODISCARD enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t,
                                              json_t **out, struct wh_errbuf *eb);
+/* The value Go holds after decoding v into t, for handlers that reason about it (and print it,
+ * as %#v shows []T{} and []T(nil) apart): as wh_gotype_normalize, except that an empty list or
+ * map v gives stays ([] and {}), since Go decodes it into an empty, not a nil, value. */
+WH_NODISCARD enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t **out,
+                                          struct wh_errbuf *eb);
 
 #endif

@@ -744,6 +744,48 @@ char *wh_gosyntax_label_selector(const json_t *sel)
     return wh_buf_take(&b, NULL);
 }
 
+char *wh_gostring_label_selector(const json_t *sel)
+{
+    if (!json_is_object(sel))
+        return wh_xstrdup("nil");
+    struct wh_buf b;
+    size_t i, n;
+    const json_t *e;
+    wh_buf_init(&b, 1u << 20);
+    /* The generated protobuf String(): labels sorted as "k: v,", requirements without their
+     * leading '&', values with %v ("[a b]"), every member followed by a comma. */
+    put(&b, "%s", "&LabelSelector{MatchLabels:map[string]string{");
+    const json_t *labels = json_object_get(sel, "matchLabels");
+    const char **keys = json_is_object(labels) ? sorted_keys(labels, &n) : NULL;
+    for (i = 0; keys && i < n; i++) {
+        const char *v = json_string_value(json_object_get(labels, keys[i]));
+        put(&b, "%s: %s,", keys[i], v ? v : "");
+    }
+    free(keys);
+    put(&b, "%s", "},MatchExpressions:[]LabelSelectorRequirement{");
+    json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, e)
+    {
+        put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[", wh_json_str_or_empty(e, "key"),
+            wh_json_str_or_empty(e, "operator"));
+        size_t k;
+        const json_t *v;
+        json_array_foreach(wh_json_arr(e, "values"), k, v)
+        put(&b, "%s%s", k ? " " : "", json_string_value(v) ? json_string_value(v) : "");
+        put(&b, "%s", "],},");
+    }
+    put(&b, "%s", "},}");
+    return wh_buf_take(&b, NULL);
+}
+
+char *wh_gostring_intstr(const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return wh_xstrdup("<nil>");
+    if (json_is_string(v))
+        return wh_xstrdup(json_string_value(v));
+    return wh_str_printf("%lld", (long long)json_integer_value(v));
+}
+
 /* A metav1.Time member: false when absent, null or not a time (Go's zero time). */
 static bool meta_time(const json_t *meta, const char *key, struct wh_gotime *t)
 {

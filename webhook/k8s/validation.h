@@ -85,6 +85,12 @@ char *wh_gosyntax_intstr(const json_t *v);
 /* Go's %#v of a metav1.LabelSelector value given as JSON (absent/null members print as nil
  * maps and slices). Returns: new string. */
 char *wh_gosyntax_label_selector(const json_t *sel);
+/* What fmt's %v prints for a *metav1.LabelSelector (its generated String() method), given as
+ * JSON: "nil" when absent. Returns: new string. */
+char *wh_gostring_label_selector(const json_t *sel);
+/* What fmt's %v prints for a *intstr.IntOrString given as JSON ("<nil>" when absent, else the
+ * integer or the string). Returns: new string. */
+char *wh_gostring_intstr(const json_t *v);
 /* %#v of a struct whose fields are all strings: type{Go:"value", ...}, for fields[i] = {JSON
  * name, Go name}; an absent member prints "". Returns: new string. */
 char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],

@@ -685,6 +685,16 @@ enum wh_err wh_sidecarset_resource_expr(const char *expr, const char *aggregate,
     return WH_OK;
 }
 
+enum wh_err wh_sidecarset_resource_expr_check(const char *expr, const char *var_name,
+                                              struct wh_errbuf *eb)
+{
+    struct val dummy = num_val(1.0), r;
+    char msg[MAX_MSG];
+    if (!calc_eval(expr, var_name, &dummy, &r, msg, sizeof(msg)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg);
+    return WH_OK;
+}
+
 /* --- targets and aggregation ----------------------------------------------------------------- */
 
 static bool excluded(const char *name, const char *const *exclude, size_t n)

@@ -24,6 +24,12 @@ WH_NODISCARD enum wh_err wh_sidecarset_resources(const json_t *policy, const jso
                                                  const char *const *exclude, size_t nexclude,
                                                  json_t **out, struct wh_errbuf *eb);
 
+/* The validating webhook's check of one expression: parsed with its field's variable (var_name
+ * "cpu" or "memory") bound to the number 1, as upstream's validation does. On failure eb holds
+ * the calculator's own message (the caller adds "invalid expression: "). */
+WH_NODISCARD enum wh_err wh_sidecarset_resource_expr_check(const char *expr, const char *var_name,
+                                                           struct wh_errbuf *eb);
+
 /* Evaluates one expression as evaluateResourceExpression does: the variable (named memory when
  * the text contains the word memory, else cpu) holds aggregate (a quantity text, or NULL for the
  * zero quantity); a plain number result becomes milli-cores for cpu and units for memory.

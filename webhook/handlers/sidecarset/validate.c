@@ -49,11 +49,11 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
     *out = NULL;
     if (strcmp(version, "v1beta1") != 0 && !alpha) /* upstream decodes nothing for other
                                                       versions and validates an empty object */
-        return wh_gotype_normalize(NULL, wh_gotype_lookup(BETA, "SidecarSet"), out, eb);
+        return wh_gotype_decode(NULL, wh_gotype_lookup(BETA, "SidecarSet"), out, eb);
     if (!raw)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
     enum wh_err rc =
-        wh_gotype_normalize(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
+        wh_gotype_decode(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
     if (rc || !alpha)
         return rc;
     /* the v1alpha1 object is seen as its v1beta1 conversion (apis/apps/v1alpha1 ConvertTo) */
@@ -116,7 +116,9 @@ static char *gosyntax_resources_policy(const json_t *pol)
     return out;
 }
 
-/* fmt's %++v of a *SidecarSetUpdateStrategy (upstream formats it into the error value). */
+/* fmt's %+v of a *SidecarSetUpdateStrategy (upstream formats it into the error value): the
+ * selector and the IntOrStrings print through their String methods, the priority strategy (a
+ * pointer without one) as its address, which no two processes share. */
 static char *plusv_update_strategy(const json_t *us)
 {
     const json_t *sc = json_object_get(us, "scatterStrategy");
@@ -124,15 +126,19 @@ static char *plusv_update_strategy(const json_t *us)
     size_t i;
     const json_t *t;
     wh_buf_init(&b, 1u << 20);
+    char *sel = wh_gostring_label_selector(json_object_get(us, "selector"));
+    char *partition = wh_gostring_intstr(json_object_get(us, "partition"));
+    char *max_unavailable = wh_gostring_intstr(json_object_get(us, "maxUnavailable"));
     enum wh_err rc = wh_buf_printf(
         &b,
         "&{Type:%s Paused:%s Selector:%s Partition:%s MaxUnavailable:%s PriorityStrategy:%s "
         "ScatterStrategy:[",
-        wh_json_str_or_empty(us, "type"), wh_json_bool(us, "paused") ? "true" : "false",
-        wh_json_present(us, "selector") ? GO_POINTER : "<nil>",
-        wh_json_present(us, "partition") ? GO_POINTER : "<nil>",
-        wh_json_present(us, "maxUnavailable") ? GO_POINTER : "<nil>",
+        wh_json_str_or_empty(us, "type"), wh_json_bool(us, "paused") ? "true" : "false", sel,
+        partition, max_unavailable,
         wh_json_present(us, "priorityStrategy") ? GO_POINTER : "<nil>");
+    free(sel);
+    free(partition);
+    free(max_unavailable);
     json_array_foreach(sc, i, t)
     {
         if (!rc)
@@ -361,11 +367,10 @@ static void resource_expression(struct vctx *v, const json_t *pair, const char *
     static const char *const vars[] = {"cpu", "memory"};
     for (int k = 0; k < 2; k++) {
         const char *expr = wh_json_str_or_empty(pair, vars[k]);
-        char out[256];
         struct wh_errbuf eb = {{0}};
         if (!*expr)
             continue;
-        if (wh_sidecarset_resource_expr(expr, "1", out, sizeof(out), &eb)) {
+        if (wh_sidecarset_resource_expr_check(expr, vars[k], &eb)) {
             char detail[600];
             snprintf(detail, sizeof(detail), "invalid expression: %s", eb.msg);
             wh_ferr_invalid_str(&v->errs, P("%s.%s.%s", path, which, vars[k]), expr, detail);
