@@ -18,10 +18,14 @@ type departure struct {
 	Paths   []string          `json:"paths,omitempty"`
 	Aspects []string          `json:"aspects,omitempty"`
 	Request map[string]string `json:"request,omitempty"` // JSON Pointer -> regexp on the value's JSON
+	// An earlier request of the same case matches all of these (a write it made, or did not
+	// make, is what the differing request sees).
+	Earlier map[string]string `json:"earlierRequest,omitempty"`
 	Oracle  string            `json:"oracleMessage,omitempty"`
 	Ours    string            `json:"oursMessage,omitempty"`
 
 	request      map[string]*regexp.Regexp
+	earlier      map[string]*regexp.Regexp
 	oracle, ours *regexp.Regexp
 }
 
@@ -36,16 +40,15 @@ func loadDepartures(path string) ([]departure, error) {
 	}
 	for i := range deps {
 		d := &deps[i]
+		var err error
 		if d.ID == "" || d.Reason == "" {
 			return nil, fmt.Errorf("%s: departure %d needs an id and a reason", path, i+1)
 		}
-		d.request = map[string]*regexp.Regexp{}
-		for ptr, re := range d.Request {
-			c, err := regexp.Compile(re)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %v", path, d.ID, err)
-			}
-			d.request[ptr] = c
+		if d.request, err = compileAll(d.Request); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", path, d.ID, err)
+		}
+		if d.earlier, err = compileAll(d.Earlier); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", path, d.ID, err)
 		}
 		if d.Oracle != "" {
 			if d.oracle, err = regexp.Compile(d.Oracle); err != nil {
@@ -59,6 +62,33 @@ func loadDepartures(path string) ([]departure, error) {
 		}
 	}
 	return deps, nil
+}
+
+func compileAll(m map[string]string) (map[string]*regexp.Regexp, error) {
+	out := map[string]*regexp.Regexp{}
+	for ptr, re := range m {
+		c, err := regexp.Compile(re)
+		if err != nil {
+			return nil, err
+		}
+		out[ptr] = c
+	}
+	return out, nil
+}
+
+// pointersMatch: every pointer of want resolves in v to a value whose JSON matches.
+func pointersMatch(v interface{}, want map[string]*regexp.Regexp) bool {
+	for ptr, re := range want {
+		x, ok := pointer(v, ptr)
+		if !ok {
+			return false
+		}
+		data, _ := json.Marshal(x)
+		if !re.Match(data) {
+			return false
+		}
+	}
+	return true
 }
 
 // explain returns the id of the departure that explains res, or "".
@@ -80,13 +110,15 @@ func (d *departure) matches(c *testCase, res *result) bool {
 			return false
 		}
 	}
-	for ptr, re := range d.request {
-		v, ok := pointer(res.request, ptr)
-		if !ok {
-			return false
+	if !pointersMatch(res.request, d.request) {
+		return false
+	}
+	if len(d.earlier) > 0 {
+		found := false
+		for i := 0; i < res.step && i < len(c.Requests) && !found; i++ {
+			found = pointersMatch(c.Requests[i], d.earlier)
 		}
-		data, _ := json.Marshal(v)
-		if !re.Match(data) {
+		if !found {
 			return false
 		}
 	}

@@ -448,9 +448,18 @@ func (r *runner) writeVector(p *pair, c *testCase) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	if err := os.MkdirAll(filepath.Join(r.f.out, "cases"), 0o755); err != nil {
+		return "", err
+	}
 	path := filepath.Join(dir, fmt.Sprintf("diff-%s-seed%d-case%d.json", c.Gen, c.Seed, c.Index))
 	data, _ := json.MarshalIndent(v, "", "  ")
-	return path, os.WriteFile(path, append(data, '\n'), 0o644)
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	// The whole shrunk case beside it (not a vector: every request, the world before them), to
+	// replay the difference with VECTORS-free tools.
+	whole, _ := json.MarshalIndent(c, "", "  ")
+	return path, os.WriteFile(filepath.Join(r.f.out, "cases", filepath.Base(path)), append(whole, '\n'), 0o644)
 }
 
 func describe(d []difference) string {

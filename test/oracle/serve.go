@@ -271,6 +271,13 @@ func (o *oracle) load(docs []map[string]interface{}) error {
 	o.mu.Lock()
 	o.swap.set(c)
 	o.kinds = kinds
+	// Upstream keeps the PUBs and WorkloadSpreads it last wrote in a process-wide store and
+	// prefers them to what the cache reads when their resourceVersion is larger: a new world
+	// must not meet the last one's.
+	if err := util.GlobalCache.Replace(nil, ""); err != nil {
+		o.mu.Unlock()
+		return err
+	}
 	o.mu.Unlock()
 	return nil
 }
