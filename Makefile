@@ -105,6 +105,13 @@ $(BUILD)/gen/gotypes.inc: $(GOTYPES)
 
 $(BUILD)/obj/webhook/gocompat/gotype.o: $(BUILD)/gen/gotypes.inc
 
+# kruise-manager's scheme (webhook/k8s/scheme.txt) likewise, one C string per group version.
+$(BUILD)/gen/scheme.inc: webhook/k8s/scheme.txt
+	@mkdir -p $(@D)
+	@sed -e 's/^/"/' -e 's/$$/",/' $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/webhook/k8s/scheme.o: $(BUILD)/gen/scheme.inc
+
 $(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
@@ -221,15 +228,20 @@ tsan:
 # make diff SEED=n CASES=n sends generated cases to both servers; each unexplained difference is
 # shrunk and written under $(BUILD)/diff/vectors/ (ready for test/diff-vectors/); known
 # departures are listed in test/oracle/departures.json. diff-short is the part of make test.
-ORACLE     = $(BUILD)/oracle/kwh-oracle
+# One oracle for every build flavour (it is Go, built once): build/oracle whatever BUILD is.
+ORACLE_DIR ?= build/oracle
+ORACLE     = $(ORACLE_DIR)/kwh-oracle
 SEED      ?= 1
 CASES     ?= 2000
 DIFF_ONLY ?=
 oracle:
-	@scripts/oracle.sh $(BUILD)/oracle
+	@scripts/oracle.sh $(ORACLE_DIR)
 
 diff: $(BIN) oracle
 	@if [ -x $(ORACLE) ]; then \
+	    $(ORACLE) scheme | cmp -s - webhook/k8s/scheme.txt || { \
+	        echo "diff: webhook/k8s/scheme.txt is not kruise-manager's scheme (kwh-oracle scheme)"; \
+	        exit 1; }; \
 	    $(ORACLE) diff --bin $(BIN) --seed $(SEED) --cases $(CASES) --out $(BUILD)/diff \
 	        $(if $(DIFF_ONLY),--only $(DIFF_ONLY)); \
 	else echo "diff: skipped: no oracle (make oracle says why)"; fi

@@ -60,9 +60,32 @@ func protectedMeta(r *rand.Rand, name, ns string) obj {
 	return m
 }
 
+// oddTypeMeta now and then gives old an apiVersion or kind other than its request names, or
+// of the wrong JSON type: what the typed decoder makes of them.
+func oddTypeMeta(r *rand.Rand, old obj) obj {
+	if old == nil || !chance(r, 0.06) {
+		return old
+	}
+	old = deepCopyObj(old) // the world may hold the same object
+	switch r.Intn(5) {
+	case 0:
+		old["apiVersion"] = pick(r, []string{"apps/v1", "v1", "apps.kruise.io/v1beta1", "a/b/c", ""})
+	case 1:
+		old["kind"] = pick(r, []string{"Pod", "Deployment", ""})
+	case 2:
+		delete(old, "apiVersion")
+	case 3:
+		old["apiVersion"] = float64(1)
+	default:
+		delete(old, "kind")
+	}
+	return old
+}
+
 // deleteRequest makes the request for deleting old (nil: an old object the API server did not
 // send), sometimes with another operation or a sub-resource.
 func deleteRequest(r *rand.Rand, group, version, kind, resource, ns, name string, old obj) map[string]interface{} {
+	old = oddTypeMeta(r, old)
 	op, sub := "DELETE", ""
 	switch x := r.Intn(20); {
 	case x == 0:
@@ -236,6 +259,7 @@ func genProtectKruise(r *rand.Rand, i int) testCase {
 	}
 	old := obj{"apiVersion": "apps.kruise.io/" + version, "kind": k.kind, "metadata": protectedMeta(r, "wl", ns), "spec": spec}
 	// CREATE and UPDATE of these kinds are validated by upstream (issue 25): only DELETE here.
+	old = oddTypeMeta(r, old)
 	req := admissionRequest(r, "apps.kruise.io", version, k.kind, k.resource, "", "DELETE", ns, "wl", nil, old)
 	if chance(r, 0.04) {
 		req["oldObject"] = nil

@@ -4,6 +4,7 @@
 //	kwh-oracle diff ...    the differential runner: generated cases to the oracle and to
 //	                       kruise-webhook, answers compared, differences shrunk into vectors
 //	kwh-oracle paths       the webhook paths upstream registers, one per line
+//	kwh-oracle scheme      kruise-manager's scheme: each group version and its kinds
 //
 // Each subcommand's -h lists its flags.
 package main
@@ -26,6 +27,8 @@ func main() {
 		os.Exit(diffMain(args))
 	case "paths":
 		os.Exit(pathsMain(args))
+	case "scheme":
+		os.Exit(schemeMain(args))
 	case "-h", "--help", "help":
 		usage()
 	default:

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -147,6 +148,7 @@ func startOracle(f *serveFlags) (*oracle, error) {
 			return nil, err
 		}
 	} else {
+		rememberUpstreamDefaults()
 		o.swap = &swapClient{}
 		docs, err := rawObjects(f.state)
 		if err != nil {
@@ -278,6 +280,7 @@ func (o *oracle) load(docs []map[string]interface{}) error {
 		o.mu.Unlock()
 		return err
 	}
+	resetUpstreamMemory()
 	o.mu.Unlock()
 	return nil
 }
@@ -349,6 +352,29 @@ func pathsMain(args []string) int {
 	sort.Strings(paths)
 	for _, p := range paths {
 		fmt.Println(p)
+	}
+	return 0
+}
+
+// schemeMain prints kruise-manager's scheme: one line per group version, "<gv> <kind> <kind>...",
+// sorted; the test of webhook/k8s/scheme.c compares its table with it.
+func schemeMain(args []string) int {
+	m := map[string][]string{}
+	for gvk := range scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal {
+			continue
+		}
+		gv := gvk.GroupVersion().String()
+		m[gv] = append(m[gv], gvk.Kind)
+	}
+	var gvs []string
+	for gv := range m {
+		gvs = append(gvs, gv)
+	}
+	sort.Strings(gvs)
+	for _, gv := range gvs {
+		sort.Strings(m[gv])
+		fmt.Printf("%s %s\n", gv, strings.Join(m[gv], " "))
 	}
 	return 0
 }

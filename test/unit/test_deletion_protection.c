@@ -584,7 +584,12 @@ TEST(dp_malformed_old_objects_are_400)
     CHECK_DENIED(run(cl, "/validate-apps-deployment",
                      del("apps", "v1", "ReplicaSet", "replicasets",
                          workload("apps/v1", "Deployment", "\"Always\"", "1"))),
-                 400, "unable to decode apps/v1, Kind=Deployment into apps/v1 ReplicaSet");
+                 400, "unable to decode apps/v1, Kind=Deployment into *v1.ReplicaSet");
+    /* a kind the scheme does not have in that version cannot even be made */
+    CHECK_DENIED(run(cl, "/validate-apps-deployment",
+                     del("apps", "v1", "Deployment", "deployments",
+                         workload("apps/v1", "Pod", "\"Always\"", "1"))),
+                 400, "no kind \"Pod\" is registered for version \"apps/v1\" in scheme \"main.go:75\"");
     CHECK_DENIED(run(cl, "/validate-apps-kruise-io-cloneset",
                      del("apps.kruise.io", "v1beta1", "CloneSet", "clonesets",
                          workload("apps.kruise.io/v1alpha1", "CloneSet", "\"Always\"", "1"))),

@@ -6,9 +6,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "conversion/convert_int.h"
+#include "k8s/scheme.h"
+#include "k8s/typemeta.h"
 #include "k8s/ref.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -17,7 +18,6 @@
 
 /* Upstream quotes its scheme's name, a source location that depends on the build; the spec
  * says not to rely on it. */
-#define SCHEME_NAME "main.go:75"
 
 const struct wh_conv_kind *const wh_conv_kinds[] = {
     &wh_conv_statefulset,
@@ -59,30 +59,6 @@ static void compile_all(void)
         plans[i] = wh_conv_compile(wh_conv_kinds[i]);
     wh_arena_resume();
 }
-
-/* Kruise kinds registered with only v1alpha1 (never converted, but known to the scheme). */
-static const char *const alpha_only_kinds[] = {"EphemeralJob", "NodePodProbe", "PodProbeMarker"};
-
-/* The Kubernetes built-in types kruise-manager's scheme knows (client-go's scheme), for the
- * groups whose kind names kruise reuses or that a caller plausibly names. A kind here, or its
- * "...List", decodes but never converts. */
-static const struct {
-    const char *gv;
-    const char *kinds; /* space-separated, with a space at both ends */
-} builtin[] = {
-    {"v1", " Binding ComponentStatus ConfigMap Endpoints Event LimitRange Namespace Node "
-           "PersistentVolume PersistentVolumeClaim Pod PodTemplate ReplicationController "
-           "ResourceQuota Secret Service ServiceAccount "},
-    {"apps/v1", " ControllerRevision DaemonSet Deployment ReplicaSet StatefulSet "},
-    {"apps/v1beta1", " ControllerRevision Deployment StatefulSet "},
-    {"apps/v1beta2", " ControllerRevision DaemonSet Deployment ReplicaSet StatefulSet "},
-    {"batch/v1", " CronJob Job "},
-    {"batch/v1beta1", " CronJob "},
-    {"policy/v1", " Eviction PodDisruptionBudget "},
-    {"policy/v1beta1", " Eviction PodDisruptionBudget "},
-    {"autoscaling/v1", " HorizontalPodAutoscaler Scale "},
-    {"autoscaling/v2", " HorizontalPodAutoscaler "},
-};
 
 /* A group/version/kind as slices of the strings it was parsed from (borrowed): no allocation
  * on the success path. */
@@ -182,53 +158,20 @@ enum wh_err wh_convert_check_target(const char *api_version, struct wh_errbuf *e
     return WH_OK;
 }
 
-static bool has_word(const char *list, const char *word, size_t n)
-{
-    for (const char *p = strstr(list, " "); p && p[1]; p = strchr(p + 1, ' '))
-        if (strncmp(p + 1, word, n) == 0 && p[1 + n] == ' ')
-            return true;
-    return false;
-}
-
 /* Is (group, version, kind) in the scheme? *conv: the convertible kind's plan, if it is one. */
 static bool registered(const struct gvk *g, const struct wh_conv_plan **conv)
 {
     *conv = NULL;
-    if (!*g->kind)
+    if (!wh_scheme_registered(g->group, g->glen, g->version, g->vlen, g->kind))
         return false;
-    size_t klen = strlen(g->kind);
-    bool list = klen > 4 && strcmp(g->kind + klen - 4, "List") == 0;
     if (is_kruise_version(g)) {
-        bool alpha = slice_eq(g->version, g->vlen, "v1alpha1");
         for (size_t i = 0; i < NKINDS; i++) {
             const struct wh_conv_kind *k = wh_conv_kinds[i];
-            if (!slice_eq(g->group, g->glen, k->group))
-                continue;
-            if (strcmp(k->kind, g->kind) == 0) {
+            if (slice_eq(g->group, g->glen, k->group) && strcmp(k->kind, g->kind) == 0)
                 *conv = plans[i];
-                return true;
-            }
-            if (list && strlen(k->kind) == klen - 4 && strncmp(k->kind, g->kind, klen - 4) == 0)
-                return true;
         }
-        if (!alpha || !slice_eq(g->group, g->glen, "apps.kruise.io"))
-            return false;
-        for (size_t i = 0; i < sizeof(alpha_only_kinds) / sizeof(alpha_only_kinds[0]); i++) {
-            size_t n = strlen(alpha_only_kinds[i]);
-            if (strncmp(g->kind, alpha_only_kinds[i], n) == 0 &&
-                (g->kind[n] == '\0' || strcmp(g->kind + n, "List") == 0))
-                return true;
-        }
-        return false;
     }
-    char *gv = gv_string(g);
-    bool found = false;
-    for (size_t i = 0; !found && i < sizeof(builtin) / sizeof(builtin[0]); i++)
-        if (strcmp(builtin[i].gv, gv) == 0)
-            found = has_word(builtin[i].kinds, g->kind, klen) ||
-                    (list && has_word(builtin[i].kinds, g->kind, klen - 4));
-    free(gv);
-    return found;
+    return true;
 }
 
 static char *not_registered(const struct gvk *g)
@@ -237,7 +180,7 @@ static char *not_registered(const struct gvk *g)
     char *qk = wh_conv_quote(g->kind);
     char *qv = wh_conv_quote(gv);
     char *msg = wh_str_printf("no kind %s is registered for version %s in scheme \"%s\"", qk, qv,
-                              SCHEME_NAME);
+                              WH_SCHEME_NAME);
     free(gv);
     free(qk);
     free(qv);
@@ -250,58 +193,6 @@ static char *go_type(const struct gvk *g)
     return wh_str_printf("*%.*s.%s", (int)g->vlen, g->version, g->kind);
 }
 
-/* The type meta as upstream reads it twice: once with encoding/json into a two-field struct
- * (keys matched case-insensitively, last wins) to pick the Go type, and once case-sensitively
- * as part of the typed object (what the group/version check compares). */
-struct typemeta {
-    const char *api, *kind;             /* the first reading */
-    const char *typed_api, *typed_kind; /* the second */
-};
-
-static enum wh_err read_typemeta(const json_t *obj, struct typemeta *tm, char **message)
-{
-    memset(tm, 0, sizeof(*tm));
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)obj, key, v)
-    {
-        bool is_api = strcasecmp(key, "apiVersion") == 0, is_kind = strcasecmp(key, "kind") == 0;
-        if (!is_api && !is_kind)
-            continue;
-        if (json_is_null(v))
-            continue;
-        if (!json_is_string(v)) {
-            *message = wh_str_printf("couldn't get version/kind; json parse error: json: cannot "
-                                     "unmarshal %s into Go struct field .%s of type string",
-                                     wh_json_go_type_name(v), is_api ? "apiVersion" : "kind");
-            return WH_ERR_INVALID;
-        }
-        if (is_api)
-            tm->api = json_string_value(v);
-        else
-            tm->kind = json_string_value(v);
-    }
-    tm->typed_api = json_string_value(json_object_get(obj, "apiVersion"));
-    tm->typed_kind = json_string_value(json_object_get(obj, "kind"));
-    return WH_OK;
-}
-
-static enum wh_err decode_fail(const json_t *object, char **message)
-{
-    if (json_is_null(object)) {
-        *message = wh_xstrdup("Object 'Kind' is missing in ''");
-        return WH_ERR_INVALID;
-    }
-    const char *what = json_is_number(object)    ? "number"
-                       : json_is_boolean(object) ? "bool"
-                                                 : wh_json_type_name(object);
-    *message = wh_str_printf(
-        "couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of "
-        "type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
-        "\"json:\\\"kind,omitempty\\\"\" }",
-        what);
-    return WH_ERR_INVALID;
-}
 
 static char *missing(const char *what, const json_t *object)
 {
@@ -325,10 +216,12 @@ enum wh_err wh_convert_object(const char *desired_api_version, const json_t *obj
         WH_PANIC("pthread_once failed");
 
     /* 1. decode: type meta, then the typed object */
-    if (!json_is_object(object))
-        return decode_fail(object, message);
-    struct typemeta tm;
-    if (read_typemeta(object, &tm, message))
+    if (json_is_null(object)) {
+        *message = wh_xstrdup("Object 'Kind' is missing in ''");
+        return WH_ERR_INVALID;
+    }
+    struct wh_typemeta tm;
+    if (wh_typemeta_read(object, &tm, message))
         return WH_ERR_INVALID;
     if (!parse_gv(tm.api, &src)) {
         *message = wh_str_printf("unexpected GroupVersion string: %s", tm.api);

@@ -114,25 +114,6 @@ void wh_validate_preferred_scheduling_terms(struct wh_field_errors *l, const jso
     }
 }
 
-/* %#v of a core.Toleration, the value upstream reports for a value given with Exists. */
-static char *gosyntax_toleration(const json_t *t)
-{
-    char *key = wh_go_quote(wh_json_str_or_empty(t, "key"));
-    char *op = wh_go_quote(wh_json_str_or_empty(t, "operator"));
-    char *value = wh_go_quote(wh_json_str_or_empty(t, "value"));
-    char *effect = wh_go_quote(wh_json_str_or_empty(t, "effect"));
-    const json_t *secs = json_object_get(t, "tolerationSeconds");
-    /* Go prints a non-nil pointer as an address, which differs on every run upstream */
-    char *out = wh_str_printf(
-        "core.Toleration{Key:%s, Operator:%s, Value:%s, Effect:%s, TolerationSeconds:%s}", key, op,
-        value, effect, json_is_integer(secs) ? "(*int64)(0xc000010000)" : "(*int64)(nil)");
-    free(key);
-    free(op);
-    free(value);
-    free(effect);
-    return out;
-}
-
 void wh_validate_tolerations(struct wh_field_errors *l, const json_t *tolerations, const char *path)
 {
     static const char *const ops[] = {"Equal", "Exists"};
@@ -159,16 +140,19 @@ void wh_validate_tolerations(struct wh_field_errors *l, const json_t *toleration
         if (!*op || !strcmp(op, "Equal")) {
             struct wh_vmsgs m = {0};
             wh_is_valid_label_value(value, &m);
-            /* upstream reports a bad value at .operator */
-            for (size_t k = 0; k < m.n; k++)
-                wh_ferr_invalid_str(l, P("%s[%zu].operator", path, i), value, m.m[k]);
-        } else if (!strcmp(op, "Exists")) {
-            if (*value) {
-                char *r = gosyntax_toleration(t);
-                wh_ferr_invalid_raw(l, P("%s[%zu].operator", path, i), r,
-                                    "value must be empty when `operator` is 'Exists'");
-                free(r);
+            /* upstream reports a bad value at .operator, its messages joined by ';' */
+            if (m.n) {
+                char joined[WH_VMSG_MAX * 512 + WH_VMSG_MAX];
+                size_t off = 0;
+                for (size_t k = 0; k < m.n && off < sizeof(joined); k++)
+                    off += (size_t)snprintf(joined + off, sizeof(joined) - off, "%s%s",
+                                            k ? ";" : "", m.m[k]);
+                wh_ferr_invalid_str(l, P("%s[%zu].operator", path, i), value, joined);
             }
+        } else if (!strcmp(op, "Exists")) {
+            if (*value)
+                wh_ferr_invalid_str(l, P("%s[%zu].operator", path, i), value,
+                                    "value must be empty when `operator` is 'Exists'");
         } else {
             wh_ferr_not_supported(l, P("%s[%zu].operator", path, i), op, ops, 2);
         }

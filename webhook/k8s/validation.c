@@ -765,12 +765,14 @@ char *wh_gostring_label_selector(const json_t *sel)
     put(&b, "%s", "},MatchExpressions:[]LabelSelectorRequirement{");
     json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, e)
     {
-        put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[", wh_json_str_or_empty(e, "key"),
-            wh_json_str_or_empty(e, "operator"));
+        put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
+            wh_json_str_or_empty(e, "key"), wh_json_str_or_empty(e, "operator"));
         size_t k;
         const json_t *v;
         json_array_foreach(wh_json_arr(e, "values"), k, v)
-        put(&b, "%s%s", k ? " " : "", json_string_value(v) ? json_string_value(v) : "");
+        {
+            put(&b, "%s%s", k ? " " : "", json_string_value(v) ? json_string_value(v) : "");
+        }
         put(&b, "%s", "],},");
     }
     put(&b, "%s", "},}");

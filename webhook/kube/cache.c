@@ -623,3 +623,10 @@ void wh_cache_by_index(struct wh_cache *c, const char *index, const char *key,
         wh_objlist_push_new(out, wh_object_ref(b->items[i]));
     unlock(c);
 }
+
+enum wh_err wh_cache_not_found(struct wh_errbuf *eb, const char *group, const char *kind,
+                               const char *name)
+{
+    return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s%s%s \"%s\" not found", kind,
+                         group[0] ? "." : "", group, name);
+}

@@ -115,4 +115,10 @@ void wh_cache_list(struct wh_cache *c, const char *ns, struct wh_objlist *out);
 void wh_cache_by_index(struct wh_cache *c, const char *index, const char *key,
                        struct wh_objlist *out);
 
+/* What an object missing from a controller-runtime cache is called (upstream reads typed
+ * objects through one): the kind and group rather than the resource, "Pod \"x\" not found",
+ * "CloneSet.apps.kruise.io \"x\" not found". Returns WH_ERR_NOT_FOUND with that text in eb. */
+enum wh_err wh_cache_not_found(struct wh_errbuf *eb, const char *group, const char *kind,
+                               const char *name);
+
 #endif

@@ -266,7 +266,8 @@ static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *e
         names[n++] = wh_str_printf("%s/%s", path, de->d_name);
     }
     closedir(dir);
-    qsort(names, n, sizeof(*names), cmp_names);
+    if (n > 1) /* an empty directory has no array to sort */
+        qsort(names, n, sizeof(*names), cmp_names);
     enum wh_err rc = WH_OK;
     for (size_t i = 0; i < n; i++) {
         if (!rc)
@@ -614,7 +615,8 @@ enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *grou
     }
     if (cl->client)
         return discover_plural(cl, group, version, kind, plural, pluralsz, eb);
-    struct wh_cache *c = store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+    struct wh_cache *c =
+        store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
     struct wh_objlist l;
     wh_objlist_init(&l);
     if (c)

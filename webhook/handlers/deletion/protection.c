@@ -9,7 +9,7 @@
 #include "config/features.h"
 #include "gocompat/gotype.h"
 #include "handlers/deletion/protection_int.h"
-#include "k8s/ref.h"
+#include "k8s/typemeta.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
 #include "util/json.h"
@@ -35,59 +35,9 @@ static const struct {
 
 /* --- decoding ------------------------------------------------------------------------------ */
 
-/* Splits an apiVersion as Kubernetes' ParseGroupVersion does: "" and "/" are empty, "v1" is a
- * version of the core group, "g/v" a group and version, more slashes an error. */
-static bool split_gv(const char *gv, char *group, size_t gsz, char *version, size_t vsz)
-{
-    struct wh_gv p;
-    if (!wh_ref_parse_gv(gv, &p))
-        return false;
-    snprintf(group, gsz, "%.*s", (int)p.group_len, p.group);
-    snprintf(version, vsz, "%.*s", (int)p.version_len, p.version);
-    return true;
-}
-
-/* The serializer reads apiVersion and kind first (both strings, the apiVersion parsed), then
- * fills a missing kind, group and version from the target type; anything left naming another
- * type cannot be decoded into it, unless the target type is not in the scheme at all. */
-static enum wh_err check_gvk(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
-{
-    const json_t *av = json_object_get(obj, "apiVersion");
-    const json_t *k = json_object_get(obj, "kind");
-    if ((av && !json_is_string(av) && !json_is_null(av)) ||
-        (k && !json_is_string(k) && !json_is_null(k)))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "couldn't get version/kind; json parse error: apiVersion and kind "
-                             "must be strings");
-    char g[128], v[64], tg[128], tv[64];
-    if (!split_gv(json_is_string(av) ? json_string_value(av) : "", g, sizeof(g), v, sizeof(v)))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected GroupVersion string: %.64s",
-                             json_string_value(av));
-    if (t->unregistered)
-        return WH_OK;
-    if (!split_gv(t->api_version, tg, sizeof(tg), tv, sizeof(tv)))
-        WH_PANIC("bad target apiVersion %s", t->api_version);
-    const char *kind =
-        json_is_string(k) && json_string_value(k)[0] ? json_string_value(k) : t->kind;
-    if (!v[0] && (!g[0] || strcmp(g, tg) == 0)) {
-        snprintf(g, sizeof(g), "%s", tg);
-        snprintf(v, sizeof(v), "%s", tv);
-    }
-    if (strcmp(g, tg) != 0 || strcmp(v, tv) != 0 || strcmp(kind, t->kind) != 0)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "unable to decode %s%s%s, Kind=%.64s into %s %s",
-                             g, g[0] ? "/" : "", v, kind, t->api_version, t->kind);
-    return WH_OK;
-}
-
 enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
 {
-    if (!json_is_object(obj))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "couldn't get version/kind; json parse error: json: cannot "
-                             "unmarshal %s into Go value of type struct { APIVersion string; "
-                             "Kind string }",
-                             wh_json_go_type_name(obj));
-    enum wh_err rc = check_gvk(obj, t, eb);
+    enum wh_err rc = wh_typemeta_decode_into(obj, t->api_version, t->kind, !t->unregistered, eb);
     if (rc)
         return rc;
     const struct wh_gotype *type = wh_gotype_lookup(t->api_version, t->kind);

@@ -36,7 +36,7 @@ enum wh_err wh_pod_review_evicted(struct wh_pod_review *pr, const json_t **pod,
                                                   pr->req->name, &pr->_evicted, &why);
         /* Upstream reads the Pod through controller-runtime's cache, which names the kind. */
         if (pr->_evicted_rc == WH_ERR_NOT_FOUND)
-            (void)wh_errbuf_set(&why, WH_ERR_NOT_FOUND, "Pod \"%s\" not found", pr->req->name);
+            (void)wh_cache_not_found(&why, "", "Pod", pr->req->name);
         snprintf(pr->_evicted_msg, sizeof(pr->_evicted_msg), "%s", why.msg);
     }
     if (pr->_evicted_rc)

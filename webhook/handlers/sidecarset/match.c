@@ -261,8 +261,7 @@ enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
     if (revision_name) {
         found = c ? wh_cache_get(c, kruise_ns, revision_name) : NULL;
         if (!found)
-            return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "ControllerRevision.apps \"%s\" not found",
-                                 revision_name);
+            return wh_cache_not_found(eb, "apps", "ControllerRevision", revision_name);
     } else {
         struct wh_objlist l;
         wh_objlist_init(&l);
@@ -282,8 +281,7 @@ enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
         }
         wh_objlist_fini(&l);
         if (!found)
-            return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "ControllerRevision.apps \"%s\" not found",
-                                 ss_name ? ss_name : "");
+            return wh_cache_not_found(eb, "apps", "ControllerRevision", ss_name ? ss_name : "");
     }
     *out = restore(sidecarset, wh_object_json(found));
     wh_object_unref(found);

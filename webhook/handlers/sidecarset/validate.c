@@ -254,9 +254,9 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
             rc = wh_sidecarset_history(v->hctx->cluster, v->hctx->cfg->namespace_, v->obj, name,
                                        name ? NULL : cv, &h, &eb);
         else
-            wh_errbuf_set(&eb, rc, "ControllerRevision.apps \"%s\" not found",
-                          name ? name
-                               : wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name"));
+            (void)wh_cache_not_found(
+                &eb, "apps", "ControllerRevision",
+                name ? name : wh_json_str_or_empty(wh_json_obj(v->obj, "metadata"), "name"));
         if (rc) {
             char detail[600];
             snprintf(detail, sizeof(detail), "Cannot find specific ControllerRevision, err: %s",

@@ -13,6 +13,7 @@
 #include "k8s/ref.h"
 #include "util/cow.h"
 #include "util/json.h"
+#include "util/mem.h"
 #include "util/str.h"
 
 #define INT32_MAX_LL 2147483647LL
@@ -173,6 +174,41 @@ bool wh_ws_scaled_max(const json_t *max, long long total, long long *out)
     if (end != pct || end == s || errno)
         return false;
     *out = go_int_of_float(ceil((double)p * (double)total / 100.0));
+    return true;
+}
+
+bool wh_ws_legacy_percent(const json_t *max, long long *out)
+{
+    *out = 0;
+    if (json_is_integer(max)) {
+        *out = json_integer_value(max);
+        return true;
+    }
+    const char *s = json_is_string(max) ? json_string_value(max) : NULL;
+    if (!s)
+        return false;
+    /* every '%' removed, then strconv.Atoi: a sign and decimal digits, nothing else */
+    size_t n = strlen(s), k = 0;
+    char *digits = wh_xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '%')
+            digits[k++] = s[i];
+    digits[k] = '\0';
+    const char *d = digits + (digits[0] == '+' || digits[0] == '-');
+    bool ok = *d != '\0';
+    for (const char *q = d; *q && ok; q++)
+        ok = *q >= '0' && *q <= '9';
+    long long p = 0;
+    if (ok) {
+        errno = 0;
+        p = strtoll(digits, NULL, 10);
+        ok = errno == 0;
+    }
+    free(digits);
+    if (!ok)
+        return false;
+    /* it is a percent of 100: ceil(p * 100 / 100) in floating point, as upstream computes it */
+    *out = go_int_of_float(ceil((double)p * 100.0 / 100.0));
     return true;
 }
 

@@ -46,9 +46,13 @@ const char *wh_ws_pod_version(const json_t *pod);
 
 /* 5.6: intstr.GetScaledValueFromIntOrPercent(max, total, roundUp): an integer as is, "<p>%" as
  * ceil(p * total / 100) converted as Go does (beyond int64: math.MinInt64). False when max is
- * neither (a string that is not "<int>%", p as strconv.Atoi reads it). The object webhook's
- * GetValueFromIntOrPercent(max, 100, true) is this with total 100. */
+ * neither (a string that is not "<int>%", p as strconv.Atoi reads it). */
 bool wh_ws_scaled_max(const json_t *max, long long total, long long *out);
+
+/* intstr.GetValueFromIntOrPercent(max, 100, true), the legacy reading upstream's validation
+ * uses (9.2): an integer is itself; any string, with every '%' in it removed, must parse as
+ * strconv.Atoi does and is then a percent ("5" reads as 5%). False when it does not parse. */
+bool wh_ws_legacy_percent(const json_t *max, long long *out);
 
 /* True when some subset's maxReplicas is a string ending in '%'. */
 bool wh_ws_has_percent(const json_t *ws);

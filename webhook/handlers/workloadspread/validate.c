@@ -8,6 +8,7 @@
 
 #include "config/features.h"
 #include "conversion/convert.h"
+#include "k8s/typemeta.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
 #include "handlers/workloadspread/match.h"
@@ -51,7 +52,13 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     if (!raw || json_is_null(raw))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
     char *msg = NULL;
-    enum wh_err rc = WH_OK;
+    /* controller-runtime's Decoder: the object must name the type it is decoded into (v1beta1,
+     * or v1alpha1 for every other version), or name nothing */
+    enum wh_err rc = wh_typemeta_decode_into(raw, beta ? "apps.kruise.io/v1beta1"
+                                                       : "apps.kruise.io/v1alpha1",
+                                             "WorkloadSpread", true, eb);
+    if (rc)
+        return rc;
     if (beta) {
         rc = wh_gotype_check_full(raw, wh_gotype_lookup("apps.kruise.io/v1beta1", "WorkloadSpread"),
                                   &msg);
@@ -237,8 +244,7 @@ static bool check_max(struct vctx *v, const json_t *max, size_t i, int *first_ty
         return false;
     }
     long long value = 0;
-    /* intstr.GetValueFromIntOrPercent(max, 100, true): a percent is its own value */
-    if (!wh_ws_scaled_max(max, 100, &value) || value < 0) {
+    if (!wh_ws_legacy_percent(max, &value) || value < 0) {
         invalid_rendered(v, p, render_intstr(max), "maxReplicas is not valid for subset");
         return false;
     }

@@ -43,11 +43,8 @@ enum wh_err wh_ws_workload_get(struct wh_cluster *cl, const char *api_version, c
     if (!c) /* a custom workload: rare, read live */
         return wh_cluster_get_live_kind(cl, api_version, kind, ns, name, out, eb);
     struct wh_object *o = wh_cache_get(c, ns, name);
-    if (!o) {
-        const struct wh_resource *r = wh_resource_get(id);
-        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "%s%s%s \"%s\" not found", r->resource,
-                             r->group[0] ? "." : "", r->group, name);
-    }
+    if (!o) /* upstream reads typed workloads through its cache */
+        return wh_cache_not_found(eb, group, kind, name);
     *out = json_incref((json_t *)(uintptr_t)wh_object_json(o));
     wh_object_unref(o);
     return WH_OK;
