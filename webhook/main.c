@@ -410,7 +410,8 @@ int main(int argc, char **argv)
     int status;
     if (argc > 1 && strcmp(argv[1], "certs") == 0)
         status = wh_certs_cli_main(argc - 1, argv + 1,
-                                   &(struct wh_certs_cli_hooks){.serves = route_served});
+                                   &(struct wh_certs_cli_hooks){.serves = route_served,
+                                                                .knows = wh_routes_known});
     else if (argc > 1 && strcmp(argv[1], "inject") == 0)
         status = wh_inject_main(argc - 1, argv + 1);
     else if (argc > 1 && strcmp(argv[1], "convert") == 0)

@@ -679,14 +679,18 @@ def feature_gates_off_unserved_entries_go_and_reapply_works(ctx):
 @scenario
 def certs_inspect_knows_the_url_mode_host(ctx):
     """`certs inspect DIR --cluster` with the server's environment, and with none of its
-    settings: the host the cluster's entries call (127.0.0.1) is the one checked."""
+    settings (no WEBHOOK_HOST, no WEBHOOK_PORT): the host and port the cluster's entries call
+    (127.0.0.1 and the suite's port) are the ones checked, and every CRD converted there is
+    checked (issue 22: without both variables it said "0 of 0" and "match: yes")."""
     d = os.path.join(ctx.dir, "certs-c")
-    for env in (ctx.server.env, dict(os.environ, KUBECONFIG=ctx.kubeconfig)):
-        env = {k: v for k, v in env.items() if k != "WEBHOOK_HOST" or env is ctx.server.env}
+    bare = {k: v for k, v in os.environ.items() if k not in ("WEBHOOK_HOST", "WEBHOOK_PORT")}
+    for env in (ctx.server.env, dict(bare, KUBECONFIG=ctx.kubeconfig)):
         r = subprocess.run([ctx.bin, "certs", "inspect", d, "--cluster"], capture_output=True,
                            text=True, env=env, timeout=60)
         check(r.returncode == 0 and "valid for 127.0.0.1: yes" in r.stdout and
-              "match: yes" in r.stdout, "inspect: %s\n%s%s" % (r.returncode, r.stdout, r.stderr))
+              "CRDs converted by us: %d of %d trust the CA" % (len(CRDS), len(CRDS)) in r.stdout
+              and "match: yes" in r.stdout,
+              "inspect: %s\n%s%s" % (r.returncode, r.stdout, r.stderr))
 
 
 class PodLoop:

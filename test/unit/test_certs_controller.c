@@ -1017,8 +1017,13 @@ out_fx:
 /* Issue 10: `certs inspect DIR --cluster` for a URL-mode server, run without WEBHOOK_HOST
  * (the server had it as a flag), checks the name the cluster's entries call, 127.0.0.1, not
  * the Service; the entries are reported with that name. A host the certificate does not
- * name is a mismatch. */
-TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
+ * name is a mismatch.
+ * Issue 22: run with none of the server's settings (no WEBHOOK_HOST, no WEBHOOK_PORT, no
+ * feature gates) it finds the host and port the entries call, checks every CRD converted on
+ * that host (it said "0 of 0" and "match: yes"), reports a CRD left on another port, counts
+ * an entry for a path the default gates turn off, and says "nothing was checked" rather than
+ * "match: yes" when nothing calls the server. */
+TEST(certs_cli_inspect_cluster_url_mode_checks_what_it_claims)
 {
     struct fx f;
     struct inst a;
@@ -1036,9 +1041,56 @@ TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
     CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 0);
     CHECK(strstr(out, "valid for 127.0.0.1: yes") != NULL);
     CHECK(strstr(out, "the API server calls 127.0.0.1: certificate valid for it: yes") != NULL);
+    CHECK(strstr(out, "CRDs converted by us: 9 of 9 trust the CA") != NULL);
+    CHECK(strstr(out, "called at https://127.0.0.1:9443 (host from the webhook entries, port "
+                      "from the webhook entries)") != NULL);
+    CHECK(strstr(out, "match: yes") != NULL);
     free(out);
     char *other[] = {"certs", "inspect", a.certdir, "--cluster", "--host", "10.9.9.9"};
     CHECK_EQ_INT(wh_test_certs_cli_output(6, other, &out), 1);
+    free(out);
+
+    /* An entry for /validate-service (off without ResourcesDeletionProtection) that does not
+     * trust the CA: counted and reported whatever the gates of the command's settings. */
+    json_t *v = get_config(&f, false);
+    json_t *e = json_deep_copy(json_array_get(json_object_get(v, "webhooks"), 0));
+    json_object_set_new(e, "name", json_string("vservice.kb.io"));
+    json_object_set_new(json_object_get(e, "clientConfig"), "url",
+                        json_string("https://127.0.0.1:9443/validate-service"));
+    json_object_set_new(json_object_get(e, "clientConfig"), "caBundle", json_string("Cg=="));
+    json_array_append_new(json_object_get(v, "webhooks"), e);
+    put_obj(&f, v);
+    json_decref(v);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 1);
+    CHECK(strstr(out, "1 of 2 entries for this server's paths trust the CA") != NULL);
+    free(out);
+
+    /* A CRD left on the old port. */
+    json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
+                          "clonesets.apps.kruise.io");
+    json_object_set_new(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL),
+                        "url", json_string("https://127.0.0.1:8443/convert"));
+    put_obj(&f, crd);
+    json_decref(crd);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 1);
+    CHECK(strstr(out, "CRD clonesets.apps.kruise.io converts through "
+                      "https://127.0.0.1:8443/convert, not this server's port") != NULL);
+    free(out);
+
+    /* Nothing calls the server (no entry for its paths, no CRD through its Service): nothing
+     * is checked, and that is not a match. */
+    json_t *m = get_config(&f, true);
+    json_array_remove(json_object_get(m, "webhooks"), 0); /* mother.kb.io stays: not our path */
+    put_obj(&f, m);
+    json_decref(m);
+    v = get_config(&f, false);
+    json_array_clear(json_object_get(v, "webhooks"));
+    put_obj(&f, v);
+    json_decref(v);
+    char *svc[] = {"certs", "inspect", a.certdir, "--cluster", "--service", "x", "--namespace", "y"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(8, svc, &out), 1);
+    CHECK(strstr(out, "nothing was checked") != NULL);
+    CHECK(strstr(out, "match: NO") != NULL);
     free(out);
     unsetenv("KUBECONFIG");
     unsetenv("SERVICE_NAME");
