@@ -64,6 +64,12 @@ static void register_metrics(struct wh_ctl_metrics *m)
         m->failures[k] = wh_metrics_counter(
             "kruise_webhook_certs_write_failures_total",
             "Writes of the certificate controller that failed (conflicts included).", labels);
+        if (k != WH_CTL_SECRET)
+            m->drift[k] = wh_metrics_gauge(
+                "kruise_webhook_certs_drift",
+                "Webhook configurations and CRDs whose caBundle or target (URL, Service) the "
+                "last sync found different from this server's and could not repair.",
+                labels);
     }
     const char *syncs = "Certificate controller syncs.";
     wh_metrics_labels(labels, sizeof(labels), "result", "success", NULL);
@@ -223,8 +229,9 @@ bool wh_certs_controller_ready(void *controller, char *why, size_t whysz)
     if (atomic_load(&c->initialized))
         return true;
     pthread_mutex_lock(&c->mu);
-    snprintf(why, whysz, "webhook controller has not initialized%s%s",
-             c->st.last_error[0] ? ": " : "", c->st.last_error);
+    const char *problem = c->st.last_error[0] ? c->st.last_error : c->wait_reason;
+    snprintf(why, whysz, "webhook controller has not initialized%s%s", problem[0] ? ": " : "",
+             problem);
     pthread_mutex_unlock(&c->mu);
     return false;
 }

@@ -114,13 +114,34 @@ static void note_rewrite(struct wh_certs_controller *c, enum wh_ctl_kind k, cons
     c->last_write_hash[k] = h;
 }
 
-/* Writes the caBundle everywhere it must be (CERT-52, CERT-57), only where it differs. The
- * first failure ends the pass, as upstream: the sync is retried. */
+/* What a changed entry or CRD called before: "" when only its caBundle differed. */
+static void what_changed(const json_t *was, const json_t *now, char *out, size_t outsz)
+{
+    out[0] = '\0';
+    if (!was || wh_certs_inject_same_target(was, now))
+        return;
+    const char *url = wh_json_str(was, "url");
+    const json_t *svc = wh_json_obj(was, "service");
+    if (url)
+        snprintf(out, outsz, " (it called %s)", url);
+    else if (svc)
+        snprintf(out, outsz, " (it called Service %s/%s)", wh_json_str(svc, "namespace"),
+                 wh_json_str(svc, "name"));
+    else
+        snprintf(out, outsz, " (it called nothing)");
+}
+
+/* Writes the caBundle everywhere it must be (CERT-52, CERT-57), only where it differs: the
+ * caBundle and the target (URL or Service), so a changed --port or --webhook-host reaches
+ * the CRDs' conversions as well as the entries. The first failure ends the pass, as
+ * upstream: the sync is retried. Objects found different and not written stay counted in
+ * kruise_webhook_certs_drift until a pass writes them. */
 enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle, size_t len,
                               struct wh_errbuf *eb)
 {
     struct wh_certs_inject_target t;
     enum wh_err rc = WH_OK;
+    int drift[WH_CTL_KINDS] = {0};
     wh_ctl_target_for(c, bundle, len, &t);
     for (enum wh_ctl_kind k = WH_CTL_MUTATING; k <= WH_CTL_VALIDATING && !rc; k++) {
         json_t *live = NULL, *want = NULL;
@@ -135,9 +156,16 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
                                                         : WH_RES_VALIDATING_WEBHOOK_CONFIGURATION,
                                    want, false, NULL, &why);
             wh_ctl_count_write(c, k, rc);
+            drift[k] = rc != WH_OK;
             if (rc)
                 wh_errbuf_set(eb, rc, "failed to update %s %s: %s", wh_ctl_kind_names[k],
                               wh_json_meta_str(live, "name"), why.msg);
+            else if (stats.retargeted)
+                wh_log(WH_LOG_WARN,
+                       "repaired %d of %d webhooks in %s %s: %d of them called another URL or "
+                       "Service than this server",
+                       stats.changed, stats.entries, wh_ctl_kind_names[k],
+                       wh_json_meta_str(live, "name"), stats.retargeted);
             else if (stats.changed)
                 wh_log(WH_LOG_INFO, "updated caBundle of %d of %d webhooks in %s %s", stats.changed,
                        stats.entries, wh_ctl_kind_names[k], wh_json_meta_str(live, "name"));
@@ -156,7 +184,7 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
         json_decref(live);
     }
     if (rc)
-        return rc;
+        goto out;
 
     struct wh_objlist l;
     wh_objlist_init(&l);
@@ -177,22 +205,36 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
             continue;
         }
         bool had_service = false;
+        char was[300] = "";
+        const char *now_calls = "this server's Service";
         if (!rc) {
+            const json_t *cc =
+                wh_json_path(live, "spec", "conversion", "webhook", "clientConfig", NULL);
             wh_certs_inject_crd(live, &t, &want);
-            had_service = wh_json_path(live, "spec", "conversion", "webhook", "clientConfig",
-                                       "service", NULL) != NULL;
+            had_service = wh_json_obj(cc, "service") != NULL;
+            const json_t *to =
+                wh_json_path(want, "spec", "conversion", "webhook", "clientConfig", NULL);
+            if (to)
+                what_changed(cc, to, was, sizeof(was));
+            if (wh_json_str(to, "url"))
+                now_calls = wh_json_str(to, "url");
         }
         json_decref(live);
         if (rc || !want) {
             if (rc)
                 wh_errbuf_set(eb, rc, "get CRD %s: %s", wh_object_name(l.items[i]), why.msg);
+            drift[WH_CTL_CRD] += rc != WH_OK;
             continue;
         }
         rc = wh_cluster_update(c->cluster, WH_RES_CRD, want, false, NULL, &why);
         wh_ctl_count_write(c, WH_CTL_CRD, rc);
+        drift[WH_CTL_CRD] += rc != WH_OK;
         if (rc)
             wh_errbuf_set(eb, rc, "failed to update CRD %s: %s", wh_object_name(l.items[i]),
                           why.msg);
+        else if (was[0])
+            wh_log(WH_LOG_WARN, "repaired the conversion of CRD %s%s: it calls %s now",
+                   wh_object_name(l.items[i]), was, now_calls);
         else
             wh_log(WH_LOG_INFO, "updated conversion caBundle of CRD %s",
                    wh_object_name(l.items[i]));
@@ -201,6 +243,9 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
         json_decref(want);
     }
     wh_objlist_fini(&l);
+out:
+    for (enum wh_ctl_kind k = WH_CTL_MUTATING; k < WH_CTL_KINDS; k++)
+        wh_metric_set(c->m.drift[k], drift[k]);
     return rc;
 }
 

@@ -49,6 +49,7 @@ struct wh_ctl_metrics {
     struct wh_metric *sync_ok, *sync_err;
     struct wh_metric *bundle_cas, *writer, *initialized;
     struct wh_metric *trusted, *renew_before;
+    struct wh_metric *drift[WH_CTL_KINDS]; /* configurations and CRDs left unrepaired */
 };
 
 struct wh_certs_controller {
@@ -82,6 +83,8 @@ struct wh_certs_controller {
     uint64_t last_write_hash[WH_CTL_KINDS]; /* another writer (controller_inject.c) */
     char logged_error[256];                 /* the sync problem last logged, and when */
     int64_t logged_ns;
+    uint64_t dir_mark; /* wh_certs_fs_fingerprint of the cert dir after the last write */
+    bool dir_marked;
 
     pthread_t thread;
     bool started;
@@ -91,9 +94,10 @@ struct wh_certs_controller {
     bool trigger;
     bool stopped; /* wh_certs_controller_stop ran (main thread only) */
     atomic_bool initialized;
-    atomic_bool called;   /* the self-call succeeded (sticky) */
-    int64_t next_call_ns; /* controller thread only */
-    char call_error[256]; /* the last self-call failure; guarded by mu */
+    atomic_bool called;    /* the self-call succeeded (sticky) */
+    int64_t next_call_ns;  /* controller thread only */
+    char call_error[256];  /* the last self-call failure; guarded by mu */
+    char wait_reason[256]; /* what initialisation waits for after a good sync; guarded by mu */
     struct wh_certs_controller_status st;
     struct wh_ctl_metrics m;
 };

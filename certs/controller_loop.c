@@ -172,6 +172,8 @@ static enum wh_err sync_once(struct wh_certs_controller *c, struct wh_errbuf *eb
     rc = wh_certs_fs_write(c->env.cert_dir, res.bundle, &changed, eb);
     if (rc)
         goto out;
+    c->dir_mark = wh_certs_fs_fingerprint(c->env.cert_dir);
+    c->dir_marked = true;
     wh_certs_bundle_free(c->current);
     c->current = res.bundle;
     res.bundle = NULL;
@@ -257,12 +259,40 @@ enum wh_err wh_ctl_sync(struct wh_certs_controller *c, struct wh_errbuf *eb)
 
 /* --- the thread ------------------------------------------------------------------------------ */
 
+/* What initialisation waits for, when the last sync succeeded: readiness and a start-up that
+ * times out then say that, not just "not initialized". */
+static void note_wait(struct wh_certs_controller *c, bool have, const char *own)
+{
+    pthread_mutex_lock(&c->mu);
+    if (!have)
+        snprintf(c->wait_reason, sizeof(c->wait_reason),
+                 "the HTTPS server presents no certificate yet (it reads %s every %lld ms)",
+                 c->env.cert_dir, c->cfg->cert_reload_interval_ms);
+    else
+        snprintf(c->wait_reason, sizeof(c->wait_reason),
+                 "the HTTPS server presents certificate %s, not %s that the last sync wrote to %s",
+                 own, c->serial, c->env.cert_dir);
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* Work that is cheap and runs at every wake-up: initialisation once the HTTPS server presents
- * what the last sync wrote (CERT-72's proof, made in process), and the serving report. */
+ * what the last sync wrote (CERT-72's proof, made in process), the serving report, and a look
+ * at the cert dir: anyone may delete or rewrite it, and the HTTPS server re-reads it every
+ * --cert-reload-interval, so the controller looks as often (this thread wakes at least that
+ * often) instead of finding out at the next resync. */
 void wh_ctl_tick(struct wh_certs_controller *c)
 {
     char own[80];
     bool have = wh_ctl_serving_serial(c, own, sizeof(own));
+    if (c->dir_marked && wh_certs_fs_fingerprint(c->env.cert_dir) != c->dir_mark) {
+        c->dir_marked = false; /* one trigger; the sync marks it again */
+        wh_log(WH_LOG_WARN, "cert dir %s was changed or deleted by someone else: syncing now",
+               c->env.cert_dir);
+        wh_ctl_trigger(c);
+    }
+    if (!atomic_load(&c->initialized) && c->synced_ok && c->serial[0] &&
+        (!have || strcmp(own, c->serial) != 0))
+        note_wait(c, have, own);
     if (!atomic_load(&c->initialized) && c->synced_ok && c->serial[0] && have &&
         strcmp(own, c->serial) == 0) {
         pthread_mutex_lock(&c->mu);
@@ -291,7 +321,10 @@ void *wh_ctl_main(void *arg)
         int64_t now = wh_time_mono_ns();
         bool settled =
             atomic_load(&c->initialized) && (atomic_load(&c->called) || !c->hooks.https_port);
-        int64_t tick_ns = (settled ? 1000 : 200) * WH_CTL_MS;
+        int64_t tick_ms = settled ? 1000 : 200;
+        if (c->cfg->cert_reload_interval_ms > 0 && c->cfg->cert_reload_interval_ms < tick_ms)
+            tick_ms = c->cfg->cert_reload_interval_ms;
+        int64_t tick_ns = tick_ms * WH_CTL_MS;
         int64_t wake = next_sync < now + tick_ns ? next_sync : now + tick_ns;
         pthread_mutex_lock(&c->mu);
         if (!c->stop && !c->trigger && wake > now) {

@@ -24,8 +24,9 @@ static char *read_dir_ca(const struct wh_certs_controller *c, size_t *len)
 }
 
 /* The CA certificates that clients may trust right now besides new_ca: the stored CA, the
- * one in our cert dir (what this replica has been serving, even when the Secret is gone),
- * and the CAs of a rotation still in progress. Returns: a new string, "" when none. */
+ * one in our cert dir, the one of the material in effect (what this replica has been serving
+ * and publishing: it outlives a deleted Secret and a deleted cert dir), and the CAs of a
+ * rotation still in progress. Returns: a new string, "" when none. */
 char *wh_ctl_cas_still_trusted(const struct wh_certs_controller *c,
                                const struct wh_certs_bundle *stored, const char *in_progress,
                                const struct wh_certs_bundle *fresh)
@@ -33,10 +34,12 @@ char *wh_ctl_cas_still_trusted(const struct wh_certs_controller *c,
     size_t stored_len = 0, dir_len = 0, new_len = 0, out_len = 0;
     const char *stored_ca =
         stored ? wh_certs_bundle_get(stored, WH_CERTS_CA_CERT, &stored_len) : NULL;
+    const char *in_effect =
+        c->current ? wh_certs_bundle_get(c->current, WH_CERTS_CA_CERT, NULL) : NULL;
     const char *new_ca = wh_certs_bundle_get(fresh, WH_CERTS_CA_CERT, &new_len);
     char *dir_ca = read_dir_ca(c, &dir_len);
-    char *all = wh_str_printf("%s\n%s\n%s", stored_ca ? stored_ca : "", dir_ca ? dir_ca : "",
-                              in_progress ? in_progress : "");
+    char *all = wh_str_printf("%s\n%s\n%s\n%s", stored_ca ? stored_ca : "", dir_ca ? dir_ca : "",
+                              in_effect ? in_effect : "", in_progress ? in_progress : "");
     char *out = NULL;
     wh_certs_inject_other_cas(all, strlen(all), new_ca, new_len, (long long)time(NULL), &out,
                               &out_len);

@@ -36,6 +36,24 @@ static void took_new_certs(struct wh_certs_controller *c, bool new_ca, const cha
            new_ca ? " and a new CA" : " (CA kept)", c->dns_name, where, reason);
 }
 
+/* A certificate just made must pass the check the next sync makes. When it cannot (a renewal
+ * margin as long as the validity, a name a certificate cannot be valid for), storing it would
+ * only start the next renewal: a new certificate, or a CA rotation, at every sync. Refusing
+ * it turns that loop into a sync error that names the cause, retried with backoff. */
+static enum wh_err check_fresh(const struct wh_certs_controller *c,
+                               const struct wh_certs_bundle *fresh, time_t now,
+                               struct wh_errbuf *eb)
+{
+    struct wh_errbuf why = {{0}};
+    if (wh_certs_bundle_validate(fresh, c->dns_name, now, c->env.renew_before_secs, &why) ==
+        WH_CERTS_VALID)
+        return WH_OK;
+    return wh_errbuf_set(eb, WH_ERR_INVALID,
+                         "certificates just generated for %s would be renewed at once (%s): "
+                         "not stored",
+                         c->dns_name, why.msg);
+}
+
 /* One decision of the Secret writer (kube/rmw.h), made again on every conflict. */
 struct secret_decision {
     struct wh_certs_controller *c;
@@ -111,7 +129,17 @@ static enum wh_err decide_secret(void *arg, const json_t *current, json_t **desi
     }
     enum wh_err rc = wh_certs_bundle_generate(&gen, &c->target, s->exists ? s->bundle : NULL,
                                               &d->fresh, &d->reused, eb);
+    /* A CA reusable for a year (CERT-41) may still end within a longer renewal margin: the
+     * certificate it signs would be renewed at once, so a new CA is due instead. */
+    if (!rc && d->reused && check_fresh(c, d->fresh, now, NULL) != WH_OK) {
+        wh_certs_bundle_free(d->fresh);
+        d->fresh = NULL;
+        d->reused = false;
+        rc = wh_certs_bundle_generate(&gen, &c->target, NULL, &d->fresh, NULL, eb);
+    }
     X509_free(other);
+    if (!rc)
+        rc = check_fresh(c, d->fresh, now, eb);
     if (rc)
         return rc;
     if (!d->reused) {
@@ -237,7 +265,13 @@ enum wh_err wh_ctl_external_reader(struct wh_certs_controller *c, struct wh_ctl_
 }
 
 /* CERT-39: the cert dir is the store; the CA is never reused. A rotation's old CA is kept in
- * memory (one process per directory). */
+ * memory (one process per directory).
+ * The directory is also what anyone can delete or spoil under us: then the material in effect
+ * (c->current, which the HTTPS server still presents and the caBundles still trust) is
+ * written back as long as it is valid, instead of a new CA that nothing trusts yet (CERT-39
+ * would generate one, and requests would fail until the caBundles and the server caught up).
+ * When it is not valid any more either, new certificates come with the rotation protocol:
+ * the in-memory CA stays published beside the new one (wh_ctl_cas_still_trusted). */
 enum wh_err wh_ctl_fs_writer(struct wh_certs_controller *c, struct wh_ctl_store_result *res,
                              struct wh_errbuf *eb)
 {
@@ -251,6 +285,17 @@ enum wh_err wh_ctl_fs_writer(struct wh_certs_controller *c, struct wh_ctl_store_
     else if (rc != WH_ERR_NOT_FOUND && rc != WH_ERR_TOO_BIG)
         return wh_errbuf_set(eb, rc, "%s", why.msg);
     rc = WH_OK;
+    if (v != WH_CERTS_VALID && c->current &&
+        wh_certs_bundle_validate(c->current, c->dns_name, now, c->env.renew_before_secs, NULL) ==
+            WH_CERTS_VALID) {
+        wh_log(WH_LOG_WARN,
+               "cert dir %s lost the certificates this server presents (%s): writing them "
+               "back (serial %s)",
+               c->env.cert_dir, why.msg, c->serial);
+        wh_certs_bundle_free(cur);
+        cur = wh_certs_bundle_dup(c->current);
+        v = WH_CERTS_VALID;
+    }
     if (v == WH_CERTS_VALID) {
         res->bundle = cur;
         res->previous = c->previous ? wh_xstrdup(c->previous) : NULL;
@@ -260,6 +305,8 @@ enum wh_err wh_ctl_fs_writer(struct wh_certs_controller *c, struct wh_ctl_store_
     struct wh_certs_gen_opts gen = c->gen;
     gen.now = now;
     rc = wh_certs_bundle_generate(&gen, &c->target, NULL, &fresh, NULL, eb);
+    if (!rc)
+        rc = check_fresh(c, fresh, now, eb);
     char *old = NULL;
     if (!rc) {
         old = wh_ctl_cas_still_trusted(c, cur, c->previous, fresh);

@@ -92,8 +92,10 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
 {
     struct wh_certs_env env;
     enum wh_err rc = wh_certs_env_from_config(&env, cfg, eb);
-    if (rc)
+    if (rc) {
+        wh_certs_env_fini(&env);
         return rc;
+    }
     struct wh_certs_fs_sync_opts o = {
         .dir = cfg->cert_dir,
         .renew_before_secs = env.renew_before_secs,
@@ -256,6 +258,14 @@ static int serve(int argc, char **argv)
     if (cfg.show_version) {
         printf("kruise-webhook %s\n", WH_VERSION);
         status = 0;
+        goto out;
+    }
+    /* Settings that load but that the server cannot run with: refused at start-up and by
+     * --check-config alike. */
+    if (wh_certs_env_check_renew_before(wh_certs_env_parse_renew_before(cfg.renew_before, NULL),
+                                        cfg.renew_before, &eb)) {
+        fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
+        status = 2;
         goto out;
     }
     if (cfg.check_config) {
