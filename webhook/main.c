@@ -2,7 +2,7 @@
  *
  * Thread map (every thread the process runs; no others):
  *   main            configuration, start-up, waits for SIGTERM/SIGINT (SIGHUP: re-read the
- *                   certificates), graceful stop
+ *                   certificates, and standalone --state), graceful stop
  *   MHD HTTPS pool  --threads workers (default: one per CPU the cgroup allows); handlers run here
  *   MHD health      one thread for /healthz and /readyz on --health-addr
  *   MHD metrics     one thread for /metrics on --metrics-addr (none when shared or disabled)
@@ -125,8 +125,10 @@ static void block_signals(sigset_t *set)
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not kill the server */
 }
 
-/* SIGHUP, as daemons use it: re-read the certificate files now. */
-static void reread_certificates(void)
+/* SIGHUP, as daemons use it: re-read the certificate files now, and in standalone mode the
+ * --state files too (an edited state takes effect without a restart; a state that no longer
+ * loads is refused and the one in use kept). */
+static void on_sighup(const struct wh_config *cfg, struct wh_cluster *cluster)
 {
     bool changed = false;
     struct wh_errbuf eb = {{0}};
@@ -135,6 +137,18 @@ static void reread_certificates(void)
     else
         wh_log(WH_LOG_INFO, "SIGHUP: certificates re-read (%s)",
                changed ? "a new one is in service" : "unchanged");
+    if (!cluster || !wh_cluster_standalone(cluster) || !cfg->state[0])
+        return;
+    size_t n = 0;
+    bool ok = wh_cluster_reload_standalone(cluster, cfg->state, &n, &eb) == WH_OK;
+    wh_metric_add(wh_metrics_counter("kruise_webhook_state_reloads_total",
+                                     "Standalone --state re-reads on SIGHUP, by result",
+                                     ok ? "result=\"ok\"" : "result=\"error\""),
+                  1);
+    if (ok)
+        wh_log(WH_LOG_INFO, "SIGHUP: state re-read: %zu objects from %s", n, cfg->state);
+    else
+        wh_log(WH_LOG_WARN, "SIGHUP: state not re-read, the one in use is kept: %s", eb.msg);
 }
 
 /* Each connection is a descriptor: the connection caps need the hard limit, not the
@@ -163,14 +177,16 @@ static void raise_fd_limit(const struct wh_config *cfg)
  * then kube-proxy and the API server's resolver): a listener closed at once would refuse the
  * requests still sent here meanwhile. So the server keeps answering for delay_ms. A second
  * SIGTERM or SIGINT ends the wait (an operator's second ^C); SIGHUP re-reads the certificates. */
-static void shutdown_delay(const sigset_t *sigs, long long delay_ms)
+static void shutdown_delay(const sigset_t *sigs, const struct wh_config *cfg,
+                           struct wh_cluster *cluster)
 {
+    long long delay_ms = cfg->shutdown_delay_ms;
     int64_t end = wh_time_mono_ns() + (int64_t)delay_ms * 1000000;
     for (int64_t left = end - wh_time_mono_ns(); left > 0; left = end - wh_time_mono_ns()) {
         struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
         int sig = sigtimedwait(sigs, NULL, &ts);
         if (sig == SIGHUP) {
-            reread_certificates();
+            on_sighup(cfg, cluster);
         } else if (sig > 0) {
             wh_log(WH_LOG_INFO, "received %s again: draining now",
                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -341,7 +357,7 @@ static int serve(int argc, char **argv)
             struct timespec now = {0, 0};
             int sig = sigtimedwait(&sigs, NULL, &now);
             if (sig == SIGHUP) {
-                reread_certificates();
+                on_sighup(&cfg, cluster);
             } else if (sig > 0) {
                 wh_log(WH_LOG_INFO, "received signal %d before serving: stopping", sig);
                 status = 0;
@@ -383,14 +399,14 @@ static int serve(int argc, char **argv)
 
     int sig = 0;
     while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
-        reread_certificates();
+        on_sighup(&cfg, cluster);
     wh_log(WH_LOG_INFO,
            "received %s: answering for %lld ms more with /readyz 503, then draining (grace %lld "
            "ms)",
            sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_delay_ms, cfg.shutdown_grace_ms);
     wh_health_shutting_down();
     wh_http_begin_drain(http);
-    shutdown_delay(&sigs, cfg.shutdown_delay_ms);
+    shutdown_delay(&sigs, &cfg, cluster);
     wh_http_stop(http, cfg.shutdown_grace_ms);
     http = NULL;
     wh_log(WH_LOG_INFO, "stopped");

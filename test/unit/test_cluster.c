@@ -141,6 +141,79 @@ TEST(standalone_writes_follow_api_server_rules)
     wh_cluster_free(cl);
 }
 
+static enum wh_err zero_allowed(void *arg, const json_t *current, json_t **desired,
+                                struct wh_errbuf *eb)
+{
+    (void)arg;
+    (void)eb;
+    *desired = wh_json_copy(current);
+    json_object_set_new(wh_json_obj_ensure(*desired, "status"), "unavailableAllowed",
+                        json_integer(0));
+    return WH_OK;
+}
+
+static long long allowed_of(json_t *pub)
+{
+    long long v = pub ? json_integer_value(wh_json_path(pub, "status", "unavailableAllowed", NULL))
+                      : -1;
+    json_decref(pub);
+    return v;
+}
+
+TEST(standalone_state_reload_replaces_everything)
+{
+    char *dir = temp_dir();
+    const char *pub = "apiVersion: policy.kruise.io/v1beta1\nkind: PodUnavailableBudget\n"
+                      "metadata: {name: pub, namespace: ns}\nspec: {maxUnavailable: 1}\n";
+    char *first = wh_str_printf("%sstatus: {unavailableAllowed: 1}\n---\n"
+                                "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\n",
+                                pub);
+    wh_test_write_file(dir, "state.yaml", first);
+    struct wh_cluster *cl = NULL;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_cluster_new_standalone(dir, &cl, &eb), WH_OK);
+    struct wh_cache *c = wh_cluster_declare(cl, WH_RES_PUB, NULL);
+    CHECK_EQ_INT(wh_cluster_start(cl, &eb), WH_OK);
+    /* A status write, remembered by this process as the freshest copy. */
+    struct wh_writeback_opts opts = {0};
+    CHECK_EQ_INT(wh_cluster_write_status(cl, WH_RES_PUB, "ns", "pub", zero_allowed, NULL, &opts,
+                                         NULL, &eb),
+                 WH_OK);
+    CHECK_EQ_INT(allowed_of(wh_cluster_freshest(cl, WH_RES_PUB, "ns", "pub")), 0);
+
+    /* The new state: the PUB again (no resourceVersion: numbering restarts low), a Namespace,
+     * and no Pod. The write made on the old state is forgotten, the Pod is gone, the new kind
+     * is there, and the declared cache holds the new PUB. */
+    char *second = wh_str_printf("%sstatus: {unavailableAllowed: 5}\n---\n"
+                                 "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n",
+                                 pub);
+    wh_test_write_file(dir, "state.yaml", second);
+    size_t n = 0;
+    CHECK_EQ_INT(wh_cluster_reload_standalone(cl, dir, &n, &eb), WH_OK);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(allowed_of(wh_cluster_freshest(cl, WH_RES_PUB, "ns", "pub")), 5);
+    CHECK_EQ_INT(wh_cache_size(c), 1);
+    json_t *got = NULL;
+    CHECK_EQ_INT(wh_cluster_get_live(cl, "", "v1", "pods", "ns", "p", &got, &eb),
+                 WH_ERR_NOT_FOUND);
+    CHECK_EQ_INT(wh_cluster_get_live(cl, "", "v1", "namespaces", NULL, "ns", &got, &eb), WH_OK);
+    json_decref(got);
+
+    /* A state that no longer loads is refused, naming the place, and the state in use stays. */
+    wh_test_write_file(dir, "state.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: [\n");
+    CHECK(wh_cluster_reload_standalone(cl, dir, &n, &eb) != WH_OK);
+    CHECK(strstr(eb.msg, "state.yaml") != NULL);
+    CHECK_EQ_INT(allowed_of(wh_cluster_freshest(cl, WH_RES_PUB, "ns", "pub")), 5);
+    CHECK_EQ_INT(wh_cluster_get_live(cl, "", "v1", "namespaces", NULL, "ns", &got, &eb), WH_OK);
+    json_decref(got);
+
+    wh_cluster_free(cl);
+    free(first);
+    free(second);
+    remove_dir(dir);
+    free(dir);
+}
+
 TEST(standalone_state_errors_name_the_place)
 {
     char *dir = temp_dir();

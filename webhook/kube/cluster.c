@@ -25,6 +25,7 @@ static struct wh_cluster *cluster_alloc(void)
 {
     struct wh_cluster *cl = wh_xcalloc(1, sizeof(*cl));
     wh_map_init(&cl->store);
+    pthread_rwlock_init(&cl->store_lock, NULL);
     pthread_mutex_init(&cl->write_lock, NULL);
     for (int i = 0; i < WH_RES_COUNT; i++)
         cl->versions[i] = wh_resource_get((enum wh_resource_id)i)->versions[0];
@@ -59,6 +60,7 @@ void wh_cluster_free(struct wh_cluster *cl)
     for (size_t it = 0; wh_map_next(&cl->store, &it, NULL, &v);)
         wh_cache_free(v);
     wh_map_fini(&cl->store);
+    pthread_rwlock_destroy(&cl->store_lock);
     pthread_mutex_destroy(&cl->write_lock);
     wh_writeback_fini(&cl->writeback);
     wh_kube_client_free(cl->client);
@@ -121,15 +123,25 @@ static void store_key(const char *group, const char *resource, char *buf, size_t
     snprintf(buf, bufsz, "%s/%s", group, resource);
 }
 
+/* The store's cache of group/resource. Caches are never removed from the store (a reload
+ * empties them), so the pointer stays valid; store_lock guards only the map itself, because a
+ * reload or a write may add a resource while requests look others up. */
 static struct wh_cache *store_cache(struct wh_cluster *cl, const char *group, const char *resource,
                                     bool create)
 {
     char key[256];
     store_key(group, resource, key, sizeof(key));
+    pthread_rwlock_rdlock(&cl->store_lock);
     struct wh_cache *c = wh_map_get(&cl->store, key);
+    pthread_rwlock_unlock(&cl->store_lock);
     if (!c && create) {
-        c = wh_cache_new(WH_RES_COUNT); /* a store cache may hold any kind: it has no id */
-        wh_map_put(&cl->store, key, c);
+        pthread_rwlock_wrlock(&cl->store_lock);
+        c = wh_map_get(&cl->store, key);
+        if (!c) {
+            c = wh_cache_new(WH_RES_COUNT); /* a store cache may hold any kind: it has no id */
+            wh_map_put(&cl->store, key, c);
+        }
+        pthread_rwlock_unlock(&cl->store_lock);
     }
     return c;
 }
@@ -285,8 +297,9 @@ enum wh_err wh_cluster_new_standalone(const char *state_path, struct wh_cluster 
     return rc;
 }
 
-enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_cluster **out,
-                                              struct wh_errbuf *eb)
+/* Unwraps List kinds and checks every document of objects (borrowed). Returns in *out: new
+ * ref, the plain objects. */
+static enum wh_err flatten_objects(const json_t *objects, json_t **out, struct wh_errbuf *eb)
 {
     json_t *objs = json_array();
     size_t k;
@@ -299,7 +312,15 @@ enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_c
             return rc;
         }
     }
-    struct wh_cluster *cl = cluster_alloc();
+    *out = objs;
+    return WH_OK;
+}
+
+/* Makes objs (borrowed, checked by add_document) the whole content of the store, as a relist
+ * makes a list the whole content of a cache: every resource's cache is replaced at once, and a
+ * resource no longer named is emptied. Objects without a resourceVersion get the next one. */
+static void store_replace(struct wh_cluster *cl, const json_t *objs)
+{
     /* CRDs first, so custom resources in the same files find their plural. */
     json_t *crds = json_array();
     size_t i;
@@ -309,11 +330,14 @@ enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_c
         if (wh_str_eq(wh_json_str(o, "kind"), "CustomResourceDefinition"))
             json_array_append(crds, o);
     }
+    struct wh_map next; /* "group/resource" -> json_t * array of the copies */
+    wh_map_init(&next);
     json_array_foreach(objs, i, o)
     {
-        char group[128], resource[128];
+        char group[128], resource[128], key[256];
         group_of(wh_json_str(o, "apiVersion"), group, sizeof(group));
         resource_of(cl, crds, group, wh_json_str(o, "kind"), resource, sizeof(resource));
+        store_key(group, resource, key, sizeof(key));
         json_t *copy = wh_json_copy(o);
         if (!wh_json_meta_str(copy, "resourceVersion")) {
             char rv[32];
@@ -321,10 +345,39 @@ enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_c
             json_object_set_new(json_object_get(copy, "metadata"), "resourceVersion",
                                 json_string(rv));
         }
-        if (wh_cache_upsert_new(store_cache(cl, group, resource, true), copy))
-            WH_PANIC("a loaded object lost its name");
+        json_t *items = wh_map_get(&next, key);
+        if (!items) {
+            items = json_array();
+            wh_map_put(&next, key, items);
+        }
+        json_array_append_new(items, copy);
     }
     json_decref(crds);
+    pthread_rwlock_wrlock(&cl->store_lock);
+    const char *key;
+    void *v;
+    for (size_t it = 0; wh_map_next(&cl->store, &it, &key, &v);) {
+        json_t *items = wh_map_remove(&next, key);
+        wh_cache_replace_all_new(v, items ? items : json_array());
+    }
+    for (size_t it = 0; wh_map_next(&next, &it, &key, &v);) {
+        struct wh_cache *c = wh_cache_new(WH_RES_COUNT); /* any kind: it has no id */
+        wh_cache_replace_all_new(c, v);
+        wh_map_put(&cl->store, key, c);
+    }
+    pthread_rwlock_unlock(&cl->store_lock);
+    wh_map_fini(&next); /* its arrays went to the caches */
+}
+
+enum wh_err wh_cluster_new_standalone_objects(const json_t *objects, struct wh_cluster **out,
+                                              struct wh_errbuf *eb)
+{
+    json_t *objs = NULL;
+    enum wh_err rc = flatten_objects(objects, &objs, eb);
+    if (rc)
+        return rc;
+    struct wh_cluster *cl = cluster_alloc();
+    store_replace(cl, objs);
     json_decref(objs);
     *out = cl;
     return WH_OK;
@@ -347,6 +400,34 @@ static void fill_declared(struct wh_cluster *cl, enum wh_resource_id id)
     }
     wh_cache_replace_all_new(d->cache, items);
     wh_cache_set_synced(d->cache, true);
+}
+
+enum wh_err wh_cluster_reload_standalone(struct wh_cluster *cl, const char *state_path,
+                                         size_t *count, struct wh_errbuf *eb)
+{
+    WH_ASSERT(!cl->client);
+    json_t *loaded = json_array();
+    enum wh_err rc = WH_OK;
+    if (state_path && state_path[0])
+        rc = load_path(loaded, state_path, eb);
+    if (rc) {
+        json_decref(loaded);
+        return rc; /* nothing changed: the state in use stays whole */
+    }
+    /* Writes are held off for the swap: a status write must not land in the old content after
+     * the new one is read, nor its memo outlive the object it was made from. */
+    pthread_mutex_lock(&cl->write_lock);
+    store_replace(cl, loaded);
+    for (int i = 0; i < WH_RES_COUNT; i++) {
+        if (cl->caches[i].cache && cl->started)
+            fill_declared(cl, (enum wh_resource_id)i);
+    }
+    wh_writeback_forget(&cl->writeback);
+    pthread_mutex_unlock(&cl->write_lock);
+    if (count)
+        *count = json_array_size(loaded);
+    json_decref(loaded);
+    return WH_OK;
 }
 
 /* --- start ---------------------------------------------------------------------------------- */
@@ -483,9 +564,10 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
                                    const char *kind, char *buf, size_t bufsz, struct wh_errbuf *eb)
 {
     char path[512];
-    if (!plain_name(group, true) || !plain_name(version, false))
-        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no API group \"%s\" version \"%s\"", group,
-                             version);
+    if (!plain_name(group, true) || !plain_name(version, false) || !kind[0])
+        return wh_errbuf_set(eb, WH_ERR_NOT_FOUND,
+                             "no matches for kind \"%.64s\" in version \"%.64s%s%.64s\"", kind,
+                             group, group[0] ? "/" : "", version);
     int n = group[0] ? snprintf(path, sizeof(path), "/apis/%s/%s", group, version)
                      : snprintf(path, sizeof(path), "/api/%s", version);
     if (n < 0 || (size_t)n >= sizeof(path))
@@ -493,7 +575,9 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
     json_t *list = NULL;
     struct wh_kube_status st = {0};
     enum wh_err rc = wh_kube_get(cl->client, path, &list, &st);
-    if (rc)
+    /* A group version the cluster does not serve has no such kind either (a REST mapper says
+     * so in the same words). */
+    if (rc && rc != WH_ERR_NOT_FOUND)
         return wh_errbuf_set(eb, rc, "discovery of %s failed: %s", path,
                              st.message[0] ? st.message : wh_strerror(rc));
     rc = wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s%s%s\"",
@@ -511,6 +595,56 @@ static enum wh_err discover_plural(struct wh_cluster *cl, const char *group, con
     }
     json_decref(list);
     return rc;
+}
+
+/* A group version as Go's schema.GroupVersion prints it: "v1" for the core group. */
+static void gv_string(char *buf, size_t bufsz, const char *group, const char *version)
+{
+    snprintf(buf, bufsz, "%s%s%s", group, group[0] && version[0] ? "/" : "", version);
+}
+
+enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *group,
+                                         const char *version, const char *kind, char *plural,
+                                         size_t pluralsz, struct wh_errbuf *eb)
+{
+    enum wh_resource_id id = wh_resource_by_kind(group, kind);
+    if (id < WH_RES_COUNT) {
+        snprintf(plural, pluralsz, "%s", wh_resource_get(id)->resource);
+        return WH_OK;
+    }
+    if (cl->client)
+        return discover_plural(cl, group, version, kind, plural, pluralsz, eb);
+    struct wh_cache *c = store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    if (c)
+        wh_cache_list(c, NULL, &l);
+    bool found = false;
+    for (size_t i = 0; i < l.n && !found; i++) {
+        const json_t *crd = wh_object_json(l.items[i]);
+        const json_t *spec = wh_json_obj(crd, "spec");
+        const char *p = wh_json_path_str(spec, "names", "plural", NULL);
+        if (!p || !wh_str_eq(wh_json_str(spec, "group"), group) ||
+            !wh_str_eq(wh_json_path_str(spec, "names", "kind", NULL), kind))
+            continue;
+        size_t k;
+        json_t *v;
+        json_array_foreach(wh_json_arr(spec, "versions"), k, v)
+        {
+            if (wh_str_eq(wh_json_str(v, "name"), version)) {
+                snprintf(plural, pluralsz, "%s", p);
+                found = true;
+                break;
+            }
+        }
+    }
+    wh_objlist_fini(&l);
+    if (found)
+        return WH_OK;
+    char gv[300];
+    gv_string(gv, sizeof(gv), group, version);
+    return wh_errbuf_set(eb, WH_ERR_NOT_FOUND, "no matches for kind \"%s\" in version \"%s\"",
+                         kind, gv);
 }
 
 enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_version,

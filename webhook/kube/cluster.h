@@ -33,6 +33,14 @@ WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path, struc
 WH_NODISCARD enum wh_err wh_cluster_new_standalone_objects(const json_t *objects,
                                                            struct wh_cluster **out,
                                                            struct wh_errbuf *eb);
+/* Standalone mode: re-reads state_path (as wh_cluster_new_standalone reads it) and makes it the
+ * whole state, as a relist does in API mode: every declared cache is replaced at once and what
+ * this process remembered of its own status writes is forgotten. On error nothing changes.
+ * *count (may be NULL) receives the number of objects loaded. Thread-safe: requests in flight
+ * see the old state or the new one per cache. */
+WH_NODISCARD enum wh_err wh_cluster_reload_standalone(struct wh_cluster *cl,
+                                                      const char *state_path, size_t *count,
+                                                      struct wh_errbuf *eb);
 /* Stops informers and frees everything. Accepts NULL. */
 void wh_cluster_free(struct wh_cluster *cl);
 
@@ -71,6 +79,15 @@ WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *
                                              const char *version, const char *resource,
                                              const char *ns, const char *name, json_t **out,
                                              struct wh_errbuf *eb);
+
+/* The resource (plural) serving kind in group/version, as a REST mapper finds it: the
+ * catalogue, else discovery of the group version (API mode) or the loaded CRDs (standalone).
+ * WH_ERR_NOT_FOUND, with Go's message (`no matches for kind "K" in version "G/V"`), when nothing
+ * serves it. */
+WH_NODISCARD enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *group,
+                                                      const char *version, const char *kind,
+                                                      char *plural, size_t pluralsz,
+                                                      struct wh_errbuf *eb);
 
 /* Live get of one object named by apiVersion and kind, for kinds outside the catalogue (the
  * custom workloads of a white list): the resource comes from discovery of the group version

@@ -23,6 +23,8 @@ struct wh_writeback {
 
 void wh_writeback_init(struct wh_writeback *wb);
 void wh_writeback_fini(struct wh_writeback *wb);
+/* Drops every remembered write (the state they were made on was replaced). */
+void wh_writeback_forget(struct wh_writeback *wb);
 
 struct declared {
     struct wh_cache *cache;
@@ -37,6 +39,7 @@ struct wh_cluster {
     bool started;
     /* standalone: every loaded object, "group/resource" -> struct wh_cache * */
     struct wh_map store;
+    pthread_rwlock_t store_lock; /* guards the map store (not the caches, which lock alone) */
     pthread_mutex_t write_lock; /* standalone writes: read-check-write must not interleave */
     unsigned long long next_rv;
     struct wh_writeback writeback;

@@ -31,6 +31,13 @@ static void memo_clear(struct wh_writeback *wb)
     wh_map_init(&wb->memo);
 }
 
+void wh_writeback_forget(struct wh_writeback *wb)
+{
+    pthread_mutex_lock(&wb->memo_lock);
+    memo_clear(wb);
+    pthread_mutex_unlock(&wb->memo_lock);
+}
+
 void wh_writeback_fini(struct wh_writeback *wb)
 {
     memo_clear(wb);

@@ -12,9 +12,10 @@
 #include "util/json.h"
 #include "util/str.h"
 
-static const struct wh_dp_type crd_v1 = {"apiextensions.k8s.io/v1", "CustomResourceDefinition"};
+static const struct wh_dp_type crd_v1 = {"apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                                         true};
 static const struct wh_dp_type crd_v1beta1 = {"apiextensions.k8s.io/v1beta1",
-                                              "CustomResourceDefinition"};
+                                              "CustomResourceDefinition", true};
 
 static enum wh_err count_live_cr(void *arg, json_t *item)
 {
@@ -23,17 +24,15 @@ static enum wh_err count_live_cr(void *arg, json_t *item)
     return WH_OK;
 }
 
-/* Where the custom resources are stored: spec.group, the first version with storage: true,
- * spec.names.listKind (for the message) and spec.names.plural (for the URL). Left "" when
- * missing, as upstream leaves its target empty. */
+/* Where the custom resources are stored: spec.group, the first version with storage: true and
+ * spec.names.listKind. Left "" when missing, as upstream leaves its target empty. */
 struct storage_target {
-    const char *group, *version, *list_kind, *plural;
+    const char *group, *version, *list_kind;
 };
 
 static void storage_target(const json_t *crd, struct storage_target *t)
 {
-    memset(t, 0, sizeof(*t));
-    t->group = t->version = t->list_kind = t->plural = "";
+    t->group = t->version = t->list_kind = "";
     const json_t *spec = wh_json_obj(crd, "spec");
     size_t i;
     json_t *v;
@@ -49,22 +48,28 @@ static void storage_target(const json_t *crd, struct storage_target *t)
             break;
         }
     }
-    const char *plural = wh_json_path_str(spec, "names", "plural", NULL);
-    t->plural = plural ? plural : "";
 }
 
+/* Upstream lists the storage version's objects by their list kind; its client finds the
+ * resource the way a REST mapper does, from the kind (the list kind without a trailing
+ * "List"), so a list kind that names no served kind cannot be listed. */
 static enum wh_err count_crs(const struct wh_handler_ctx *ctx, const struct storage_target *t,
                              size_t *n, struct wh_errbuf *eb)
 {
     *n = 0;
-    /* Upstream cannot list an empty target either (its list call fails), so it denies. */
-    if (!t->version[0])
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "no version in spec.versions has storage: true");
-    if (!t->list_kind[0] || !t->plural[0])
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "spec.names has no listKind or plural");
+    /* An empty target (no storage version, no listKind) names no served kind either. */
     if (!ctx->cluster)
         return wh_errbuf_set(eb, WH_ERR_INTERNAL, "no cluster state to list from");
-    return wh_cluster_list_live(ctx->cluster, t->group, t->version, t->plural, NULL, NULL,
+    char kind[256], plural[256];
+    size_t len = strlen(t->list_kind);
+    if (wh_str_has_suffix(t->list_kind, "List"))
+        len -= 4;
+    snprintf(kind, sizeof(kind), "%.*s", (int)len, t->list_kind);
+    enum wh_err rc = wh_cluster_resource_for_kind(ctx->cluster, t->group, t->version, kind,
+                                                  plural, sizeof(plural), eb);
+    if (rc)
+        return rc;
+    return wh_cluster_list_live(ctx->cluster, t->group, t->version, plural, NULL, NULL,
                                 count_live_cr, n, eb);
 }
 
@@ -108,6 +113,7 @@ enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
     struct wh_errbuf lerr = {{0}};
     size_t n = 0;
     if (count_crs(ctx, &t, &n, &lerr)) {
+        /* Go prints a GroupVersionKind as group/version, Kind=kind, the slash always there. */
         wh_dp_deny(req, old, WH_DP_KIND_CRD, resp, "failed to list CRs of %s/%s, Kind=%s: %s",
                    t.group, t.version, t.list_kind, lerr.msg);
         return WH_OK;

@@ -12,7 +12,7 @@
 #include "util/json.h"
 #include "util/str.h"
 
-static const struct wh_dp_type namespace_type = {"v1", "Namespace"};
+static const struct wh_dp_type namespace_type = {"v1", "Namespace", false};
 
 /* A pod is active while it has not finished and is not being deleted (upstream's
  * IsPodActive): a missing or unknown phase counts as active. */

@@ -47,8 +47,9 @@ static bool split_gv(const char *gv, char *group, size_t gsz, char *version, siz
     return true;
 }
 
-/* The serializer fills a missing kind, group and version from the target type; anything left
- * naming another type cannot be decoded into it. */
+/* The serializer reads apiVersion and kind first (both strings, the apiVersion parsed), then
+ * fills a missing kind, group and version from the target type; anything left naming another
+ * type cannot be decoded into it, unless the target type is not in the scheme at all. */
 static enum wh_err check_gvk(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
 {
     const json_t *av = json_object_get(obj, "apiVersion");
@@ -62,6 +63,8 @@ static enum wh_err check_gvk(const json_t *obj, const struct wh_dp_type *t, stru
     if (!split_gv(json_is_string(av) ? json_string_value(av) : "", g, sizeof(g), v, sizeof(v)))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected GroupVersion string: %.64s",
                              json_string_value(av));
+    if (t->unregistered)
+        return WH_OK;
     if (!split_gv(t->api_version, tg, sizeof(tg), tv, sizeof(tv)))
         WH_PANIC("bad target apiVersion %s", t->api_version);
     const char *kind =

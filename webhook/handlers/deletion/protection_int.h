@@ -36,6 +36,9 @@ enum wh_dp_kind {
 struct wh_dp_type {
     const char *api_version; /* "apps/v1" */
     const char *kind;        /* "Deployment" */
+    /* Not in kruise-manager's scheme (the CRD types): its decoder then unmarshals into the
+     * type whatever apiVersion and kind the object names, instead of refusing another type. */
+    bool unregistered;
 };
 
 /* What upstream's decoder would reject in obj (borrowed): not an object, an apiVersion/kind

@@ -8,9 +8,9 @@
 #include "handlers/deletion/protection_int.h"
 #include "util/str.h"
 
-static const struct wh_dp_type service_type = {"v1", "Service"};
-static const struct wh_dp_type ingress_v1 = {"networking.k8s.io/v1", "Ingress"};
-static const struct wh_dp_type ingress_v1beta1 = {"networking.k8s.io/v1beta1", "Ingress"};
+static const struct wh_dp_type service_type = {"v1", "Service", false};
+static const struct wh_dp_type ingress_v1 = {"networking.k8s.io/v1", "Ingress", false};
+static const struct wh_dp_type ingress_v1beta1 = {"networking.k8s.io/v1beta1", "Ingress", false};
 
 static void always_rule(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                         const struct wh_dp_type *type, enum wh_dp_kind k,

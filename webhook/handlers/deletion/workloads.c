@@ -10,9 +10,9 @@
 #include "handlers/deletion/protection_int.h"
 #include "util/str.h"
 
-static const struct wh_dp_type deployment_type = {"apps/v1", "Deployment"};
-static const struct wh_dp_type replicaset_type = {"apps/v1", "ReplicaSet"};
-static const struct wh_dp_type statefulset_type = {"apps/v1", "StatefulSet"};
+static const struct wh_dp_type deployment_type = {"apps/v1", "Deployment", false};
+static const struct wh_dp_type replicaset_type = {"apps/v1", "ReplicaSet", false};
+static const struct wh_dp_type statefulset_type = {"apps/v1", "StatefulSet", false};
 
 enum wh_err wh_dp_admit_builtin_workload(const struct wh_handler_ctx *ctx,
                                          const struct wh_admission_request *req,
@@ -57,7 +57,7 @@ static void kruise_delete(const struct wh_handler_ctx *ctx, const struct wh_admi
     snprintf(api_version, sizeof(api_version), "apps.kruise.io/%s", req->resource.version);
     /* v1alpha1 objects are converted to v1beta1 upstream; labels, deletionTimestamp and
      * spec.replicas come through unchanged, so the v1alpha1 object is judged as it is. */
-    const struct wh_dp_type type = {api_version, kind};
+    const struct wh_dp_type type = {api_version, kind, false};
     if (!wh_dp_decode_or_deny(req, &type, resp) || wh_dp_exempt(ctx, req->old_object, resp))
         return;
     wh_dp_workload_rule(req, req->old_object, k, resp);

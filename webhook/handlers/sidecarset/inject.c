@@ -1029,7 +1029,9 @@ static void merge_secrets(json_t *spec, const json_t *built)
                 json_array_append(out, s);
         }
     }
-    if (json_array_size(out) != json_array_size(orig) && json_array_size(out))
+    /* Compared by content: a Pod's duplicate secret makes room for a sidecar's (upstream keeps
+     * the first of each name, the Pod's duplicates included, then the sidecars'). */
+    if (json_array_size(out) && !json_equal(out, orig))
         json_object_set_new(spec, "imagePullSecrets", out);
     else
         json_decref(out);

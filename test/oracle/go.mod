@@ -1,0 +1,46 @@
+// The oracle and the differential runner (test tooling, never part of the product): upstream
+// OpenKruise's own webhook handlers at the commit this project follows, and a runner that sends
+// generated cases to them and to kruise-webhook. Built by `make oracle` (scripts/oracle.sh),
+// which supplies go.sum, and, when the module proxy cannot serve that commit, a replace of
+// github.com/openkruise/kruise by a local copy of upstream at the commit.
+module kruise-webhook.test/oracle
+
+go 1.23.0
+
+require github.com/openkruise/kruise v1.5.3-0.20260702095609-07169cfac7b9
+
+// Upstream's own replace directives at that commit: a dependency's replaces do not apply to the
+// module that requires it, so they are repeated here to build what upstream builds.
+replace (
+	golang.org/x/sys => golang.org/x/sys v0.19.0
+	k8s.io/api => k8s.io/api v0.32.10
+	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.32.10
+	k8s.io/apimachinery => k8s.io/apimachinery v0.32.10
+	k8s.io/apiserver => k8s.io/apiserver v0.32.10
+	k8s.io/cli-runtime => k8s.io/cli-runtime v0.32.10
+	k8s.io/client-go => k8s.io/client-go v0.32.10
+	k8s.io/cloud-provider => k8s.io/cloud-provider v0.32.10
+	k8s.io/cluster-bootstrap => k8s.io/cluster-bootstrap v0.32.10
+	k8s.io/code-generator => k8s.io/code-generator v0.32.10
+	k8s.io/component-base => k8s.io/component-base v0.32.10
+	k8s.io/component-helpers => k8s.io/component-helpers v0.32.10
+	k8s.io/controller-manager => k8s.io/controller-manager v0.32.10
+	k8s.io/cri-api => k8s.io/cri-api v0.32.10
+	k8s.io/cri-client => k8s.io/cri-client v0.32.10
+	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.32.10
+	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.32.10
+	k8s.io/endpointslice => k8s.io/endpointslice v0.32.10
+	k8s.io/externaljwt => k8s.io/externaljwt v0.32.10
+	k8s.io/kms => k8s.io/kms v0.32.10
+	k8s.io/kube-aggregator => k8s.io/kube-aggregator v0.32.10
+	k8s.io/kube-controller-manager => k8s.io/kube-controller-manager v0.32.10
+	k8s.io/kube-proxy => k8s.io/kube-proxy v0.30.9
+	k8s.io/kube-scheduler => k8s.io/kube-scheduler v0.32.0
+	k8s.io/kubectl => k8s.io/kubectl v0.32.10
+	k8s.io/kubelet => k8s.io/kubelet v0.32.10
+	k8s.io/legacy-cloud-providers => k8s.io/legacy-cloud-providers v0.32.10
+	k8s.io/metrics => k8s.io/metrics v0.32.10
+	k8s.io/mount-utils => k8s.io/mount-utils v0.32.10
+	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.32.10
+	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.32.10
+)
