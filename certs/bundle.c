@@ -180,6 +180,30 @@ static time_t time_add(time_t now, int64_t secs)
     return (time_t)((int64_t)now + secs);
 }
 
+/* The renewal reason in words: which of cert.pem and its CA ends first within the margin,
+ * when, and the margin (the leaf and its CA are both valid now: the chain only fails at
+ * now + margin). */
+static void expiring_why(X509 *leaf, STACK_OF(X509) * anchors, time_t now, int64_t margin_secs,
+                         struct wh_errbuf *why)
+{
+    X509 *first = leaf;
+    const char *name = "cert.pem";
+    int64_t end = wh_certs_verify_secs_left(leaf, now);
+    for (int i = 0; i < sk_X509_num(anchors); i++) {
+        X509 *ca = sk_X509_value(anchors, i);
+        int64_t left = wh_certs_verify_secs_left(ca, now);
+        if (X509_check_issued(ca, leaf) == X509_V_OK && left < end) {
+            first = ca;
+            end = left;
+            name = "ca-cert.pem";
+        }
+    }
+    char expiry[160], margin[32];
+    wh_certs_verify_describe_expiry(first, now, expiry, sizeof(expiry));
+    wh_certs_verify_format_secs(margin_secs, margin, sizeof(margin));
+    wh_errbuf_set(why, WH_ERR_TLS, "%s %s, within --certs-renew-before %s", name, expiry, margin);
+}
+
 enum wh_certs_verdict wh_certs_bundle_validate(const struct wh_certs_bundle *b,
                                                const char *dns_name, time_t now,
                                                int64_t margin_secs, struct wh_errbuf *why)
@@ -221,6 +245,10 @@ enum wh_certs_verdict wh_certs_bundle_validate(const struct wh_certs_bundle *b,
         goto out;
     }
     v = wh_certs_verify_chain(leaf, anchors, now, time_add(now, margin_secs), &chain_why);
+    if (v == WH_CERTS_EXPIRING) {
+        expiring_why(leaf, anchors, now, margin_secs, why);
+        goto out;
+    }
     if (v) {
         wh_errbuf_set(why, WH_ERR_TLS, "cert.pem against ca-cert.pem: %s", chain_why.msg);
         goto out;

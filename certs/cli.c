@@ -69,7 +69,7 @@ static const char usage_generate[] =
 
 static const char usage_inspect[] =
     "usage: kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--cluster]\n"
-    "                                    [--json]\n"
+    "                                    [--config FILE] [--port N] [--feature-gates G] [--json]\n"
     "       kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]\n"
     "\n"
     "Shows subjects, SANs, serials and expiry of the CA and serving certificates, and checks\n"
@@ -87,7 +87,15 @@ static const char usage_inspect[] =
     "                    with --cluster and no $WEBHOOK_HOST, the one the cluster's webhook\n"
     "                    entries name when they all name the same\n"
     "  --secret [NAME]   read the Secret (default $SECRET_NAME) in --namespace instead\n"
-    "  --cluster         check the caBundles in the cluster against DIR's CA\n"
+    "  --cluster         check the caBundles in the cluster against DIR's CA: the entries\n"
+    "                    for every path this version has a handler for (whatever the feature\n"
+    "                    gates), and the CRDs converted through our Service or, in URL mode,\n"
+    "                    through any port of our host (each must call the port the entries\n"
+    "                    call); nothing to check is not a match\n"
+    "  --config FILE, --port N, --webhook-host H, --feature-gates G\n"
+    "                    the server's settings, merged as the server merges them with the\n"
+    "                    environment (WEBHOOK_PORT, WEBHOOK_HOST, ...) and the --config file;\n"
+    "                    in URL mode without them, the host and port the entries call\n"
     "  --mutating-config NAME, --validating-config NAME\n"
     "                    the webhook configurations (defaults as for the server)\n"
     "  --json            print the findings as JSON\n";
@@ -102,6 +110,9 @@ struct args {
     const char *days;
     const char *mutating;
     const char *validating;
+    const char *config;        /* the server's settings: --config FILE, */
+    const char *port;          /* --port, */
+    const char *feature_gates; /* --feature-gates */
     bool use_secret;
     bool cluster;
     bool ecdsa;
@@ -143,6 +154,10 @@ static bool parse_args(int argc, char **argv, struct args *a)
         {"--days", &a->days},
         {"--mutating-config", &a->mutating},
         {"--validating-config", &a->validating},
+        {"--config", &a->config},
+        {"--port", &a->port},
+        {"--feature-gates", &a->feature_gates},
+        {"--webhook-host", &a->host},
     };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -337,7 +352,7 @@ static void note(json_t *obj, const char *key, json_t *value)
 struct scan {
     const struct wh_certs_inject_target *t;
     X509 *leaf;    /* the serving certificate (may be NULL) */
-    json_t *names; /* {name: valid-for-it} for every served entry and selected CRD */
+    json_t *names; /* {name: valid-for-it} for every entry and selected CRD it checks */
 };
 
 static void scan_name(struct scan *sc, const json_t *cc)
@@ -348,17 +363,134 @@ static void scan_name(struct scan *sc, const json_t *cc)
     free(name);
 }
 
+/* The entries the check counts: those for a path this server has a handler for, whatever
+ * the feature gates of these settings say (the server may run with other gates: an entry for
+ * a path it has turned off is removed by the server, so one that exists is called). */
+static bool checked_path(const struct wh_config *cfg, const char *path)
+{
+    return cli_hooks.knows ? cli_hooks.knows(path) : cli_hooks.serves(cfg, path);
+}
+
+/* Host without IPv6 brackets, for comparisons. Returns: a new string. */
+static char *bare_host(const char *h)
+{
+    size_t n = strlen(h);
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']')
+        return wh_xstrndup(h + 1, n - 2);
+    return wh_xstrdup(h);
+}
+
+/* The port of cc's url when it calls host (443 when the URL names none); -1 when cc has no url
+ * or calls another host. */
+static int port_on(const json_t *cc, const char *host)
+{
+    const char *url = wh_json_str(cc, "url");
+    char *name = url ? wh_certs_inject_called_name(cc) : NULL;
+    char *a = name ? bare_host(name) : NULL, *b = bare_host(host);
+    int port = -1;
+    if (a && strcmp(a, b) == 0) {
+        const char *p = strstr(url, "://") + 3; /* called_name found it */
+        p += p[0] == '[' ? strcspn(p, "]") + 1 : strcspn(p, ":/?#");
+        long long v = 443;
+        if (*p == ':') {
+            char digits[8] = "";
+            size_t n = strspn(p + 1, "0123456789");
+            if (n > 0 && n < sizeof(digits)) {
+                memcpy(digits, p + 1, n);
+                digits[n] = '\0';
+                if (wh_str_to_ll(digits, 0, 65535, &v) != WH_OK)
+                    v = -1;
+            } else {
+                v = -1;
+            }
+        }
+        port = (int)v;
+    }
+    free(name);
+    free(a);
+    free(b);
+    return port;
+}
+
+/* URL mode without a host in the settings: the one host the checked entries' URLs call
+ * (NULL when they call none, or several). Returns: a new string. */
+static char *entries_url_host(json_t *const live[2], const struct wh_config *cfg)
+{
+    char *host = NULL;
+    bool several = false;
+    for (int k = 0; k < 2 && !several; k++) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(live[k], "webhooks"), i, e)
+        {
+            const json_t *cc = wh_json_obj(e, "clientConfig");
+            char *p = wh_certs_inject_entry_path(cc);
+            char *name = p && checked_path(cfg, p) && wh_json_str(cc, "url")
+                             ? wh_certs_inject_called_name(cc)
+                             : NULL;
+            if (name && !host)
+                host = wh_xstrdup(name);
+            else if (name && strcmp(name, host) != 0)
+                several = true;
+            free(name);
+            free(p);
+        }
+    }
+    if (several) {
+        free(host);
+        host = NULL;
+    }
+    return host;
+}
+
+/* The one port the checked entries' URLs on host call; -1 when none or several. */
+static int entries_port(json_t *const live[2], const struct wh_config *cfg, const char *host)
+{
+    int port = -1;
+    for (int k = 0; k < 2; k++) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(live[k], "webhooks"), i, e)
+        {
+            const json_t *cc = wh_json_obj(e, "clientConfig");
+            char *p = wh_certs_inject_entry_path(cc);
+            int q = p && checked_path(cfg, p) ? port_on(cc, host) : -1;
+            free(p);
+            if (q < 0)
+                continue;
+            if (port >= 0 && q != port)
+                return -1;
+            port = q;
+        }
+    }
+    return port;
+}
+
 struct crd_scan {
     struct scan *sc;
     json_t *out;
     int selected, trusting;
 };
 
+/* Ours: CERT-55 and our Service or our URL; in URL mode any port of our host, so that a
+ * conversion left on an old port is reported, not skipped. */
+static bool crd_checked(const json_t *crd, const struct wh_certs_inject_target *t)
+{
+    if (wh_certs_inject_crd_selected(crd, t))
+        return true;
+    if (!t->host || !t->host[0])
+        return false;
+    struct wh_certs_inject_target at = *t;
+    at.port =
+        port_on(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL), t->host);
+    return at.port >= 0 && wh_certs_inject_crd_selected(crd, &at);
+}
+
 static enum wh_err scan_crd(void *arg, json_t *crd)
 {
     struct crd_scan *cs = arg;
     const struct wh_certs_inject_target *t = cs->sc->t;
-    if (!wh_certs_inject_crd_selected(crd, t))
+    if (!crd_checked(crd, t))
         return WH_OK;
     cs->selected++;
     const json_t *cc = wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL);
@@ -368,6 +500,17 @@ static enum wh_err scan_crd(void *arg, json_t *crd)
     else
         json_array_append_new(json_object_get(cs->out, "not_trusting"),
                               json_string(wh_json_meta_str(crd, "name")));
+    const char *url = wh_json_str(cc, "url");
+    if (t->host && t->host[0] && url) {
+        char *base = wh_certs_inject_url(t->host, t->port, "/");
+        if (!wh_str_has_prefix(url, base)) {
+            json_t *o = json_object();
+            note(o, "crd", json_string(wh_json_meta_str(crd, "name")));
+            note(o, "url", json_string(url));
+            json_array_append_new(json_object_get(cs->out, "elsewhere"), o);
+        }
+        free(base);
+    }
     return WH_OK;
 }
 
@@ -380,18 +523,22 @@ static void trouble(json_t *report, const char *msg)
 }
 
 /* Whether the caBundles in the cluster trust b's CA and name what b's serving certificate is
- * valid for. Returns: new ref, a report with "match" (and "trouble" when the cluster could
- * not be read). */
+ * valid for, with the server's settings cfg/env. In URL mode the host and port are the
+ * settings' (--webhook-host/--port, WEBHOOK_HOST/WEBHOOK_PORT, --config), else what the
+ * webhook entries call; every CRD conversion on that host must call the same port. Nothing
+ * to check is not a match. Returns: new ref, a report with "match" (and "trouble" when the
+ * cluster could not be read). */
 static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args *a,
-                             const struct wh_certs_env *env)
+                             const struct wh_config *cfg, const struct wh_certs_env *env)
 {
     json_t *report = json_object();
-    struct wh_config cfg;
     struct wh_errbuf eb = {{0}};
     struct wh_kube_client *c = NULL;
-    char *argv[] = {"kruise-webhook", NULL};
+    json_t *live[2] = {NULL, NULL};
+    char *url_host = NULL;
     bool match = true;
     size_t ca_len = 0, cert_len = 0;
+    int checked = 0;
     const char *ca = wh_certs_bundle_get(b, WH_CERTS_CA_CERT, &ca_len);
     const char *cert = wh_certs_bundle_get(b, WH_CERTS_CERT, &cert_len);
     struct wh_kube_opts ko = {
@@ -401,13 +548,41 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     if (cert && wh_certs_pem_first_cert(cert, cert_len, &sc.leaf) != WH_OK)
         sc.leaf = NULL;
 
-    /* Released at out whatever the outcome, as config.h asks. */
-    enum wh_err lrc = wh_config_load(&cfg, 1, argv, &eb);
-    if (lrc || wh_kube_client_new(&ko, &c, &eb)) {
+    if (wh_kube_client_new(&ko, &c, &eb)) {
         trouble(report, eb.msg);
         match = false;
         goto out;
     }
+    const struct {
+        const char *kind, *resource, *name;
+    } configs[] = {
+        {"MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
+         a->mutating ? a->mutating : cfg->mutating_config_name},
+        {"ValidatingWebhookConfiguration", "validatingwebhookconfigurations",
+         a->validating ? a->validating : cfg->validating_config_name},
+    };
+    json_t *per_config[2];
+    for (size_t k = 0; k < 2; k++) {
+        char path[512], key[300];
+        struct wh_kube_status st = {0};
+        per_config[k] = json_object();
+        snprintf(key, sizeof(key), "%s/%s", configs[k].kind, configs[k].name);
+        note(report, key, per_config[k]);
+        enum wh_err rc = wh_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1",
+                                      configs[k].resource, NULL, configs[k].name, NULL);
+        if (!rc)
+            rc = wh_kube_get(c, path, &live[k], &st);
+        if (rc) {
+            const char *msg = st.message[0] ? st.message : wh_strerror(rc);
+            note(per_config[k], "error", json_string(msg));
+            if (rc != WH_ERR_NOT_FOUND)
+                trouble(report, msg);
+            match = false;
+            live[k] = NULL;
+        }
+    }
+
+    /* Where the API server must call this server. */
     struct wh_certs_inject_target t = {
         .ns = a->namespace ? a->namespace : env->pod_namespace,
         .service = a->service ? a->service : env->service_name,
@@ -416,59 +591,58 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         .ca_bundle = ca ? ca : "",
         .ca_bundle_len = ca_len,
         .serves = serves_path,
-        .serves_arg = &cfg,
+        .serves_arg = (void *)(uintptr_t)cfg,
     };
+    const char *host_from = a->host ? "--host" : "the settings (--webhook-host, WEBHOOK_HOST)";
+    if (!t.host && !a->service && !a->namespace) {
+        url_host = entries_url_host(live, cfg);
+        t.host = url_host;
+        host_from = "the webhook entries";
+    }
+    if (t.host) {
+        json_t *at = json_object();
+        int q = entries_port(live, cfg, t.host);
+        note(at, "host", json_string(t.host));
+        note(at, "host_from", json_string(host_from));
+        if (q >= 0 && q != t.port)
+            note(at, "settings_port", json_integer(t.port));
+        if (q >= 0)
+            t.port = q;
+        note(at, "port", json_integer(t.port));
+        note(at, "port_from",
+             json_string(q >= 0 ? "the webhook entries" : "the settings (--port, WEBHOOK_PORT)"));
+        note(report, "called_at", at);
+    }
     sc.t = &t;
-    const struct {
-        const char *kind, *resource, *name;
-    } configs[] = {
-        {"MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
-         a->mutating ? a->mutating : cfg.mutating_config_name},
-        {"ValidatingWebhookConfiguration", "validatingwebhookconfigurations",
-         a->validating ? a->validating : cfg.validating_config_name},
-    };
+
     for (size_t k = 0; k < 2; k++) {
-        char path[512], key[300];
-        json_t *obj = NULL, *r = json_object();
-        struct wh_kube_status st = {0};
-        snprintf(key, sizeof(key), "%s/%s", configs[k].kind, configs[k].name);
-        note(report, key, r);
-        enum wh_err rc = wh_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1",
-                                      configs[k].resource, NULL, configs[k].name, NULL);
-        if (!rc)
-            rc = wh_kube_get(c, path, &obj, &st);
-        if (rc) {
-            const char *msg = st.message[0] ? st.message : wh_strerror(rc);
-            note(r, "error", json_string(msg));
-            if (rc != WH_ERR_NOT_FOUND)
-                trouble(report, msg);
-            match = false;
-            continue;
-        }
-        int served = 0, trusting = 0;
+        int entries = 0, trusting = 0;
         size_t i;
         const json_t *e;
-        json_array_foreach(json_object_get(obj, "webhooks"), i, e)
+        if (!live[k])
+            continue;
+        json_array_foreach(json_object_get(live[k], "webhooks"), i, e)
         {
             const json_t *cc = wh_json_obj(e, "clientConfig");
             char *p = wh_certs_inject_entry_path(cc);
-            if (p && serves_path(&cfg, p)) {
-                served++;
+            if (p && checked_path(cfg, p)) {
+                entries++;
                 trusting += trusts(cc, t.ca_bundle, t.ca_bundle_len);
                 scan_name(&sc, cc);
             }
             free(p);
         }
-        note(r, "served_entries", json_integer(served));
-        note(r, "trusting_entries", json_integer(trusting));
-        match = match && served == trusting;
-        json_decref(obj);
+        note(per_config[k], "served_entries", json_integer(entries));
+        note(per_config[k], "trusting_entries", json_integer(trusting));
+        match = match && entries == trusting;
+        checked += entries;
     }
     struct crd_scan cs = {&sc, json_object(), 0, 0};
     struct wh_kube_status st = {0};
     char path[256];
     note(report, "crds", cs.out);
     note(cs.out, "not_trusting", json_array());
+    note(cs.out, "elsewhere", json_array());
     if (wh_kube_path(path, sizeof(path), "apiextensions.k8s.io", "v1", "customresourcedefinitions",
                      NULL, NULL, NULL) ||
         wh_kube_list_all(c, path, NULL, NULL, 100, scan_crd, &cs, NULL, &st)) {
@@ -479,7 +653,13 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     }
     note(cs.out, "selected", json_integer(cs.selected));
     note(cs.out, "trusting", json_integer(cs.trusting));
-    match = match && cs.selected == cs.trusting;
+    match = match && cs.selected == cs.trusting &&
+            json_array_size(json_object_get(cs.out, "elsewhere")) == 0;
+    checked += cs.selected;
+    if (checked == 0) {
+        note(report, "nothing_checked", json_true());
+        match = false;
+    }
     const char *name;
     const json_t *valid;
     json_object_foreach(sc.names, name, valid)
@@ -490,7 +670,9 @@ out:
     note(report, "match", json_boolean(match));
     X509_free(sc.leaf);
     wh_kube_client_free(c);
-    wh_config_fini(&cfg);
+    json_decref(live[0]);
+    json_decref(live[1]);
+    free(url_host);
     return report;
 }
 
@@ -503,14 +685,26 @@ static void print_cluster(const json_t *r)
         printf("  error: %s\n", jstr(r, "error"));
         return;
     }
+    const json_t *at = json_object_get(r, "called_at");
+    if (at) {
+        printf("  this server is called at https://%s:%lld (host from %s, port from %s)\n",
+               jstr(at, "host"), (long long)json_integer_value(json_object_get(at, "port")),
+               jstr(at, "host_from"), jstr(at, "port_from"));
+        if (json_object_get(at, "settings_port"))
+            printf("  note: the settings name port %lld; the webhook entries call %lld (pass the "
+                   "server's --port or WEBHOOK_PORT to check against it)\n",
+                   (long long)json_integer_value(json_object_get(at, "settings_port")),
+                   (long long)json_integer_value(json_object_get(at, "port")));
+    }
     json_object_foreach((json_t *)(uintptr_t)r, key, v)
     {
-        if (!json_is_object(v) || strcmp(key, "crds") == 0 || strcmp(key, "names") == 0)
+        if (!json_is_object(v) || strcmp(key, "crds") == 0 || strcmp(key, "names") == 0 ||
+            strcmp(key, "called_at") == 0)
             continue;
         if (json_object_get(v, "error"))
             printf("  %s: %s\n", key, jstr(v, "error"));
         else
-            printf("  %s: %lld of %lld served entries trust the CA\n", key,
+            printf("  %s: %lld of %lld entries for this server's paths trust the CA\n", key,
                    (long long)json_integer_value(json_object_get(v, "trusting_entries")),
                    (long long)json_integer_value(json_object_get(v, "served_entries")));
     }
@@ -521,11 +715,20 @@ static void print_cluster(const json_t *r)
         printf("  CRDs converted by us: %lld of %lld trust the CA\n",
                (long long)json_integer_value(json_object_get(crds, "trusting")),
                (long long)json_integer_value(json_object_get(crds, "selected")));
+    size_t i;
+    json_array_foreach(json_object_get(crds, "elsewhere"), i, v)
+    {
+        printf("  CRD %s converts through %s, not this server's port: %s\n", jstr(v, "crd"),
+               jstr(v, "url"), "the server repairs it when it runs with these settings");
+    }
     json_object_foreach((json_t *)(uintptr_t)json_object_get(r, "names"), key, v)
     {
         printf("  the API server calls %s: certificate valid for it: %s\n", key,
                json_is_true(v) ? "yes" : "NO");
     }
+    if (json_is_true(json_object_get(r, "nothing_checked")))
+        printf("  nothing in the cluster calls this server: no entry for its paths, no CRD "
+               "converted through it; nothing was checked\n");
     printf("  match: %s\n", yes_no(r, "match"));
 }
 
@@ -540,7 +743,8 @@ static const char *cluster_name(const struct args *a, const struct wh_certs_env 
     return json_object_iter_key(json_object_iter((json_t *)(uintptr_t)names));
 }
 
-static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
+static int cmd_inspect(const struct args *a, const struct wh_config *cfg,
+                       const struct wh_certs_env *env)
 {
     int status = EXIT_TROUBLE;
     struct wh_certs_bundle *b = NULL;
@@ -588,7 +792,7 @@ static int cmd_inspect(const struct args *a, const struct wh_certs_env *env)
         where = wh_str_printf("directory %s", a->dir);
     }
     if (check)
-        cluster = check_cluster(b, a, env);
+        cluster = check_cluster(b, a, cfg, env);
     /* As in the server, one namespace holds the Secret and names the service. */
     pick_target(a, env, !check && wh_kube_standalone(NULL, getenv("KUBECONFIG")), &t);
     const char *from_cluster = cluster ? cluster_name(a, env, cluster) : NULL;
@@ -691,6 +895,7 @@ int wh_certs_cli_main(int argc, char **argv, const struct wh_certs_cli_hooks *ho
     struct wh_errbuf eb = {{0}};
     int status;
 
+    memset(&env, 0, sizeof(env));
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         fprintf(argc < 2 ? stderr : stdout, "%s", usage_main);
@@ -714,11 +919,32 @@ int wh_certs_cli_main(int argc, char **argv, const struct wh_certs_cli_hooks *ho
     /* A command's output is its report: the client's connection notes would only clutter it. */
     if (wh_log_enabled(WH_LOG_INFO))
         wh_log_setup(WH_LOG_WARN, WH_LOG_TEXT);
-    if (wh_certs_env_load(&env, &eb) != WH_OK) {
+    /* The server's settings as the server merges them (flags > environment > --config file >
+     * defaults): the same host, port, names and feature gates. */
+    char *cargv[8];
+    int cargc = 0;
+    cargv[cargc++] = "kruise-webhook";
+    const struct {
+        const char *flag, *value;
+    } forward[] = {
+        {"--config", a.config}, {"--port", a.port}, {"--feature-gates", a.feature_gates}};
+    for (size_t i = 0; i < sizeof(forward) / sizeof(forward[0]); i++) {
+        if (!forward[i].value)
+            continue;
+        cargv[cargc++] = (char *)(uintptr_t)forward[i].flag;
+        cargv[cargc++] = (char *)(uintptr_t)forward[i].value;
+    }
+    cargv[cargc] = NULL;
+    struct wh_config cfg;
+    if (wh_config_load(&cfg, cargc, cargv, &eb) != WH_OK ||
+        wh_certs_env_from_config(&env, &cfg, &eb) != WH_OK) {
         fprintf(stderr, "kruise-webhook certs: %s\n", eb.msg);
+        wh_certs_env_fini(&env);
+        wh_config_fini(&cfg);
         return EXIT_TROUBLE;
     }
-    status = is_generate ? cmd_generate(&a, &env) : cmd_inspect(&a, &env);
+    status = is_generate ? cmd_generate(&a, &env) : cmd_inspect(&a, &cfg, &env);
     wh_certs_env_fini(&env);
+    wh_config_fini(&cfg);
     return status;
 }

@@ -5,12 +5,14 @@
  *   kruise-webhook certs generate --out DIR [--host H | --service S --namespace N]
  *                                 [--ecdsa] [--upstream-sans] [--days N]
  *   kruise-webhook certs inspect DIR [--host H | --service S --namespace N] [--cluster]
- *                                [--json]
+ *                                [--config FILE] [--port N] [--feature-gates G] [--json]
  *   kruise-webhook certs inspect --secret [NAME] [--namespace N] [--json]
  *                                [--mutating-config M] [--validating-config V]
- * Defaults for host/service/namespace, the Secret name and the renewal margin come from the
- * environment as for the server (CERT-01). Exit status: 0 success (inspect: the set is
- * valid), 1 inspect found the set invalid, 2 usage, I/O or generation error.
+ * Defaults for host/port/service/namespace, the Secret name, the configuration names and the
+ * renewal margin are the server's settings, merged as the server merges them (flags given to
+ * the command > environment > --config file > defaults, CERT-01).
+ * Exit status: 0 success (inspect: the set is valid), 1 inspect found the set invalid, 2
+ * usage, I/O or generation error.
  * Thread rule: run from main before any thread starts (reads the environment). */
 
 #include "certs/bundle.h"
@@ -24,6 +26,9 @@
 struct wh_certs_cli_hooks {
     /* True when the server configured by cfg answers path (its route table). */
     bool (*serves)(const struct wh_config *cfg, const char *path);
+    /* True when the server has a handler for path, whatever the feature gates (NULL: serves
+     * decides): `inspect --cluster` checks the entries for every such path. */
+    bool (*knows)(const char *path);
 };
 
 /* argv[0] is the word "certs"; argv[1] the command. hooks is borrowed for the call. */

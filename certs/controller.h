@@ -17,9 +17,14 @@
  *     new certificate is stored, then until every live replica reports serving it
  *     (certs/report.h); only then is the old CA dropped.
  * Triggers: changes of our Secret, of the two configurations and of Kruise CRDs (informer
- * caches with change callbacks), leadership gained, --certs-resync-period, and every 2 s
- * while a rotation is in progress. Failed syncs back off from 5 ms to 30 s; syncs are at
+ * caches with change callbacks), the cert dir changed by someone else (looked at every
+ * --cert-reload-interval), leadership gained, --certs-resync-period, and every 2 s while a
+ * rotation is in progress. Failed syncs back off from 5 ms to 30 s; syncs are at
  * least 100 ms apart, so a fight with another writer cannot become a storm.
+ * In URL mode a deleted or spoiled cert dir gets the material in effect back while it is
+ * valid; a renewal margin not shorter than the certificates' validity is refused, and a
+ * certificate that would be due at once is never stored.
+ * The parts: see certs/controller_int.h.
  * Replicas: every replica runs it and serves; with --leader-elect only the Lease holder
  * writes (kube/leader.h), the others read the Secret, write their own cert dir and wait
  * until the caBundles trust their CA.

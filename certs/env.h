@@ -47,9 +47,18 @@ struct wh_config; /* config/config.h */
 /* The same inputs from the server's merged configuration (flags > environment > --config
  * file > defaults, config/config.h), so a flag such as --webhook-host overrides
  * WEBHOOK_HOST. Empty strings count as unset, as above. WH_ERR_INVALID when the port is out
- * of range. Release with wh_certs_env_fini. */
+ * of range or the renewal margin is not shorter than the certificates' validity
+ * (wh_certs_env_check_renew_before). Release with wh_certs_env_fini, also after a failure. */
 WH_NODISCARD enum wh_err
 wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg, struct wh_errbuf *eb);
+
+/* The renewal margin must be shorter than the validity of the certificates the server
+ * makes (WH_CERTS_VALIDITY_SECS, 10 years): with a longer one every certificate would be due
+ * for renewal the moment it was made, and the controller would rotate without end.
+ * WH_ERR_INVALID with a message naming the option, both durations and what to use; given is
+ * the text as configured (may be NULL). wh_certs_env_from_config checks it too. */
+WH_NODISCARD enum wh_err wh_certs_env_check_renew_before(int64_t renew_before_secs,
+                                                         const char *given, struct wh_errbuf *eb);
 
 /* The name the server's certificate is for (CERT-10), as the server picks it: WEBHOOK_HOST
  * (URL mode); else, standalone (kube/client.h wh_kube_standalone), "localhost" (`make run`);

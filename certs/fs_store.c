@@ -41,6 +41,29 @@ enum wh_err wh_certs_fs_exists(const char *dir, bool *all_present, struct wh_err
     return WH_OK;
 }
 
+uint64_t wh_certs_fs_fingerprint(const char *dir)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over what stat says of each name */
+    for (size_t i = 0; i < N_NAMES; i++) {
+        struct stat st;
+        char *path = wh_str_printf("%s/%s", dir, all_names[i]);
+        uint64_t v[6] = {0};
+        if (stat(path, &st) == 0) {
+            v[0] = (uint64_t)st.st_dev;
+            v[1] = (uint64_t)st.st_ino;
+            v[2] = (uint64_t)st.st_size;
+            v[3] = (uint64_t)st.st_mtim.tv_sec;
+            v[4] = (uint64_t)st.st_mtim.tv_nsec;
+            v[5] = (uint64_t)st.st_mode;
+        }
+        free(path);
+        const unsigned char *p = (const unsigned char *)v;
+        for (size_t k = 0; k < sizeof(v); k++)
+            h = (h ^ p[k]) * 1099511628211ULL;
+    }
+    return h;
+}
+
 enum wh_err wh_certs_fs_read(const char *dir, struct wh_certs_bundle **out, struct wh_errbuf *eb)
 {
     static const enum wh_certs_item items[] = {WH_CERTS_CA_KEY, WH_CERTS_CA_CERT, WH_CERTS_CERT,

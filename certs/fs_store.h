@@ -40,6 +40,12 @@
 WH_NODISCARD enum wh_err wh_certs_fs_exists(const char *dir, bool *all_present,
                                             struct wh_errbuf *eb);
 
+/* A cheap summary of what the six names resolve to now (device, inode, size, mtime, mode;
+ * a missing name counts as zeros): it changes when anything replaces, rewrites or deletes
+ * them, so a watcher compares it with the value taken after its own write instead of reading
+ * the files. */
+uint64_t wh_certs_fs_fingerprint(const char *dir);
+
 /* Reads ca-key.pem, ca-cert.pem, cert.pem and key.pem from one generation of dir (see
  * wh_certs_atomic_dir_read). WH_ERR_NOT_FOUND when any of the six CERT-45 names is missing
  * (CERT-39); WH_ERR_TOO_BIG when a file exceeds WH_CERTS_PEM_MAX; WH_ERR_IO.

@@ -108,6 +108,28 @@ static bool url_is_ours(const char *url, const struct wh_certs_inject_target *t)
     return ours;
 }
 
+static STACK_OF(X509) * certs_of(const void *pem, size_t len);
+static bool stack_has(STACK_OF(X509) * sk, X509 *c);
+
+/* The caBundle of cc holds a certificate of the target's bundle (our CA, or one of a rotation
+ * in progress). */
+static bool trusts_one_of_ours(const json_t *cc, const struct wh_certs_inject_target *t)
+{
+    const char *b64 = wh_json_str(cc, "caBundle");
+    unsigned char *have = NULL;
+    size_t len = 0;
+    bool found = false;
+    if (!b64 || !t->ca_bundle || wh_base64_decode(b64, strlen(b64), &have, &len) != WH_OK)
+        return false;
+    STACK_OF(X509) *a = certs_of(have, len), *b = certs_of(t->ca_bundle, t->ca_bundle_len);
+    for (int i = 0; a && b && !found && i < sk_X509_num(a); i++)
+        found = stack_has(b, sk_X509_value(a, i));
+    sk_X509_pop_free(a, X509_free);
+    sk_X509_pop_free(b, X509_free);
+    free(have);
+    return found;
+}
+
 /* An entry whose client config reaches this server: our Service, or our URL. */
 static bool targets_us(const json_t *cc, const struct wh_certs_inject_target *t)
 {
@@ -117,6 +139,18 @@ static bool targets_us(const json_t *cc, const struct wh_certs_inject_target *t)
                wh_str_eq(wh_json_str(svc, "name"), t->service);
     const char *url = wh_json_str(cc, "url");
     return url && url_is_ours(url, t);
+}
+
+/* Both absent, or equal (json_equal is false when either is NULL). */
+static bool same_member(const json_t *a, const json_t *b, const char *key)
+{
+    const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+    return (!x && !y) || (x && y && json_equal(x, y));
+}
+
+bool wh_certs_inject_same_target(const json_t *a, const json_t *b)
+{
+    return same_member(a, b, "url") && same_member(a, b, "service");
 }
 
 static void note_removed(struct wh_certs_inject_stats *st, const char *path)
@@ -183,6 +217,8 @@ enum wh_err wh_certs_inject_webhooks(const json_t *config, const struct wh_certs
             continue;
         }
         st->changed++;
+        if (!cc || !wh_certs_inject_same_target(want, cc))
+            st->retargeted++;
         if (!copy)
             copy = wh_json_copy(config);
         json_t *centry = json_array_get(json_object_get(copy, "webhooks"), i - removed);
@@ -265,7 +301,9 @@ bool wh_certs_inject_crd_selected(const json_t *crd, const struct wh_certs_injec
     if (svc)
         return wh_str_eq(wh_json_str(svc, "namespace"), t->ns) &&
                wh_str_eq(wh_json_str(svc, "name"), t->service);
-    return url_is_ours(url, t);
+    /* Another host or port, with a caBundle that trusts our CA: ours before --port or
+     * --webhook-host changed (another installation has a CA of its own). */
+    return url_is_ours(url, t) || (url_mode(t) && trusts_one_of_ours(cc, t));
 }
 
 /* CERT-56 */

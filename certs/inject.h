@@ -19,7 +19,9 @@
  *   gets ours (upstream keeps a stale URL).
  * - A CRD is ours when, besides CERT-55 (strategy Webhook, a Kruise type), its conversion
  *   points at our Service (namespace/name) or our URL (scheme, host and port), or names no
- *   target at all. CRDs served by another installation are not touched.
+ *   target at all; in URL mode also when it calls another URL with a caBundle that trusts a
+ *   CA of the target's bundle: ours before the port or host changed. CRDs served by another
+ *   installation (its own Service, or its own CA) are not touched.
  * - The caBundle may hold several CA certificates (during a CA rotation, the new one and the
  *   old ones): the PEM texts one after the other.
  * Thread rule: thread-safe (no shared state); inputs are only read. */
@@ -50,6 +52,7 @@ struct wh_certs_inject_stats {
     int entries;             /* webhook entries seen */
     int served;              /* of which this server answers the path */
     int changed;             /* of which needed a change */
+    int retargeted;          /* of the changed, those that called another URL or Service */
     int to_url;              /* of the served, those naming a Service replaced by our URL */
     int removed;             /* entries removed: ours, for a path known but not served */
     char removed_paths[256]; /* their paths, ", "-joined (truncated) */
@@ -64,6 +67,10 @@ char *wh_certs_inject_entry_path(const json_t *client_config);
  * client_config: the host of its url (an IPv6 literal keeps its brackets), else
  * <service.name>.<service.namespace>.svc. Returns: a new string, or NULL when there is none. */
 char *wh_certs_inject_called_name(const json_t *client_config);
+
+/* True when two clientConfigs call the same place: url and service both absent or equal
+ * (the caBundle aside). */
+bool wh_certs_inject_same_target(const json_t *a, const json_t *b);
 
 /* The URL of path in URL mode: "https://<host>:<port><path>", with an IPv6 host in brackets.
  * Returns: a new string. */

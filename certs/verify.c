@@ -1,11 +1,13 @@
 #include "certs/verify.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
 #include "certs/keypair.h"
+#include "gocompat/gotime.h"
 
 const char *wh_certs_verdict_str(enum wh_certs_verdict v)
 {
@@ -77,6 +79,37 @@ int64_t wh_certs_verify_secs_left(X509 *cert, time_t now)
     return (int64_t)end - (int64_t)now;
 }
 
+/* "100d", "5h", "12min", "30s": the largest unit that fits (m means 30 days in
+ * --certs-renew-before, so minutes are "min"). */
+void wh_certs_verify_format_secs(int64_t secs, char *buf, size_t bufsz)
+{
+    static const struct {
+        int64_t secs;
+        const char *unit;
+    } units[] = {{86400, "d"}, {3600, "h"}, {60, "min"}, {1, "s"}};
+    int64_t a = secs < 0 ? -secs : secs;
+    size_t i = 0;
+    while (i + 1 < sizeof(units) / sizeof(units[0]) && a < units[i].secs)
+        i++;
+    snprintf(buf, bufsz, "%lld%s", (long long)(a / units[i].secs), units[i].unit);
+}
+
+void wh_certs_verify_describe_expiry(X509 *cert, time_t now, char *buf, size_t bufsz)
+{
+    time_t end = 0;
+    char when[WH_GOTIME_MAX], left[32];
+    if (wh_certs_verify_asn1_time(X509_get0_notAfter(cert), &end) != WH_OK) {
+        snprintf(buf, bufsz, "has an unreadable notAfter");
+        return;
+    }
+    wh_gotime_format((struct wh_gotime){(int64_t)end, 0}, WH_GOTIME_RFC3339, when, sizeof(when));
+    wh_certs_verify_format_secs((int64_t)end - (int64_t)now, left, sizeof(left));
+    if (end >= now)
+        snprintf(buf, bufsz, "expires in %s (%s)", left, when);
+    else
+        snprintf(buf, bufsz, "expired %s ago (%s)", left, when);
+}
+
 static enum wh_certs_verdict time_verdict(X509 *bad, int err, time_t now)
 {
     if (err == X509_V_ERR_CERT_NOT_YET_VALID)
@@ -131,8 +164,22 @@ enum wh_certs_verdict wh_certs_verify_chain(X509 *leaf, STACK_OF(X509) * anchors
         v = WH_CERTS_NOT_CHAINED;
         break;
     }
-    wh_errbuf_set(why, WH_ERR_TLS, "%s (at depth %d: %s)", wh_certs_verdict_str(v),
-                  X509_STORE_CTX_get_error_depth(ctx), X509_verify_cert_error_string(err));
+    int depth = X509_STORE_CTX_get_error_depth(ctx);
+    if (bad && (v == WH_CERTS_EXPIRED || v == WH_CERTS_EXPIRING)) {
+        /* OpenSSL says "certificate has expired" for one that is merely checked at a later
+         * instant: say when it expires, and how far ahead it was checked. */
+        char expiry[160], ahead[32];
+        wh_certs_verify_describe_expiry(bad, now, expiry, sizeof(expiry));
+        wh_certs_verify_format_secs((int64_t)at - (int64_t)now, ahead, sizeof(ahead));
+        if (v == WH_CERTS_EXPIRING)
+            wh_errbuf_set(why, WH_ERR_TLS, "the certificate at depth %d %s, within the %s checked",
+                          depth, expiry, ahead);
+        else
+            wh_errbuf_set(why, WH_ERR_TLS, "the certificate at depth %d %s", depth, expiry);
+    } else {
+        wh_errbuf_set(why, WH_ERR_TLS, "%s (at depth %d: %s)", wh_certs_verdict_str(v), depth,
+                      X509_verify_cert_error_string(err));
+    }
 out:
     X509_STORE_CTX_free(ctx);
     X509_STORE_free(store);

@@ -7,6 +7,7 @@
  * Thread rule: thread-safe (no shared state). */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -54,6 +55,13 @@ bool wh_certs_verify_host(X509 *cert, const char *dns_name);
 
 /* Converts an ASN.1 time to seconds since the epoch. WH_ERR_PARSE when malformed. */
 WH_NODISCARD enum wh_err wh_certs_verify_asn1_time(const ASN1_TIME *t, time_t *out);
+
+/* "expires in 100d (2026-05-01T00:00:00Z)" or "expired 3d ago (...)" for cert at now. */
+void wh_certs_verify_describe_expiry(X509 *cert, time_t now, char *buf, size_t bufsz);
+
+/* A duration as "100d", "5h", "12min" or "30s" (rounded down to the largest unit that fits;
+ * the sign is dropped). */
+void wh_certs_verify_format_secs(int64_t secs, char *buf, size_t bufsz);
 
 /* Seconds from now until cert's notAfter (negative once expired). */
 int64_t wh_certs_verify_secs_left(X509 *cert, time_t now);

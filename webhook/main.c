@@ -92,8 +92,10 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
 {
     struct wh_certs_env env;
     enum wh_err rc = wh_certs_env_from_config(&env, cfg, eb);
-    if (rc)
+    if (rc) {
+        wh_certs_env_fini(&env);
         return rc;
+    }
     struct wh_certs_fs_sync_opts o = {
         .dir = cfg->cert_dir,
         .renew_before_secs = env.renew_before_secs,
@@ -274,6 +276,14 @@ static int serve(int argc, char **argv)
         status = 0;
         goto out;
     }
+    /* Settings that load but that the server cannot run with: refused at start-up and by
+     * --check-config alike. */
+    if (wh_certs_env_check_renew_before(wh_certs_env_parse_renew_before(cfg.renew_before, NULL),
+                                        cfg.renew_before, &eb)) {
+        fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
+        status = 2;
+        goto out;
+    }
     if (cfg.check_config) {
         /* Everything start-up reads from files before it listens: --state, which the server
          * would otherwise only find broken when it starts (same messages, file:line:col). */
@@ -426,7 +436,8 @@ int main(int argc, char **argv)
     int status;
     if (argc > 1 && strcmp(argv[1], "certs") == 0)
         status = wh_certs_cli_main(argc - 1, argv + 1,
-                                   &(struct wh_certs_cli_hooks){.serves = route_served});
+                                   &(struct wh_certs_cli_hooks){.serves = route_served,
+                                                                .knows = wh_routes_known});
     else if (argc > 1 && strcmp(argv[1], "inject") == 0)
         status = wh_inject_main(argc - 1, argv + 1);
     else if (argc > 1 && strcmp(argv[1], "convert") == 0)

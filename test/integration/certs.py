@@ -486,6 +486,37 @@ def rotation_inside_renewal_window_under_load_zero_failures(tmp):
 
 
 @test
+def renew_before_longer_than_the_validity_is_refused(tmp):
+    """Issue 22: --certs-renew-before 11y with 10-year certificates renewed every certificate
+    as soon as it was made (a CA rotation every 5.6 s, never listening, an exit after 60 s that
+    named nothing) while --check-config said "configuration ok". Both refuse it now, naming the
+    option and both durations, exit 2; so does the variable."""
+    api = ApiServer(tmp)
+    try:
+        cluster_setup(api)
+        base = [BIN, "--kubeconfig", api.kubeconfig, "--port", "0", "--bind-address", "127.0.0.1",
+                "--cert-dir", os.path.join(tmp, "c"), "--metrics-addr", "0", "--health-addr", "0"]
+        runs = [(base + ["--check-config", "--certs-renew-before", "11y"], None),
+                (base + ["--certs-renew-before", "11y"], None),
+                (base + ["--check-config"], {"CERTS_RENEW_BEFORE": "10y"})]
+        for argv, env in runs:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=30,
+                               env=dict(os.environ, **(env or {})))
+            check(r.returncode == 2, "%s: exit %s\n%s%s" % (argv[-2:], r.returncode, r.stdout,
+                                                           r.stderr[-1500:]))
+            check("--certs-renew-before" in r.stderr and "days is not shorter than the 3650-day "
+                  "validity" in r.stderr and "configuration ok" not in r.stdout, r.stderr[-800:])
+        check("11y = 4015 days" in subprocess.run(runs[0][0], capture_output=True, text=True,
+                                                  timeout=30).stderr, "both durations named")
+        check(api.secret() is None, "nothing written")
+        r = subprocess.run(base + ["--check-config", "--certs-renew-before", "3649d"],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0 and "configuration ok" in r.stdout, "3649d: %s" % r.stderr)
+    finally:
+        api.stop()
+
+
+@test
 def readiness_waits_and_initialize_timeout_exits(tmp):
     """CERT-02/58/60/72/73: a replica that cannot get certificates (here: --leader-elect while
     someone else holds the writer Lease and no Secret exists) never initialises: /readyz on

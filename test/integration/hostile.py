@@ -411,6 +411,53 @@ def bad_request_lines_are_rate_limited(tmp):
 # --- certificate directories ---------------------------------------------------------------
 
 
+@test
+def failed_tls_handshakes_say_what_the_client_did(tmp):
+    """Issue 22: libmicrohttpd logs every failed handshake as "received handshake message out
+    of context". The server says instead what happened, counted by reason: a client that does
+    not trust the certificate (TLS 1.3: an encrypted alert; TLS 1.2: the plaintext alert), one
+    that connects and closes (a probe, an API server stopping), and one that speaks no TLS."""
+    s = Server(tmp)
+    try:
+        def handshake(max_version=None):
+            ctx = ssl.create_default_context()  # the system CAs: not ours
+            if max_version:
+                ctx.maximum_version = max_version
+            raw = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+            try:
+                ctx.wrap_socket(raw, server_hostname="127.0.0.1").close()
+                return "handshake succeeded"
+            except ssl.SSLError as e:
+                return str(e)
+            finally:
+                raw.close()
+        check("CERTIFICATE_VERIFY_FAILED" in handshake(), "the client refuses the certificate")
+        check("CERTIFICATE_VERIFY_FAILED" in handshake(ssl.TLSVersion.TLSv1_2), "TLS 1.2 too")
+        socket.create_connection(("127.0.0.1", s.port), timeout=5).close()
+        with socket.create_connection(("127.0.0.1", s.port), timeout=5) as raw:
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            raw.recv(100)
+
+        def counts():
+            text = metrics(s)
+            return [metric(text, "kruise_webhook_tls_handshake_failures_total", reason=r) or 0
+                    for r in ("certificate_refused", "closed", "client_alert")]
+        deadline = time.time() + 5
+        while counts() != [2, 1, 1] and time.time() < deadline:
+            time.sleep(0.05)
+        check(counts() == [2, 1, 1], "failures by reason (refused, closed, alert): %s" % counts())
+        log = s.read_log().decode(errors="replace")
+        check("http: Error: received handshake" not in log,
+              "libmicrohttpd's words are not logged as they are:\n" + log[-2000:])
+        check(re.search(r"TLS handshake( from [^ ]+)? failed: the client refused this server's "
+                        r"certificate \(serial [0-9a-f]+; it sent alert CA is unknown\)", log),
+              "the refusal is explained:\n" + log[-2000:])
+        check(re.search(r"TLS handshake from 127\.0\.0\.1:\d+ failed: the client closed the "
+                        r"connection first", log), "the probe is explained:\n" + log[-2000:])
+    finally:
+        s.stop()
+
+
 def file_bytes(d):
     return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))
             if not n.startswith("..") and os.path.isfile(os.path.join(d, n))}

@@ -24,7 +24,8 @@ bool wh_test_certs_knows(void *arg, const char *path)
     return wh_routes_known(path);
 }
 
-const struct wh_certs_cli_hooks wh_test_certs_cli_hooks = {.serves = wh_test_route_served};
+const struct wh_certs_cli_hooks wh_test_certs_cli_hooks = {.serves = wh_test_route_served,
+                                                           .knows = wh_routes_known};
 
 /* Runs the command with stdout and stderr on fd (-1: /dev/null, unless WH_TEST_VERBOSE). */
 static int run_to(int argc, char **argv, int fd)

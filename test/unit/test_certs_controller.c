@@ -636,6 +636,11 @@ TEST(cert41_certificate_in_renewal_window_rotates_ca_with_overlap)
     CHECK_EQ_INT(count_certs(bundle), 2);
     CHECK(bundle && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), old_ca, strlen(old_ca)));
     CHECK(!wh_certs_controller_initialized(a.c)); /* the server does not present it yet */
+    /* ... and readiness (and a start-up that times out) says so. */
+    char why[300] = "";
+    CHECK(!wh_certs_controller_ready(a.c, why, sizeof(why)));
+    CHECK(strstr(why, "the HTTPS server presents certificate") != NULL);
+    CHECK(strstr(why, "that the last sync wrote to") != NULL);
 
     CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
     json_decref(m);
@@ -1017,8 +1022,13 @@ out_fx:
 /* Issue 10: `certs inspect DIR --cluster` for a URL-mode server, run without WEBHOOK_HOST
  * (the server had it as a flag), checks the name the cluster's entries call, 127.0.0.1, not
  * the Service; the entries are reported with that name. A host the certificate does not
- * name is a mismatch. */
-TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
+ * name is a mismatch.
+ * Issue 22: run with none of the server's settings (no WEBHOOK_HOST, no WEBHOOK_PORT, no
+ * feature gates) it finds the host and port the entries call, checks every CRD converted on
+ * that host (it said "0 of 0" and "match: yes"), reports a CRD left on another port, counts
+ * an entry for a path the default gates turn off, and says "nothing was checked" rather than
+ * "match: yes" when nothing calls the server. */
+TEST(certs_cli_inspect_cluster_url_mode_checks_what_it_claims)
 {
     struct fx f;
     struct inst a;
@@ -1036,9 +1046,56 @@ TEST(certs_cli_inspect_cluster_url_mode_takes_the_host_from_the_cluster)
     CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 0);
     CHECK(strstr(out, "valid for 127.0.0.1: yes") != NULL);
     CHECK(strstr(out, "the API server calls 127.0.0.1: certificate valid for it: yes") != NULL);
+    CHECK(strstr(out, "CRDs converted by us: 9 of 9 trust the CA") != NULL);
+    CHECK(strstr(out, "called at https://127.0.0.1:9443 (host from the webhook entries, port "
+                      "from the webhook entries)") != NULL);
+    CHECK(strstr(out, "match: yes") != NULL);
     free(out);
     char *other[] = {"certs", "inspect", a.certdir, "--cluster", "--host", "10.9.9.9"};
     CHECK_EQ_INT(wh_test_certs_cli_output(6, other, &out), 1);
+    free(out);
+
+    /* An entry for /validate-service (off without ResourcesDeletionProtection) that does not
+     * trust the CA: counted and reported whatever the gates of the command's settings. */
+    json_t *v = get_config(&f, false);
+    json_t *e = json_deep_copy(json_array_get(json_object_get(v, "webhooks"), 0));
+    json_object_set_new(e, "name", json_string("vservice.kb.io"));
+    json_object_set_new(json_object_get(e, "clientConfig"), "url",
+                        json_string("https://127.0.0.1:9443/validate-service"));
+    json_object_set_new(json_object_get(e, "clientConfig"), "caBundle", json_string("Cg=="));
+    json_array_append_new(json_object_get(v, "webhooks"), e);
+    put_obj(&f, v);
+    json_decref(v);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 1);
+    CHECK(strstr(out, "1 of 2 entries for this server's paths trust the CA") != NULL);
+    free(out);
+
+    /* A CRD left on the old port. */
+    json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
+                          "clonesets.apps.kruise.io");
+    json_object_set_new(wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL),
+                        "url", json_string("https://127.0.0.1:8443/convert"));
+    put_obj(&f, crd);
+    json_decref(crd);
+    CHECK_EQ_INT(wh_test_certs_cli_output(4, argv, &out), 1);
+    CHECK(strstr(out, "CRD clonesets.apps.kruise.io converts through "
+                      "https://127.0.0.1:8443/convert, not this server's port") != NULL);
+    free(out);
+
+    /* Nothing calls the server (no entry for its paths, no CRD through its Service): nothing
+     * is checked, and that is not a match. */
+    json_t *m = get_config(&f, true);
+    json_array_remove(json_object_get(m, "webhooks"), 0); /* mother.kb.io stays: not our path */
+    put_obj(&f, m);
+    json_decref(m);
+    v = get_config(&f, false);
+    json_array_clear(json_object_get(v, "webhooks"));
+    put_obj(&f, v);
+    json_decref(v);
+    char *svc[] = {"certs", "inspect", a.certdir, "--cluster", "--service", "x", "--namespace", "y"};
+    CHECK_EQ_INT(wh_test_certs_cli_output(8, svc, &out), 1);
+    CHECK(strstr(out, "nothing was checked") != NULL);
+    CHECK(strstr(out, "match: NO") != NULL);
     free(out);
     unsetenv("KUBECONFIG");
     unsetenv("SERVICE_NAME");
@@ -1359,6 +1416,237 @@ TEST(cert51_missing_configuration_is_skipped)
     json_decref(m);
     free(ca);
     json_decref(secret);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* The conversion URL of a CRD, as a new string (NULL when none). */
+static char *crd_url(struct fx *f, const char *name)
+{
+    json_t *crd = get_obj(f, "apiextensions.k8s.io", "customresourcedefinitions", NULL, name);
+    const char *url =
+        wh_json_path_str(crd, "spec", "conversion", "webhook", "clientConfig", "url", NULL);
+    char *out = url ? wh_xstrdup(url) : NULL;
+    json_decref(crd);
+    return out;
+}
+
+static void remove_tree(const char *dir)
+{
+    char *cmd = wh_str_printf("rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    free(cmd);
+}
+
+/* Issue 22: in URL mode the cert dir is the store, and anyone may delete it. The certificates
+ * in use (still served, still in the caBundles) are written back: no new CA published alone,
+ * which made the API server refuse the old certificate until the reload. */
+TEST(certs_url_mode_deleted_cert_dir_gets_the_certificates_in_use_back)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    static const char *const url[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    if (!inst_start(&a, &f, "a", url))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    char *ca = read_dir_file(a.certdir, "ca-cert.pem");
+    char *cert = read_dir_file(a.certdir, "tls.crt");
+    /* The HTTPS server keeps presenting what it loaded while the directory is gone. */
+    serial_of_pem(cert, a.fixed_serial, sizeof(a.fixed_serial));
+    remove_tree(a.certdir);
+    clear_requests(&f);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    char *ca2 = read_dir_file(a.certdir, "ca-cert.pem");
+    char *cert2 = read_dir_file(a.certdir, "tls.crt");
+    CHECK_EQ_STR(ca2, ca);
+    CHECK_EQ_STR(cert2, cert);
+    CHECK_EQ_INT(count_writes(&f, NULL), 0); /* the caBundles already trust it */
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    CHECK_EQ_STR(bundle, ca);
+    struct wh_certs_controller_status st;
+    wh_certs_controller_status(a.c, &st);
+    CHECK(!st.rotating);
+    CHECK_EQ_INT(st.bundle_cas, 1);
+    free(bundle);
+    json_decref(m);
+    free(ca2);
+    free(cert2);
+    free(ca);
+    free(cert);
+    inst_stop(&a);
+out_fx:
+    fx_stop(&f);
+}
+
+/* Issue 22: when the certificates in use are due for renewal too, the new CA is published
+ * beside the old one held in memory (the rotation protocol, as docs/certificates.md says),
+ * though the directory that held the old one is gone. */
+TEST(certs_url_mode_deleted_cert_dir_renewal_keeps_the_old_ca_published)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    /* Valid just beyond the 180-day margin: due for renewal a few seconds from now. */
+    struct wh_certs_gen_opts o;
+    struct wh_certs_bundle *old = NULL;
+    struct wh_certs_target t = {.host = "127.0.0.1"};
+    wh_certs_gen_opts_init(&o);
+    o.key_type = WH_CERTS_KEY_ECDSA;
+    o.validity_secs = 180 * 86400LL + 3;
+    o.backdate_secs = 0;
+    WH_ASSERT(wh_certs_bundle_generate(&o, &t, NULL, &old, NULL, &eb) == WH_OK);
+    static const char *const url[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    if (!inst_start(&a, &f, "a", url))
+        goto out_old;
+    CHECK_EQ_INT(wh_certs_fs_write(a.certdir, old, NULL, &eb), WH_OK);
+    serial_of_pem(wh_certs_bundle_get(old, WH_CERTS_CERT, NULL), a.fixed_serial,
+                  sizeof(a.fixed_serial));
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    const char *old_ca = wh_certs_bundle_get(old, WH_CERTS_CA_CERT, NULL);
+    char *ca = read_dir_file(a.certdir, "ca-cert.pem");
+    CHECK_EQ_STR(ca, old_ca); /* still valid: kept */
+    free(ca);
+    wh_time_sleep_ms(4000); /* now within the margin */
+    remove_tree(a.certdir);
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    ca = read_dir_file(a.certdir, "ca-cert.pem");
+    CHECK(ca && strcmp(ca, old_ca) != 0);
+    json_t *m = get_config(&f, true);
+    char *bundle = entry_bundle(m, 0);
+    CHECK_EQ_INT(count_certs(bundle), 2);
+    CHECK(bundle && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), old_ca, strlen(old_ca)));
+    CHECK(bundle && ca && wh_certs_inject_bundle_trusts(bundle, strlen(bundle), ca, strlen(ca)));
+    struct wh_certs_controller_status st;
+    wh_certs_controller_status(a.c, &st);
+    CHECK(st.rotating);
+    CHECK_EQ_INT(st.bundle_cas, 2);
+    free(bundle);
+    json_decref(m);
+    free(ca);
+    inst_stop(&a);
+out_old:
+    wh_certs_bundle_free(old);
+    fx_stop(&f);
+}
+
+/* Issue 22: a renewal margin longer than the certificates' validity renewed every certificate
+ * as soon as it was made (a CA rotation every 5.6 s, never listening). Refused, naming the
+ * flag and both durations. */
+TEST(certs_renew_before_longer_than_the_validity_is_refused)
+{
+    struct fx f;
+    struct inst a;
+    if (!fx_start(&f))
+        return;
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *argv[] = {"kruise-webhook", "--kubeconfig", f.kubeconfig, "--certs-renew-before", "11y",
+                    NULL};
+    CHECK_EQ_INT(wh_config_load(&cfg, 5, argv, &eb), WH_OK);
+    struct wh_certs_env e;
+    CHECK_EQ_INT(wh_certs_env_from_config(&e, &cfg, &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "--certs-renew-before") != NULL);
+    CHECK(strstr(eb.msg, "11y = 4015 days") != NULL);
+    CHECK(strstr(eb.msg, "3650-day validity") != NULL);
+    wh_certs_env_fini(&e);
+    wh_config_fini(&cfg);
+    struct wh_kube_opts ko = {.kubeconfig = f.kubeconfig, .timeout_ms = 10000};
+    struct wh_kube_client *client = NULL;
+    memset(&a, 0, sizeof(a));
+    CHECK_EQ_INT(wh_config_load(&a.cfg, 5, argv, &eb), WH_OK);
+    CHECK_EQ_INT(wh_kube_client_new(&ko, &client, &eb), WH_OK);
+    CHECK_EQ_INT(wh_cluster_new_api(client, &a.cl, &eb), WH_OK);
+    struct wh_certs_hooks hooks = {.serves = wh_test_certs_serves,
+                                   .serves_arg = &a.cfg,
+                                   .serving_serial = fake_serving,
+                                   .serial_arg = &a};
+    CHECK_EQ_INT(wh_certs_controller_new(a.cl, &a.cfg, &hooks, &a.c, &eb), WH_ERR_INVALID);
+    CHECK(a.c == NULL);
+    CHECK_EQ_INT(wh_certs_env_check_renew_before(3649 * 86400LL, "3649d", &eb), WH_OK);
+    wh_cluster_free(a.cl);
+    wh_config_fini(&a.cfg);
+    fx_stop(&f);
+}
+
+/* Whatever the settings, a certificate that would be due for renewal the moment it is made is
+ * never stored. Here a stored CA valid for 1.5 years, reusable by CERT-41 (one year), with a
+ * 2-year renewal margin: every serving certificate it signed was due at once, so each sync
+ * (and the Secret watch after each write) made another. A new CA is made instead, once. */
+TEST(certs_reused_ca_ending_within_the_margin_is_replaced_not_reused_forever)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    struct wh_certs_bundle *old = short_lived_bundle(548 * 86400LL);
+    json_t *obj = wh_certs_secret_object(NS, SECRET, NULL, old);
+    put_obj(&f, obj);
+    json_decref(obj);
+    static const char *const margin[] = {"--certs-renew-before", "730d", NULL};
+    if (!inst_start(&a, &f, "a", margin))
+        goto out_old;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *s1 = get_secret(&f);
+    char *ca1 = secret_item(s1, "ca-cert.pem"), *cert1 = secret_item(s1, "cert.pem");
+    CHECK(ca1 && strcmp(ca1, wh_certs_bundle_get(old, WH_CERTS_CA_CERT, NULL)) != 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    json_t *s2 = get_secret(&f);
+    char *cert2 = secret_item(s2, "cert.pem");
+    CHECK_EQ_STR(cert2, cert1);
+    free(cert2);
+    json_decref(s2);
+    free(ca1);
+    free(cert1);
+    json_decref(s1);
+    inst_stop(&a);
+out_old:
+    wh_certs_bundle_free(old);
+    fx_stop(&f);
+}
+
+/* Issue 22: the server moved to another port in URL mode (--port): the webhook entries and the
+ * CRDs' conversions call the new port. Before, the CRDs kept the old one (not ours any more by
+ * their URL), and every v1alpha1 read failed with "connection refused". */
+TEST(certs_url_mode_port_change_moves_the_crd_conversions_too)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    static const char *const p1[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    static const char *const p2[] = {"--webhook-host", "127.0.0.1", "--port", "9555", NULL};
+    if (!inst_start(&a, &f, "a", p1))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    char *u = crd_url(&f, "clonesets.apps.kruise.io");
+    CHECK_EQ_STR(u, "https://127.0.0.1:9443/convert");
+    free(u);
+    inst_stop(&a);
+    /* The same cert dir (the same CA), another port. */
+    if (!inst_start(&a, &f, "a", p2))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    u = crd_url(&f, "clonesets.apps.kruise.io");
+    CHECK_EQ_STR(u, "https://127.0.0.1:9555/convert");
+    free(u);
+    u = crd_url(&f, "sidecarsets.apps.kruise.io");
+    CHECK_EQ_STR(u, "https://127.0.0.1:9555/convert");
+    free(u);
+    json_t *m = get_config(&f, true);
+    CHECK_EQ_STR(wh_json_path_str(json_array_get(json_object_get(m, "webhooks"), 0), "clientConfig",
+                                  "url", NULL),
+                 "https://127.0.0.1:9555/mutate-apps-kruise-io-sidecarset");
+    json_decref(m);
     inst_stop(&a);
 out_fx:
     fx_stop(&f);

@@ -485,7 +485,12 @@ static WH_PRINTF(2, 0) void mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = '\0';
-    /* TLS handshake failures from scanners or clients that distrust us would flood the log. */
+    /* libmicrohttpd's words for any failed TLS handshake (server/tls.h says what it was). */
+    if (wh_str_has_prefix(msg, "Error: received handshake message out of context")) {
+        wh_tls_handshake_failed();
+        return;
+    }
+    /* Other connection errors from scanners or broken clients would flood the log. */
     WH_LOG_EVERY(10, WH_LOG_WARN, "http: %s", msg);
 }
 
@@ -530,6 +535,20 @@ static unsigned int mhd_connection_cap(unsigned int guard_max, unsigned int thre
     return cap > 1000000 ? 1000000 : (unsigned int)cap;
 }
 
+/* The HTTPS listener's connections: the guard's bookkeeping, and the TLS session watched so
+ * that a failed handshake can be told apart (server/tls.h). */
+static void on_https_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                                enum MHD_ConnectionNotificationCode code)
+{
+    wh_conn_guard_notify(cls, conn, socket_context, code);
+    if (code != MHD_CONNECTION_NOTIFY_STARTED)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (ci && ci->tls_session)
+        wh_tls_watch_session((gnutls_session_t)ci->tls_session);
+}
+
 static struct MHD_Daemon *start_daemon(struct listener *l, const char *host, int port,
                                        unsigned int threads, unsigned int guard_max)
 {
@@ -557,7 +576,7 @@ static struct MHD_Daemon *start_daemon(struct listener *l, const char *host, int
                 NULL, MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem,
                 MHD_OPTION_CONNECTION_LIMIT, mhd_connection_cap(guard_max, threads),
-                MHD_OPTION_NOTIFY_CONNECTION, wh_conn_guard_notify, l->guard,
+                MHD_OPTION_NOTIFY_CONNECTION, on_https_connection, l->guard,
                 MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
                 l, MHD_OPTION_HTTPS_CERT_CALLBACK, wh_tls_cert_callback,
                 MHD_OPTION_HTTPS_PRIORITIES, priorities, MHD_OPTION_END);

@@ -1,11 +1,16 @@
 #include "server/tls.h"
 
+#include <errno.h>
 #include <gnutls/x509.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "certs/fs_store.h"
 #include "gocompat/gotime.h"
@@ -45,6 +50,23 @@ static long long watch_interval_ms;
 
 static struct wh_metric *m_reloads, *m_reload_errors;
 
+/* Failed handshakes (wh_tls_handshake_failed), by what the client did. */
+enum failure { F_UNTRUSTED, F_ALERT, F_CLOSED, F_COUNT };
+static struct wh_metric *m_failed[F_COUNT];
+
+/* What the client of this thread's last TLS read sent. libmicrohttpd runs a connection's
+ * handshake on one thread and reports its failure on that thread right after gnutls_handshake
+ * returns, so the failure report finds here the record that ended it. gnutls reads a record
+ * in two reads, its 5-byte header and then its body. */
+static _Thread_local struct {
+    int fd;
+    ssize_t n;             /* the last recv: bytes, 0 at EOF, -1 on error */
+    unsigned char hdr[5];  /* the last record header read */
+    unsigned char body[2]; /* the start of the body read after it */
+    size_t body_len;
+    int64_t at_ns;
+} last_read = {.fd = -1};
+
 static void gen_free(struct generation *g)
 {
     if (!g)
@@ -73,6 +95,17 @@ enum wh_err wh_tls_init(const char *dir)
     m_reload_errors =
         wh_metrics_counter("kruise_webhook_certificate_reload_errors_total",
                            "Attempts to load a changed serving certificate that failed.", NULL);
+    static const char *const reasons[F_COUNT] = {
+        [F_UNTRUSTED] = "certificate_refused", [F_ALERT] = "client_alert", [F_CLOSED] = "closed"};
+    for (int i = 0; i < F_COUNT; i++) {
+        char labels[64];
+        wh_metrics_labels(labels, sizeof(labels), "reason", reasons[i], NULL);
+        m_failed[i] = wh_metrics_counter(
+            "kruise_webhook_tls_handshake_failures_total",
+            "TLS handshakes that failed: the client refused the certificate, sent another "
+            "alert, or closed the connection first.",
+            labels);
+    }
     wh_metrics_gauge_fn("kruise_webhook_certificate_not_after_seconds",
                         "Expiry (unix time) of the serving certificate in use.", NULL,
                         not_after_gauge, NULL);
@@ -89,6 +122,7 @@ void wh_tls_fini(void)
     }
     free(cert_dir);
     cert_dir = NULL;
+    memset(m_failed, 0, sizeof(m_failed));
 }
 
 bool wh_tls_loaded(void)
@@ -105,6 +139,132 @@ bool wh_tls_current_info(char *serial, size_t serialsz, time_t *not_after)
     snprintf(serial, serialsz, "%s", g->serial);
     *not_after = g->not_after;
     return true;
+}
+
+/* The transport's read, as gnutls's own (recv on the descriptor), noting what came. */
+static ssize_t watched_pull(gnutls_transport_ptr_t ptr, void *buf, size_t len)
+{
+    int fd = (int)(intptr_t)ptr;
+    ssize_t n = recv(fd, buf, len, 0);
+    int saved = errno;
+    const unsigned char *p = buf;
+    if (fd != last_read.fd) {
+        memset(last_read.hdr, 0, sizeof(last_read.hdr));
+        last_read.body_len = 0;
+    }
+    last_read.fd = fd;
+    last_read.n = n;
+    last_read.at_ns = wh_time_mono_ns();
+    if (n == 5) {
+        memcpy(last_read.hdr, p, 5);
+        last_read.body_len = 0;
+    } else if (n > 5 && p[0] >= 20 && p[0] <= 23 && p[1] == 3 &&
+               (size_t)n == 5 + ((size_t)p[3] << 8 | p[4])) {
+        memcpy(last_read.hdr, p, 5); /* a whole record in one read */
+        last_read.body_len =
+            (size_t)n - 5 < sizeof(last_read.body) ? (size_t)n - 5 : sizeof(last_read.body);
+        memcpy(last_read.body, p + 5, last_read.body_len);
+    } else if (n > 0) {
+        last_read.body_len =
+            (size_t)n < sizeof(last_read.body) ? (size_t)n : sizeof(last_read.body);
+        memcpy(last_read.body, p, last_read.body_len);
+    }
+    errno = saved;
+    return n;
+}
+
+void wh_tls_watch_session(gnutls_session_t session)
+{
+    /* gnutls reads through this from the first byte of the handshake on (MHD sets the
+     * descriptor as the transport; the pull is gnutls's default, recv). */
+    gnutls_transport_set_pull_function(session, watched_pull);
+}
+
+static bool refuses_certificate(int desc)
+{
+    switch (desc) {
+    case GNUTLS_A_BAD_CERTIFICATE:
+    case GNUTLS_A_UNSUPPORTED_CERTIFICATE:
+    case GNUTLS_A_CERTIFICATE_REVOKED:
+    case GNUTLS_A_CERTIFICATE_EXPIRED:
+    case GNUTLS_A_CERTIFICATE_UNKNOWN:
+    case GNUTLS_A_UNKNOWN_CA:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* " from 10.0.0.7:51234", or "" when the peer is unknown. */
+static void peer_of(int fd, char *buf, size_t bufsz)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    char host[INET6_ADDRSTRLEN] = "", port[8] = "";
+    buf[0] = '\0';
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0 ||
+        getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host), port, sizeof(port),
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return;
+    snprintf(buf, bufsz, " from %s%s%s:%s", ss.ss_family == AF_INET6 ? "[" : "", host,
+             ss.ss_family == AF_INET6 ? "]" : "", port);
+}
+
+void wh_tls_handshake_failed(void)
+{
+    char peer[96] = "", serial[80] = "?";
+    time_t not_after = 0;
+    enum failure f = F_CLOSED;
+    int desc = -1;
+    /* Read by this very handshake, microseconds ago; anything older belongs to another. */
+    bool fresh = last_read.fd >= 0 && wh_time_mono_ns() - last_read.at_ns < 1000000000LL;
+    if (fresh) {
+        peer_of(last_read.fd, peer, sizeof(peer));
+        const unsigned char *h = last_read.hdr;
+        size_t rec_len = (size_t)h[3] << 8 | h[4];
+        if (last_read.n > 0 && h[0] == 21 && rec_len == 2 && last_read.body_len == 2) {
+            desc = last_read.body[1]; /* a plaintext alert (before encryption, or TLS 1.2) */
+            f = refuses_certificate(desc) ? F_UNTRUSTED : F_ALERT;
+        } else if (last_read.n > 0 && h[0] == 23 && rec_len > 0 && rec_len <= 40) {
+            /* TLS 1.3: an encrypted record this small ending the handshake after the client
+             * got our certificate is an alert (2 bytes, type, AEAD tag). Go's crypto/tls (the
+             * API server) sends one when it cannot verify the certificate. */
+            f = F_UNTRUSTED;
+        } else if (last_read.n > 0) {
+            f = F_ALERT;
+        }
+    }
+    last_read.fd = -1;
+    wh_tls_current_info(serial, sizeof(serial), &not_after);
+    if (m_failed[f]) /* NULL before wh_tls_init (a listener started without it: tests) */
+        wh_metric_add(m_failed[f], 1);
+    if (f == F_UNTRUSTED) {
+        char alert[64] = "an encrypted alert";
+        if (desc >= 0)
+            snprintf(alert, sizeof(alert), "alert %s",
+                     gnutls_alert_get_name((gnutls_alert_description_t)desc));
+        WH_LOG_EVERY(10, WH_LOG_WARN,
+                     "TLS handshake%s failed: the client refused this server's certificate "
+                     "(serial %s; it sent %s): it does not trust the CA that signed it, or the "
+                     "certificate does not name the host it called. From the API server this "
+                     "means a caBundle that does not trust this server: its requests fail "
+                     "(libmicrohttpd reports this as \"received handshake message out of "
+                     "context\")",
+                     peer, serial, alert);
+    } else if (f == F_ALERT) {
+        WH_LOG_EVERY(10, WH_LOG_WARN,
+                     "TLS handshake%s failed: the client sent %s%s (no TLS version, cipher or "
+                     "group in common, or not TLS at all)",
+                     peer, desc >= 0 ? "alert " : "something this server cannot use",
+                     desc >= 0 ? gnutls_alert_get_name((gnutls_alert_description_t)desc) : "");
+    } else {
+        WH_LOG_EVERY(60, WH_LOG_INFO,
+                     "TLS handshake%s failed: the client closed the connection first (a TCP "
+                     "probe, or a client stopping, such as an API server that restarts); no "
+                     "request was lost. Counted in "
+                     "kruise_webhook_tls_handshake_failures_total{reason=\"closed\"}",
+                     peer);
+    }
 }
 
 int wh_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,

@@ -37,6 +37,21 @@ bool wh_tls_current_info(char *serial, size_t serialsz, time_t *not_after);
 WH_NODISCARD enum wh_err wh_tls_watch_start(long long interval_ms);
 void wh_tls_watch_stop(void);
 
+/* libmicrohttpd reports every failed TLS handshake with the same words, "Error: received
+ * handshake message out of context" (MHD_run_tls_handshake_ drops gnutls's error code), though
+ * it is almost never about an out-of-context message. Called in its place, on the MHD thread
+ * that ran the handshake, this says what happened from what the client sent last (the reads
+ * of sessions passed to wh_tls_watch_session): an alert refusing the certificate, or, in TLS
+ * 1.3, an encrypted alert after our certificate (WARN: from the API server, its caBundle does
+ * not trust us and requests fail); another alert or bytes that are not TLS (WARN); or nothing:
+ * the client closed the connection (INFO: probes, an API server that stops). Counted in
+ * kruise_webhook_tls_handshake_failures_total{reason}; log lines are rate-limited. */
+void wh_tls_handshake_failed(void);
+
+/* Watches a new connection's TLS session for wh_tls_handshake_failed: its reads go through a
+ * recv that notes what arrived. Call when the connection starts, on its MHD thread. */
+void wh_tls_watch_session(gnutls_session_t session);
+
 /* For MHD_OPTION_HTTPS_CERT_CALLBACK. */
 int wh_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
                          const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
