@@ -260,19 +260,19 @@ stress: $(BIN)
 bench: $(BENCH_BIN)
 	$(BENCH_BIN)
 
-# Over HTTPS, side by side in one run: the Go webhook peer, nginx's static answer (the ceiling)
-# and this build, loaded by wrk (../shared/bench/compare.sh; its header explains the table).
+# Over HTTPS, side by side in one run (test/bench/http.sh; its header explains the table): nginx's
+# static answer (the ceiling), this build, upstream OpenKruise's own webhook path (the oracle with
+# kruise's informer cache over a real kube-apiserver) and the Go webhook peer of ../shared/bench.
 # Its tools are installed like the libraries above when missing. ROUNDS (3) rounds, medians.
 BENCH_DIR ?= ../shared/bench
 ROUNDS    ?= 3
-bench-http: $(BIN)
+bench-http: $(BIN) oracle
 	@if ! command -v wrk >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1 || \
-	    ! command -v jq >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1 || \
-	    ! { command -v go >/dev/null 2>&1 || test -x /usr/lib/go-1.19/bin/go; }; then \
+	    ! command -v jq >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then \
 	    echo "kruise-webhook: installing the benchmark tools"; \
 	    scripts/install-deps.sh bench || exit 1; \
 	fi
-	ROUNDS=$(ROUNDS) $(BENCH_DIR)/compare.sh "bash $(abspath $(BENCH_DIR))/project-cmd.sh $(abspath $(BIN))"
+	ROUNDS=$(ROUNDS) BENCH_DIR=$(BENCH_DIR) K8S_DIR=$(K8S_DIR) test/bench/http.sh $(BIN) $(ORACLE)
 
 # Fuzzing (clang, libFuzzer + ASan + UBSan). Each target runs on a copy of its checked-in
 # corpus under build/fuzz/corpus/, so a run never writes the checked-in one; `make fuzz-merge`

@@ -5,6 +5,7 @@
 //	                       kruise-webhook, answers compared, differences shrunk into vectors
 //	kwh-oracle paths       the webhook paths upstream registers, one per line
 //	kwh-oracle scheme      kruise-manager's scheme: each group version and its kinds
+//	kwh-oracle apply       create objects from files in a cluster (benchmark set-up)
 //
 // Each subcommand's -h lists its flags.
 package main
@@ -29,6 +30,8 @@ func main() {
 		os.Exit(pathsMain(args))
 	case "scheme":
 		os.Exit(schemeMain(args))
+	case "apply":
+		os.Exit(applyMain(args))
 	case "-h", "--help", "help":
 		usage()
 	default:

@@ -196,6 +196,9 @@ func startWithCluster(ctx context.Context, f *serveFlags, server ctrlwebhook.Ser
 	if err != nil {
 		return err
 	}
+	// kruise-manager's defaults for its flags --rest-config-qps and --rest-config-burst
+	cfg.QPS, cfg.Burst = 30, 50
+	cfg.UserAgent = "kruise-manager"
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
