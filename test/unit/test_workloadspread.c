@@ -2200,12 +2200,11 @@ TEST(ws_validate_patch_against_the_template)
         {DEP_REF ",'subsets':[{'name':'a','patch':{'metadata':{'labels':{'x':'y'}},'spec':{"
                  "'containers':[{'name':'main','env':[{'name':'E','value':'1'}]}]}}}]",
          ""},
-        /* the patched template is checked as a Pod spec (not defaulted: a new container lacks
-         * its policies too); the patch's new element comes first, as mergeSortedSlice orders */
+        /* the patched template is checked as a Pod spec after kruise's SetDefaultPodSpec
+         * (convertor.ConvertPod), so a new container lacks only what has no default; the
+         * patch's new element comes first, as mergeSortedSlice orders */
         {DEP_REF ",'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'side'}]}}}]",
-         "400 [spec.subsets[0].patch.containers[0].image: Required value, "
-         "spec.subsets[0].patch.containers[0].terminationMessagePolicy: Required value, "
-         "spec.subsets[0].patch.containers[0].imagePullPolicy: Required value]"},
+         "400 spec.subsets[0].patch.containers[0].image: Required value"},
         {DEP_REF ",'subsets':[{'name':'a','patch':{'spec':{'containers':[{'image':'x'}]}}}]",
          "400 [spec.subsets[0].patch: Invalid value: "
          "\"{\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"x\\\"}]}}\": failed to merge "
@@ -2213,10 +2212,7 @@ TEST(ws_validate_patch_against_the_template)
          "spec.subsets[0].patch: Invalid value: "
          "\"{\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"x\\\"}]}}\": failed to "
          "unmarshal: unexpected end of JSON input, "
-         "spec.subsets[0].patch.terminationGracePeriodSeconds: Required value, "
-         "spec.subsets[0].patch.containers: Required value, "
-         "spec.subsets[0].patch.restartPolicy: Required value, "
-         "spec.subsets[0].patch.dnsPolicy: Required value]"},
+         "spec.subsets[0].patch.containers: Required value]"},
         /* a CloneSet's claims are volumes of the template */
         {"'targetRef':{'apiVersion':'apps.kruise.io/v1alpha1','kind':'CloneSet','name':'cs'},"
          "'subsets':[{'name':'a','patch':{'spec':{'containers':[{'name':'main','volumeMounts':[{"

@@ -1,5 +1,7 @@
 #include "k8s/imageref.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #define NAME_MAX_LEN 255 /* reference.NameTotalLengthMax */
@@ -182,4 +184,54 @@ bool wh_imageref_equal(const char *a, const char *b)
     if (x.digest && y.digest)
         return span_eq(x.digest, x.digest_len, y.digest, y.digest_len);
     return span_eq(x.tag, x.tag_len, y.tag, y.tag_len);
+}
+
+bool wh_imageref_pulls_latest(const char *image)
+{
+    size_t n = strlen(image);
+    if (n == 0 || n > 500)
+        return false;
+    if (n == 64) { /* a bare 64-hex identifier is not a name */
+        bool hex = true;
+        for (size_t i = 0; i < n; i++)
+            hex &= (image[i] >= '0' && image[i] <= '9') || (image[i] >= 'a' && image[i] <= 'f');
+        if (hex)
+            return false;
+    }
+    /* splitDockerDomain: the first component is a domain when it has a '.' or ':', is
+     * "localhost", or has an uppercase letter; else docker.io, and library/ for one component */
+    const char *slash = strchr(image, '/');
+    const char *domain = "docker.io", *remainder = image;
+    size_t dlen = 9;
+    if (slash) {
+        size_t i = (size_t)(slash - image);
+        bool upper = false;
+        for (size_t k = 0; k < i; k++)
+            upper |= isupper((unsigned char)image[k]) != 0;
+        if (memchr(image, '.', i) || memchr(image, ':', i) ||
+            (i == 9 && memcmp(image, "localhost", 9) == 0) || upper) {
+            domain = image;
+            dlen = i;
+            remainder = slash + 1;
+        }
+    }
+    if (dlen == 15 && memcmp(domain, "index.docker.io", 15) == 0) {
+        domain = "docker.io";
+        dlen = 9;
+    }
+    bool official = dlen == 9 && memcmp(domain, "docker.io", 9) == 0 && !strchr(remainder, '/');
+    /* ParseNormalizedNamed refuses a repository (up to its tag) that is not lowercase */
+    size_t rn = strcspn(remainder, ":");
+    for (size_t k = 0; k < rn; k++)
+        if (isupper((unsigned char)remainder[k]))
+            return false;
+    char full[600];
+    int len = snprintf(full, sizeof(full), "%.*s/%s%s", (int)dlen, domain,
+                       official ? "library/" : "", remainder);
+    struct wh_imageref r;
+    if (len < 0 || (size_t)len >= sizeof(full) || !wh_imageref_parse(full, &r))
+        return false;
+    if (r.tag)
+        return r.tag_len == 6 && memcmp(r.tag, "latest", 6) == 0;
+    return r.digest == NULL;
 }

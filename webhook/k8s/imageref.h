@@ -33,4 +33,10 @@ bool wh_imageref_is_digest(const char *s);
  * agree, or name and tag agree. */
 bool wh_imageref_equal(const char *a, const char *b);
 
+/* Whether a container with this image pulls "latest" (the Kubernetes default imagePullPolicy is
+ * then Always): the reference normalised as docker's ParseNormalizedNamed does (docker.io,
+ * library/) has the tag latest, or neither tag nor digest. A reference that does not parse
+ * gives false (SetDefaults_Container ignores the error: IfNotPresent). */
+bool wh_imageref_pulls_latest(const char *image);
+
 #endif

@@ -10,18 +10,8 @@
  * not be shared. */
 
 #include <jansson.h>
-#include <stdbool.h>
 
 /* Defaults a whole SidecarSet object (apiVersion/kind/metadata/spec/status), in place. */
 void wh_sidecarset_defaults(json_t *sidecarset);
-
-/* Defaults one SidecarContainer in place: init selects the default podInjectPolicy
- * (AfterAppContainer for init containers, BeforeAppContainer for containers). */
-void wh_sidecarset_default_container(json_t *container, bool init);
-
-/* core/v1 defaults of a volume list (SetDefaultPodVolumes), in place: a volume without a source
- * becomes emptyDir, defaultMode 420, hostPath.type "", fieldRef apiVersion v1, projected token
- * expirationSeconds 3600. Anything but an array is left alone. */
-void wh_sidecarset_default_volumes(json_t *volumes);
 
 #endif

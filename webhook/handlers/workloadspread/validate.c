@@ -8,6 +8,7 @@
 
 #include "config/features.h"
 #include "conversion/convert.h"
+#include "k8s/defaults.h"
 #include "k8s/typemeta.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
@@ -286,6 +287,15 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
         }
         free(msg);
     }
+    /* upstream converts the Pod for validation through convertor.ConvertPod, which first
+     * applies kruise's SetDefaultPodSpec to the Pod's spec (a Go struct value: an empty Pod's
+     * too) */
+    if (!json_is_object(json_object_get(pod, "spec")))
+        json_object_set_new(pod, "spec", json_object());
+    wh_k8s_default_pod_spec(json_object_get(pod, "spec"),
+                            v->hctx->cfg &&
+                                wh_feature_on(&v->hctx->cfg->features,
+                                              WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     /* the Pod validation reports at "spec": re-rooted under the subset's patch */
     struct wh_field_errors spec_errs;
     wh_ferrs_init(&spec_errs);

@@ -1,0 +1,46 @@
+#ifndef WH_K8S_DEFAULTS_H
+#define WH_K8S_DEFAULTS_H
+
+/* Kubernetes' defaulting of Pod specs and their parts as OpenKruise applies it
+ * (apis/apps/defaults: SetDefaultPodSpec, SetDefaultPodVolumes, and the core/v1 SetDefaults_*
+ * functions they call), on JSON in place. Existing non-empty values are never changed. The
+ * one home of these defaults: SidecarSet defaulting, WorkloadSpread's patch check and the
+ * workloads' template defaulting use them.
+ * Thread rule: thread-safe (no shared state); the values passed are modified and must not be
+ * shared. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* SetDefaults_ObjectFieldSelector: fieldRef.apiVersion "v1". Anything but an object: nothing. */
+void wh_k8s_default_field_ref(json_t *field_ref);
+
+/* What a container's defaulting covers; OR-able. */
+enum {
+    /* the startup probe too (SetDefaultPodSpec does; SidecarSet defaulting does not) */
+    WH_K8S_DEFAULT_STARTUP_PROBE = 1u,
+    /* an empty imagePullPolicy is Always whatever the image (SetDefaultPodSpec does this to
+     * containers, not init containers, "for in-place update") */
+    WH_K8S_DEFAULT_PULL_ALWAYS = 2u,
+};
+
+/* SetDefaults_Container (imagePullPolicy by the image's tag, terminationMessagePath and
+ * Policy) and the container defaults kruise adds around it: port protocol TCP, env fieldRef
+ * apiVersion, resources rounded up to milli precision, probes (timeout 1, period 10, success
+ * 1, failure 3; httpGet path "/" and scheme HTTP), lifecycle handlers' httpGet. */
+void wh_k8s_default_container(json_t *container, unsigned flags);
+
+/* SetDefaultPodVolumes: a volume without a source becomes emptyDir, defaultMode 420,
+ * hostPath.type "", fieldRef apiVersion v1, projected token expirationSeconds 3600. Anything
+ * but an array is left alone. */
+void wh_k8s_default_volumes(json_t *volumes);
+
+/* SetDefaultPodSpec: SetDefaults_PodSpec (dnsPolicy ClusterFirst, restartPolicy Always,
+ * securityContext {}, terminationGracePeriodSeconds 30, schedulerName default-scheduler), the
+ * host ports of a hostNetwork Pod when host_network_ports (gate
+ * DefaultHostNetworkHostPortsInPodTemplates), volumes, init containers and containers (the
+ * latter with WH_K8S_DEFAULT_PULL_ALWAYS and the startup probe). Anything but an object is left
+ * alone. */
+void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports);
+
+#endif
