@@ -151,14 +151,18 @@ $(GUARD_SO): test/guard/loopback_only.c
 # A laptop, not a Pod: every listener on loopback and the example state. These are the
 # binary's environment variables, so the environment overrides them and ARGS (flags) override
 # both: make run ARGS='--bind-address 0.0.0.0 --log-format text'.
+# /metrics shares the health port (one listener when both name the same address), not the
+# binary's :8080: localhost:8080 is where kubectl sends requests when it has no kubeconfig,
+# and a kubectl run by mistake must get "connection refused", not answers from this server.
 run: export WEBHOOK_STATE ?= examples/
 run: export WEBHOOK_BIND_ADDRESS ?= 127.0.0.1
 run: export WEBHOOK_HEALTH_ADDR ?= 127.0.0.1:8000
-run: export WEBHOOK_METRICS_ADDR ?= 127.0.0.1:8080
+run: export WEBHOOK_METRICS_ADDR ?= $(WEBHOOK_HEALTH_ADDR)
 run: $(BIN)
 	@echo "kruise-webhook: standalone with WEBHOOK_STATE=$$WEBHOOK_STATE" \
 	    "WEBHOOK_BIND_ADDRESS=$$WEBHOOK_BIND_ADDRESS WEBHOOK_HEALTH_ADDR=$$WEBHOOK_HEALTH_ADDR" \
-	    "WEBHOOK_METRICS_ADDR=$$WEBHOOK_METRICS_ADDR (its \"listening\" line says where it listens)"
+	    "WEBHOOK_METRICS_ADDR=$$WEBHOOK_METRICS_ADDR (its \"listening\" line says where it listens;" \
+	    "a port in use: make run ARGS='--port 9443', or WEBHOOK_HEALTH_ADDR=127.0.0.1:8100 make run)"
 	@echo "  try: curl --cacert /tmp/kruise-webhook-certs/ca-cert.pem -H 'Content-Type: application/json' \\"
 	@echo "         --data @examples/requests/pod-create.json https://localhost:9876/mutate-pod"
 	exec $(BIN) $(ARGS)
@@ -181,6 +185,7 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/pub.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/workloadspread.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/hostile.py --bin $(BIN)
+	$(GUARD) $(PYTHON) test/integration/frictions.py --bin $(BIN)
 
 # test/vectors: the shared cases, kept identical to the specification's; test/diff-vectors: the
 # cases the differential run found (make diff), in the same format.
