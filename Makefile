@@ -195,26 +195,32 @@ vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 
 # manifests/ rendered with kubectl's kustomize and checked against the program's tables; the
 # CRDs regenerated and compared with the checked-in ones; RBAC against the calls the server makes.
+# Then the Helm chart with Helm (test/manifests/chart.py): helm lint, and helm template equal
+# to manifests/ (Helm is built once with Go into build/gotools/; without Go, one skip line).
 manifests: $(BIN) $(MANIFESTS_TOOL) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/manifests/check.py --bin $(BIN) --tool $(MANIFESTS_TOOL)
+	$(GUARD) $(PYTHON) test/manifests/chart.py --bin $(BIN) --tool $(MANIFESTS_TOOL)
 
-# Writes manifests/crds/ from the Go-type model (tools/manifests.c); make manifests checks that
-# this was done.
+# Writes manifests/crds/ from the Go-type model (tools/manifests.c), and copies them into the
+# Helm chart (scripts/chart-files.sh); make manifests checks that this was done.
 crds: $(MANIFESTS_TOOL)
 	mkdir -p manifests/crds
 	env -i $(MANIFESTS_TOOL) crds manifests/crds
+	scripts/chart-files.sh
 
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors $(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG))
 
 # End to end behind a real kube-apiserver and etcd (K8S_DIR/start.sh, or KUBE_APISERVER and
-# ETCD), the vectors included; one "skipped" line when those cannot be had. It runs in the
-# sanitizer pass too: only there do the API machinery's paths (relists, an API server that
-# goes away and comes back, real conversion traffic) run under ASan+UBSan.
+# ETCD), the vectors included; then the Helm chart installed and uninstalled with Helm on an
+# API server of its own (test/e2e/helm.py); one "skipped" line when those cannot be had. It
+# runs in the sanitizer pass too: only there do the API machinery's paths (relists, an API
+# server that goes away and comes back, real conversion traffic) run under ASan+UBSan.
 K8S_DIR ?= ../shared/k8s
 e2e: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/e2e/run.py --bin $(BIN) --harness $(HARNESS) --k8s $(K8S_DIR)
+	$(GUARD) $(PYTHON) test/e2e/helm.py --k8s $(K8S_DIR)
 
 SAN_OPT = -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
