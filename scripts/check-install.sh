@@ -2,7 +2,7 @@
 # scripts/check-install.sh: checks an installed kruise-webhook end to end, as the API server
 # uses it, and prints "install ok" (exit 0), or what failed (exit 1).
 #
-#   1. A Pod created as a server-side dry run (examples/check-pod.yaml, nothing stored) in
+#   1. A Pod created as a server-side dry run (examples/requests/check-pod.yaml, nothing stored) in
 #      --pod-namespace must come back with the readiness gate /mutate-pod adds: the API server
 #      reached a Ready replica through the webhook configuration, trusted its certificate, and
 #      applied its patch. While no replica is Ready this fails the way every Pod creation in
@@ -32,7 +32,7 @@ command -v "$kubectl" >/dev/null 2>&1 ||
 
 fail() { echo "check-install.sh: FAILED: $*" >&2; exit 1; }
 
-out=$("$kubectl" create --dry-run=server -n "$pod_ns" -f "$here/../examples/check-pod.yaml" \
+out=$("$kubectl" create --dry-run=server -n "$pod_ns" -f "$here/../examples/requests/check-pod.yaml" \
     -o 'jsonpath={.spec.readinessGates[*].conditionType}' 2>&1)
 case $out in
 *KruisePodReady*) echo "ok: a dry-run Pod in $pod_ns came back mutated by /mutate-pod (readiness gate KruisePodReady)" ;;
@@ -46,7 +46,9 @@ case $out in
 esac
 
 if [ -n "${KRUISE_WEBHOOK:-}" ]; then
-    POD_NAMESPACE=$ns "$KRUISE_WEBHOOK" certs inspect --secret --namespace "$ns" ||
+    # The namespace as the server takes it (POD_NAMESPACE): a --namespace flag would also
+    # name the Service the certificate must be for, where the entries may call a URL's host.
+    POD_NAMESPACE=$ns "$KRUISE_WEBHOOK" certs inspect --secret ||
         fail "certs inspect --secret (above)"
 else
     "$kubectl" -n "$ns" exec deploy/kruise-webhook-server -c webhook -- \
