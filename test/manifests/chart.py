@@ -253,6 +253,42 @@ def chart_values_reach_what_they_configure(tmp):
     check(not [d for d in off if d["kind"] == "PodDisruptionBudget"], "budget off")
 
 
+@test
+def readme_points_the_image_at_a_registry(tmp):
+    """The README's two ways to name your registry, as written there: the kustomization of
+    your own next to the clone (its `images:` entry) and the chart's
+    manager.image.repository; each gives the Deployment that image and changes nothing else."""
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    install = readme.split("### Install\n", 1)[1].split("\n### ", 1)[0]
+    text = install.split("```yaml\n", 1)[1].split("```", 1)[0]
+    mine = os.path.join(tmp, "kruise-webhook-install")
+    os.makedirs(mine)
+    os.symlink(ROOT, os.path.join(tmp, "kruise-webhook"))
+    with open(os.path.join(mine, "kustomization.yaml"), "w") as f:
+        f.write(text)
+    want = yaml.safe_load(text)["images"][0]
+    image = "%s:%s" % (want["newName"], want["newTag"])
+    if tree.KUBECTL:
+        docs = [d for d in yaml.safe_load_all(kubectl_mod.kustomize(tree.KUBECTL, mine)) if d]
+        _, ctr = tree.container(docs)
+        check(ctr["image"] == image, "the kustomization's image: %s" % ctr["image"])
+        base = tree.render("")
+        for d in docs:
+            if d["kind"] == "Deployment":
+                d["spec"]["template"]["spec"]["containers"][0]["image"] = tree.container(
+                    base)[1]["image"]
+        same_objects(docs, base, "the README's kustomization, image aside")
+    if skipped():
+        return
+    sets = re.findall(r"--set (\S+)", install.split("helm install kruise-webhook", 1)[1]
+                      .split("```", 1)[0].split("\n#", 1)[0])
+    check(sets == ["manager.image.repository=" + want["newName"]], "the README's helm install: %s"
+          % sets)
+    _, ctr = tree.container(template(tmp, sets=sets))
+    check(ctr["image"] == "%s:%s" % (want["newName"], tree.facts()["version"]),
+          "the chart's image: %s" % ctr["image"])
+
+
 def main():
     global HELM
     ap = argparse.ArgumentParser()
