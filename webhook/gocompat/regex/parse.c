@@ -556,6 +556,23 @@ static const int32_t *leading_string(node *re, uint32_t *n, uint16_t *flags)
     return *n ? re->u.runes.v : NULL;
 }
 
+/* Removes the first child of the concatenation re; returns what re becomes: an empty match
+ * when no child is left, the child when one is (re given back), else re. */
+static node *drop_first_sub(struct wh_re_parser *p, node *re)
+{
+    memmove(re->u.subs.v, re->u.subs.v + 1, (nsubs(re) - 1) * sizeof(node *));
+    re->u.subs.n--;
+    if (nsubs(re) == 0) {
+        re->op = WH_RE_EMPTY_MATCH;
+        clear_storage(re);
+    } else if (nsubs(re) == 1) {
+        node *only = sub_at(re, 0);
+        reuse(p, re);
+        re = only;
+    }
+    return re;
+}
+
 static node *remove_leading_string(struct wh_re_parser *p, node *re, uint32_t n)
 {
     if (re->op == WH_RE_CONCAT && nsubs(re) > 0) {
@@ -563,23 +580,7 @@ static node *remove_leading_string(struct wh_re_parser *p, node *re, uint32_t n)
         re->u.subs.v[0] = sub;
         if (sub->op == WH_RE_EMPTY_MATCH) {
             reuse(p, sub);
-            switch (nsubs(re)) {
-            case 0:
-            case 1:
-                re->op = WH_RE_EMPTY_MATCH;
-                clear_storage(re);
-                break;
-            case 2: {
-                node *old = re;
-                re = sub_at(re, 1);
-                reuse(p, old);
-                break;
-            }
-            default:
-                memmove(re->u.subs.v, re->u.subs.v + 1, (nsubs(re) - 1) * sizeof(node *));
-                re->u.subs.n--;
-                break;
-            }
+            re = drop_first_sub(p, re);
         }
         return re;
     }
@@ -609,23 +610,7 @@ static node *remove_leading_regexp(struct wh_re_parser *p, node *re, bool reuse_
     if (re->op == WH_RE_CONCAT && nsubs(re) > 0) {
         if (reuse_it)
             reuse(p, sub_at(re, 0));
-        memmove(re->u.subs.v, re->u.subs.v + 1, (nsubs(re) - 1) * sizeof(node *));
-        re->u.subs.n--;
-        switch (nsubs(re)) {
-        case 0:
-            re->op = WH_RE_EMPTY_MATCH;
-            clear_storage(re);
-            break;
-        case 1: {
-            node *old = re;
-            re = sub_at(re, 0);
-            reuse(p, old);
-            break;
-        }
-        default:
-            break;
-        }
-        return re;
+        return drop_first_sub(p, re);
     }
     if (reuse_it)
         reuse(p, re);
@@ -936,6 +921,17 @@ static int32_t unhex(int32_t c)
     return -1;
 }
 
+/* An octal escape: first (a digit read already) and up to two more digits at *t. */
+static int32_t octal(int32_t first, const char **t, const char *end)
+{
+    int32_t r = first - '0';
+    for (int i = 1; i < 3 && *t < end && **t >= '0' && **t <= '7'; i++) {
+        r = r * 8 + (**t - '0');
+        (*t)++;
+    }
+    return r;
+}
+
 /* parseEscape: the escape at *s (a backslash); *s advanced past it. */
 static int32_t parse_escape(struct wh_re_parser *p, const char **s, const char *end)
 {
@@ -961,15 +957,11 @@ static int32_t parse_escape(struct wh_re_parser *p, const char **s, const char *
         /* a single non-zero digit would be a backreference */
         if (t == end || *t < '0' || *t > '7')
             break;
-        /* fall through */
+        r = octal(c, &t, end);
+        *s = t;
+        return r;
     case '0':
-        r = c - '0';
-        for (int i = 1; i < 3; i++) {
-            if (t == end || *t < '0' || *t > '7')
-                break;
-            r = r * 8 + (*t - '0');
-            t++;
-        }
+        r = octal(c, &t, end);
         *s = t;
         return r;
     case 'x': {
