@@ -6,7 +6,8 @@
  *                the /mutate-pod annotation step (section 4)
  *  unavailable.c can this update make the Pod unavailable, is it a resize, is the Pod ready and
  *                consistent (sections 5.2, 5.3 steps 2-3)
- *  check.c       the budget check and its decision inside the status write (5.3), metrics
+ *  check.c       the budget check and its decision inside the status write (5.3)
+ *  metrics.c     the decisions' metrics, and upstream's refusal counter
  *  pod.c         the /validate-pod step: which requests are examined (5.1)
  *  validate.c    the object webhook (7)
  * Thread rule: as pub.h. */
@@ -92,9 +93,30 @@ bool wh_pub_can_resize(const json_t *old_pod, const json_t *new_pod);
 WH_NODISCARD enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod,
                                       enum wh_pub_op op, struct wh_errbuf *eb);
 
+/* --- metrics.c -------------------------------------------------------------------------------- */
+
+/* What became of a request the step examined. */
+enum wh_pub_outcome {
+    WH_PUB_OUT_ALLOWED,     /* one unit spent and recorded */
+    WH_PUB_OUT_DRY_RUN,     /* a dry run the budget allows: nothing written */
+    WH_PUB_OUT_UNPROTECTED, /* let through without touching the budget */
+    WH_PUB_OUT_DENIED,      /* the budget is spent (or its records are full) */
+    WH_PUB_OUT_DEADLINE,    /* the budget could not be recorded before the request's deadline */
+    WH_PUB_OUT_ERROR,       /* an API error while recording, or a PUB that cannot be read */
+    WH_PUB_OUT_COUNT
+};
+
+/* Counts a request the step examined, for kruise_webhook_pub_decisions_total, and the status
+ * write conflicts it retried (kruise_webhook_pub_conflict_retries_total). */
+void wh_pub_count(enum wh_pub_op op, enum wh_pub_outcome o, int conflicts);
+
 /* Counts a request the step let through without looking at any budget (no related PUB,
- * another operation, gates), for kruise_webhook_pub_decisions_total. */
+ * another operation, gates). */
 void wh_pub_count_unprotected(enum wh_pub_op op);
+
+/* Counts a refusal in upstream's pod_unavailable_budget{kind_namespace_name, username}: the
+ * Pod's workload (else "unknown" and the Pod) in namespace ns, and the requesting user. */
+void wh_pub_count_upstream(const struct wh_pod_review *pr, const json_t *pod, const char *ns);
 
 /* Registers the metric series with zero values (so they show before the first request). */
 void wh_pub_metrics_setup(void);
