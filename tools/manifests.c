@@ -752,6 +752,46 @@ static json_t *config_facts(const struct wh_config *cfg)
                      (json_int_t)cfg->shutdown_grace_ms, "leader_elect", cfg->leader_elect);
 }
 
+/* The webhook configuration entry a route's table gives, in the manifests' own shape: name,
+ * rules, sideEffects, objectSelector, and the namespaceSelector expressions besides the one
+ * every entry has (the namespaces it skips). */
+static json_t *entry_facts(const struct wh_route *r, const struct wh_webhook_entry *e)
+{
+    static const char *const ops[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+    json_t *vers = json_array(), *operations = json_array(), *exprs = json_array();
+    for (size_t i = 0; i < WH_WEBHOOK_MAX_VERSIONS && e->versions[i]; i++)
+        json_array_append_new(vers, json_string(e->versions[i]));
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (e->operations & (1u << i))
+            json_array_append_new(operations, json_string(ops[i]));
+    }
+    if (e->skip_control_plane)
+        json_array_append_new(exprs, json_pack("{s:s,s:s}", "key", "control-plane", "operator",
+                                               "DoesNotExist"));
+    json_t *out = json_pack(
+        "{s:s,s:[{s:[s],s:o,s:o,s:[s]}],s:s,s:o}", "name", e->name, "rules", "apiGroups",
+        e->group, "apiVersions", vers, "operations", operations, "resources", e->resource,
+        "sideEffects", r->side_effects ? "NoneOnDryRun" : "None", "namespaceExpressions", exprs);
+    if (e->object_label)
+        json_object_set_new(out, "objectSelector",
+                            json_pack("{s:[{s:s,s:s}]}", "matchExpressions", "key",
+                                      e->object_label, "operator", "Exists"));
+    return out;
+}
+
+/* A route as the manifests' checks see it: path, kind, whether cfg serves it, the path it is
+ * an alias of, and its webhook entries. */
+static json_t *route_facts(const struct wh_route *r, const struct wh_config *cfg)
+{
+    static const char *const kinds[] = {"mutate", "validate", "convert"};
+    json_t *entries = json_array();
+    for (size_t i = 0; i < WH_ROUTE_MAX_ENTRIES && r->entries[i].name; i++)
+        json_array_append_new(entries, entry_facts(r, &r->entries[i]));
+    return json_pack("{s:s,s:s,s:b,s:s?,s:o}", "path", r->path, "kind", kinds[r->kind], "served",
+                     wh_routes_find(cfg, r->path) != NULL, "alias_of", r->alias_of, "entries",
+                     entries);
+}
+
 static int cmd_facts(int argc, char **argv)
 {
     struct wh_config defaults, cfg;
@@ -767,12 +807,9 @@ static int cmd_facts(int argc, char **argv)
     }
     json_t *routes = json_array();
     size_t n = 0;
-    const struct wh_route *all = wh_routes_all(&n);
-    static const char *const kinds[] = {"mutate", "validate", "convert"};
+    const struct wh_route *const *all = wh_routes_all(&n);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(routes, json_pack("{s:s,s:s,s:b}", "path", all[i].path, "kind",
-                                                kinds[all[i].kind], "served",
-                                                wh_routes_find(&cfg, all[i].path) != NULL));
+        json_array_append_new(routes, route_facts(all[i], &cfg));
     json_t *kinds_json = json_array();
     size_t nk = wh_convert_kinds(0, NULL, NULL);
     for (size_t i = 0; i < nk; i++) {

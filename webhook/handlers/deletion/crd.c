@@ -73,9 +73,9 @@ static enum wh_err count_crs(const struct wh_handler_ctx *ctx, const struct stor
                                 count_live_cr, n, eb);
 }
 
-enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
-                            const struct wh_admission_request *req,
-                            struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_crd(const struct wh_handler_ctx *ctx,
+                             const struct wh_admission_request *req,
+                             struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp))
@@ -126,3 +126,16 @@ enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
     wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_crd_route = {
+    .path = "/validate-customresourcedefinition",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_crd,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vcustomresourcedefinition.kb.io",
+                 .group = "apiextensions.k8s.io",
+                 .versions = {"v1", "v1beta1"},
+                 .resource = "customresourcedefinitions",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_DP_LABEL}},
+};

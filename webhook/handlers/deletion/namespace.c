@@ -41,9 +41,9 @@ static enum wh_err count_live(const struct wh_handler_ctx *ctx, const char *reso
     return wh_cluster_list_live(ctx->cluster, "", "v1", resource, ns, NULL, fn, n, eb);
 }
 
-enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
-                                  const struct wh_admission_request *req,
-                                  struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_namespace(const struct wh_handler_ctx *ctx,
+                                   const struct wh_admission_request *req,
+                                   struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp) || !wh_dp_decode_or_deny(req, &namespace_type, resp) ||
@@ -90,3 +90,16 @@ enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
     wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_namespace_route = {
+    .path = "/validate-namespace",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_namespace,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vnamespace.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "namespaces",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_DP_LABEL}},
+};

@@ -24,9 +24,9 @@ static void always_rule(const struct wh_handler_ctx *ctx, const struct wh_admiss
         wh_admission_allow(resp, NULL);
 }
 
-enum wh_err wh_dp_admit_service(const struct wh_handler_ctx *ctx,
-                                const struct wh_admission_request *req,
-                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_service(const struct wh_handler_ctx *ctx,
+                                 const struct wh_admission_request *req,
+                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (!wh_dp_skip_dedicated(req, resp))
@@ -34,9 +34,9 @@ enum wh_err wh_dp_admit_service(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-enum wh_err wh_dp_admit_ingress(const struct wh_handler_ctx *ctx,
-                                const struct wh_admission_request *req,
-                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_ingress(const struct wh_handler_ctx *ctx,
+                                 const struct wh_admission_request *req,
+                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp))
@@ -51,3 +51,31 @@ enum wh_err wh_dp_admit_ingress(const struct wh_handler_ctx *ctx,
         wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_service_route = {
+    .path = "/validate-service",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_service,
+    .enabled = wh_dp_enabled_service_ingress,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vservice.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "services",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_DP_LABEL}},
+};
+
+const struct wh_route wh_dp_ingress_route = {
+    .path = "/validate-ingress",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_ingress,
+    .enabled = wh_dp_enabled_service_ingress,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vingress.kb.io",
+                 .group = "networking.k8s.io",
+                 .versions = {"v1", "v1beta1"},
+                 .resource = "ingresses",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_DP_LABEL}},
+};

@@ -1,4 +1,4 @@
-#include "handlers/pod/steps.h"
+#include "handlers/pod/launch_priority.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "gocompat/gotype.h"
-#include "handlers/pod/steps.h"
+#include "handlers/pod/launch_priority.h"
+#include "handlers/pod/readiness_gate.h"
 #include "handlers/pub/pub.h"
 #include "handlers/sidecarset/inject.h"
 #include "handlers/workloadspread/pod.h"
@@ -11,9 +12,11 @@
 #include "util/json.h"
 #include "util/str.h"
 
-/* Upstream's order (pod_create_update_handler.go, mutating and validating). Steps upstream has
- * that are not built here: PersistentPodState (after PodUnavailableBudget), the enhanced
- * liveness probe and the probe marker on serverless (both behind gates that are off). */
+/* The step lists: the only place that knows every Pod step. Upstream's order
+ * (pod_create_update_handler.go, mutating and validating). Steps upstream has that are not
+ * built here: on /mutate-pod, after PodUnavailableBudget, PersistentPodState, the enhanced
+ * liveness probe (gate EnhancedLivenessProbe) and the probe marker on serverless (gate
+ * EnablePodProbeMarkerOnServerless), in that order. */
 static const struct wh_pod_step *const mutate_steps[] = {
     &wh_pod_readiness_gate_step,
     &wh_workloadspread_pod_step,
@@ -199,7 +202,7 @@ enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t n
     return WH_OK;
 }
 
-bool wh_pod_routes_enabled(const struct wh_config *cfg)
+static bool pod_webhook_on(const struct wh_config *cfg)
 {
     return wh_feature_on(&cfg->features, WH_FEATURE_PodWebhook);
 }
@@ -227,3 +230,62 @@ enum wh_err wh_pod_routes_setup(struct wh_cluster *cl, const struct wh_config *c
     }
     return WH_OK;
 }
+
+static bool listed(const struct wh_pod_step *const *steps, size_t n, const char *area)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(steps[i]->name, area) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool mutate_covers(const char *area)
+{
+    return listed(mutate_steps, N(mutate_steps), area);
+}
+
+static bool validate_covers(const char *area)
+{
+    return listed(validate_steps, N(validate_steps), area);
+}
+
+/* upstream's config/webhook/manifests.yaml and patch_manifests.yaml (mpod, vpod,
+ * vpodeviction) */
+const struct wh_route wh_pod_mutate_route = {
+    .path = "/mutate-pod",
+    .kind = WH_ROUTE_MUTATE,
+    .admit = wh_pod_mutate_admit,
+    .enabled = pod_webhook_on,
+    .setup = wh_pod_routes_setup,
+    .covers = mutate_covers,
+    .side_effects = true,
+    .entries = {{.name = "mpod.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods",
+                 .operations = WH_WEBHOOK_CREATE,
+                 .skip_control_plane = true}},
+};
+
+const struct wh_route wh_pod_validate_route = {
+    .path = "/validate-pod",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_pod_validate_admit,
+    .enabled = pod_webhook_on,
+    .setup = wh_pod_routes_setup,
+    .covers = validate_covers,
+    .side_effects = true,
+    .entries = {{.name = "vpod.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods",
+                 .operations = WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE,
+                 .skip_control_plane = true},
+                {.name = "vpodeviction.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods/eviction",
+                 .operations = WH_WEBHOOK_CREATE,
+                 .skip_control_plane = true}},
+};

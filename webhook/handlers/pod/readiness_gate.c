@@ -1,4 +1,4 @@
-#include "handlers/pod/steps.h"
+#include "handlers/pod/readiness_gate.h"
 
 #include "config/features.h"
 #include "k8s/ref.h"

@@ -436,3 +436,15 @@ enum wh_err wh_pub_validate_setup(struct wh_cluster *cl, const struct wh_config 
 {
     return wh_pub_gates_on(cfg) ? wh_pub_caches_setup(cl, cfg, eb) : WH_OK;
 }
+
+const struct wh_route wh_pub_validate_route = {
+    .path = "/validate-policy-kruise-io-podunavailablebudget",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_pub_validate_admit,
+    .setup = wh_pub_validate_setup,
+    .entries = {{.name = "vpodunavailablebudget.kb.io",
+                 .group = "policy.kruise.io",
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "podunavailablebudgets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

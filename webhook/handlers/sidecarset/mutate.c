@@ -30,9 +30,8 @@ static bool defaulting_panics(const json_t *spec)
     return false;
 }
 
-enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
-                                       const struct wh_admission_request *req,
-                                       struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                         struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     const struct wh_gotype *type = NULL;
@@ -92,3 +91,14 @@ out:
     json_decref(encoded);
     return rc;
 }
+
+const struct wh_route wh_sidecarset_mutate_route = {
+    .path = "/mutate-apps-kruise-io-sidecarset",
+    .kind = WH_ROUTE_MUTATE,
+    .admit = admit,
+    .entries = {{.name = "msidecarset.kb.io",
+                 .group = "apps.kruise.io",
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "sidecarsets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

@@ -1018,9 +1018,8 @@ static void conflicts(struct vctx *v)
 /* --- the handler --------------------------------------------------------------------------------
  */
 
-enum wh_err wh_sidecarset_validate_admit(const struct wh_handler_ctx *ctx,
-                                         const struct wh_admission_request *req,
-                                         struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                         struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     struct vctx v = {ctx, NULL, NULL, {0}};
     json_t *obj = NULL, *old = NULL;
@@ -1060,3 +1059,15 @@ out:
     json_decref(old);
     return WH_OK;
 }
+
+const struct wh_route wh_sidecarset_validate_route = {
+    .path = "/validate-apps-kruise-io-sidecarset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit,
+    .setup = wh_sidecarset_caches_setup,
+    .entries = {{.name = "vsidecarset.kb.io",
+                 .group = "apps.kruise.io",
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "sidecarsets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

@@ -558,3 +558,16 @@ out:
     json_decref(old);
     return WH_OK;
 }
+
+/* Served with the gate off too: it then answers 403 (spec workloadspread.md 2). */
+const struct wh_route wh_ws_validate_route = {
+    .path = "/validate-apps-kruise-io-workloadspread",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_ws_validate_admit,
+    .setup = wh_ws_caches_setup,
+    .entries = {{.name = "vworkloadspread.kb.io",
+                 .group = "apps.kruise.io",
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "workloadspreads",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};
