@@ -7,6 +7,7 @@
 #include <openssl/x509.h>
 
 #include "certs/pem.h"
+#include "k8s/kruise.h"
 #include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -267,11 +268,11 @@ static bool known_kruise_type(const char *group, const char *version, const char
     const char *const *kinds = NULL;
     if (!group || !version || !kind)
         return false;
-    if (strcmp(group, "apps.kruise.io") == 0 && strcmp(version, "v1alpha1") == 0)
+    if (strcmp(group, WH_KRUISE_APPS) == 0 && strcmp(version, "v1alpha1") == 0)
         kinds = apps_v1alpha1;
-    else if (strcmp(group, "apps.kruise.io") == 0 && strcmp(version, "v1beta1") == 0)
+    else if (strcmp(group, WH_KRUISE_APPS) == 0 && strcmp(version, "v1beta1") == 0)
         kinds = apps_v1beta1;
-    else if (strcmp(group, "policy.kruise.io") == 0 &&
+    else if (strcmp(group, WH_KRUISE_POLICY) == 0 &&
              (strcmp(version, "v1alpha1") == 0 || strcmp(version, "v1beta1") == 0))
         return strcmp(kind, "PodUnavailableBudget") == 0;
     for (; kinds && *kinds; kinds++) {

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "k8s/kruise.h"
+
 #define TPL "spec.template"
 #define SUB "spec.topology.subsets[]"
 
@@ -111,5 +113,5 @@ static const struct wh_conv_row rows[] = {
     DERIVED(NULL, "status.updatedRevision"),
 };
 
-const struct wh_conv_kind wh_conv_uniteddeployment = {"apps.kruise.io", "UnitedDeployment",
+const struct wh_conv_kind wh_conv_uniteddeployment = {WH_KRUISE_APPS, "UnitedDeployment",
                                                       WH_ROWS(rows)};

@@ -56,11 +56,11 @@ enum wh_webhook_op {
  * manifests/base/webhookconfigurations.yaml is checked against these (make manifests); the
  * failure policy, timeout and the namespaces every entry skips are the manifests' own. */
 struct wh_webhook_entry {
-    const char *name;     /* "vpod.kb.io" */
-    const char *group;    /* the one API group: "" is the core group */
+    const char *name;                              /* "vpod.kb.io" */
+    const char *group;                             /* the one API group: "" is the core group */
     const char *versions[WH_WEBHOOK_MAX_VERSIONS]; /* its API versions, NULL-terminated */
-    const char *resource; /* "pods", "pods/eviction" */
-    unsigned operations;  /* enum wh_webhook_op mask */
+    const char *resource;                          /* "pods", "pods/eviction" */
+    unsigned operations;                           /* enum wh_webhook_op mask */
     /* objectSelector: only objects with this label (Exists); NULL: every object */
     const char *object_label;
     /* namespaceSelector: namespaces without the label control-plane too (upstream's Pod

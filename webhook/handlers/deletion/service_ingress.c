@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "util/str.h"
 
 static const struct wh_dp_type service_type = {"v1", "Service", false};
@@ -18,8 +19,10 @@ static void always_rule(const struct wh_handler_ctx *ctx, const struct wh_admiss
 {
     if (!wh_dp_decode_or_deny(req, type, resp) || wh_dp_exempt(ctx, req->old_object, resp))
         return;
-    if (wh_str_eq(wh_dp_label(req->old_object), WH_DP_ALWAYS))
-        wh_dp_deny(req, req->old_object, k, resp, WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+    if (wh_str_eq(wh_dp_label(req->old_object), WH_KRUISE_DELETE_PROTECTION_ALWAYS))
+        wh_dp_deny(req, req->old_object, k, resp,
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_ALWAYS);
     else
         wh_admission_allow(resp, NULL);
 }
@@ -63,7 +66,7 @@ const struct wh_route wh_dp_service_route = {
                  .versions = {"v1"},
                  .resource = "services",
                  .operations = WH_WEBHOOK_DELETE,
-                 .object_label = WH_DP_LABEL}},
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
 };
 
 const struct wh_route wh_dp_ingress_route = {
@@ -77,5 +80,5 @@ const struct wh_route wh_dp_ingress_route = {
                  .versions = {"v1", "v1beta1"},
                  .resource = "ingresses",
                  .operations = WH_WEBHOOK_DELETE,
-                 .object_label = WH_DP_LABEL}},
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "util/str.h"
 
 static const struct wh_dp_type deployment_type = {"apps/v1", "Deployment", false};
@@ -54,7 +55,7 @@ static void kruise_delete(const struct wh_handler_ctx *ctx, const struct wh_admi
         return;
     }
     char api_version[64];
-    snprintf(api_version, sizeof(api_version), "apps.kruise.io/%s", req->resource.version);
+    snprintf(api_version, sizeof(api_version), WH_KRUISE_APPS "/%s", req->resource.version);
     /* v1alpha1 objects are converted to v1beta1 upstream; labels, deletionTimestamp and
      * spec.replicas come through unchanged, so the v1alpha1 object is judged as it is. */
     const struct wh_dp_type type = {api_version, kind, false};
@@ -139,7 +140,7 @@ const struct wh_route wh_dp_deployment_route = {
                  .versions = {"v1"},
                  .resource = "deployments",
                  .operations = WH_WEBHOOK_DELETE,
-                 .object_label = WH_DP_LABEL}},
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
 };
 
 const struct wh_route wh_dp_replicaset_route = {
@@ -152,7 +153,7 @@ const struct wh_route wh_dp_replicaset_route = {
                  .versions = {"v1"},
                  .resource = "replicasets",
                  .operations = WH_WEBHOOK_DELETE,
-                 .object_label = WH_DP_LABEL}},
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
 };
 
 const struct wh_route wh_dp_statefulset_route = {
@@ -165,7 +166,7 @@ const struct wh_route wh_dp_statefulset_route = {
                  .versions = {"v1"},
                  .resource = "statefulsets",
                  .operations = WH_WEBHOOK_DELETE,
-                 .object_label = WH_DP_LABEL}},
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
 };
 
 const struct wh_route wh_dp_cloneset_route = {
@@ -174,7 +175,7 @@ const struct wh_route wh_dp_cloneset_route = {
     .admit = admit_cloneset,
     .setup = wh_dp_setup,
     .entries = {{.name = "vcloneset.kb.io",
-                 .group = "apps.kruise.io",
+                 .group = WH_KRUISE_APPS,
                  .versions = {"v1alpha1", "v1beta1"},
                  .resource = "clonesets",
                  .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
@@ -186,7 +187,7 @@ const struct wh_route wh_dp_advanced_statefulset_route = {
     .admit = admit_advanced_statefulset,
     .setup = wh_dp_setup,
     .entries = {{.name = "vstatefulset.kb.io",
-                 .group = "apps.kruise.io",
+                 .group = WH_KRUISE_APPS,
                  .versions = {"v1alpha1", "v1beta1"},
                  .resource = "statefulsets",
                  .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
@@ -198,7 +199,7 @@ const struct wh_route wh_dp_uniteddeployment_route = {
     .admit = admit_uniteddeployment,
     .setup = wh_dp_setup,
     .entries = {{.name = "vuniteddeployment.kb.io",
-                 .group = "apps.kruise.io",
+                 .group = WH_KRUISE_APPS,
                  .versions = {"v1alpha1", "v1beta1"},
                  .resource = "uniteddeployments",
                  .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},

@@ -18,6 +18,7 @@
 
 #include "config/features.h"
 #include "gocompat/gotime.h"
+#include "k8s/kruise.h"
 #include "k8s/selector.h"
 #include "log/log.h"
 #include "util/json.h"
@@ -39,7 +40,7 @@ static unsigned protected_ops(const json_t *pub, const struct wh_config *cfg)
         ops |= s ? (unsigned)wh_pub_op_parse(s, strlen(s)) : 0u;
     }
     /* the v1alpha1 annotation, split on commas; items are neither trimmed nor checked here */
-    const char *ann = listed ? NULL : wh_json_annotation(pub, WH_PUB_ANN_OPERATIONS);
+    const char *ann = listed ? NULL : wh_json_annotation(pub, WH_KRUISE_ANN_PUB_OPERATIONS);
     for (const char *p = ann && *ann ? ann : NULL; p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -190,7 +191,7 @@ enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod, enum wh_pu
                          struct wh_errbuf *eb)
 {
     bool no_protect = false;
-    const char *np = wh_json_annotation(pod, WH_PUB_ANN_NO_PROTECT);
+    const char *np = wh_json_annotation(pod, WH_KRUISE_ANN_PUB_NO_PROTECT);
     if ((np && wh_str_to_go_bool(np, &no_protect) == WH_OK && no_protect) ||
         !wh_pub_pod_ready(pod) || !wh_pub_pod_consistent(pod)) {
         /* exempt, or already unavailable: it does not count against the budget */

@@ -21,8 +21,8 @@
 #define UPSTREAM_HELP "Pod Unavailable Budget Metrics"
 #define UPSTREAM_MAX_SERIES 1000
 
-static const char *const outcome_names[WH_PUB_OUT_COUNT] = {
-    "allowed", "dry_run", "unprotected", "denied", "deadline", "error"};
+static const char *const outcome_names[WH_PUB_OUT_COUNT] = {"allowed", "dry_run",  "unprotected",
+                                                            "denied",  "deadline", "error"};
 
 static const enum wh_pub_op all_ops[] = {WH_PUB_OP_DELETE, WH_PUB_OP_UPDATE, WH_PUB_OP_EVICT,
                                          WH_PUB_OP_RESIZE};

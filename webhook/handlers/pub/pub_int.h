@@ -21,12 +21,6 @@
 #include "kube/cluster.h"
 #include "util/err.h"
 
-#define WH_PUB_ANN_RELATED "pub.kruise.io/related-pub"
-#define WH_PUB_ANN_RELATED_OLD "kruise.io/related-pub"
-#define WH_PUB_ANN_NO_PROTECT "pub.kruise.io/no-protect"
-#define WH_PUB_ANN_OPERATIONS "kruise.io/pub-protect-operations"
-#define WH_PUB_ANN_TOTAL "pub.kruise.io/protect-total-replicas"
-#define WH_PUB_UNAVAILABLE_LABEL_PREFIX "unavailable-pod.kruise.io/"
 /* checkAndDecrement refuses past this many recorded Pods (MaxUnavailablePodSize) */
 #define WH_PUB_MAX_RECORDED 2000
 

@@ -12,13 +12,11 @@
 #include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
 #include "k8s/fielderr.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "k8s/validation.h"
 #include "util/json.h"
 #include "util/str.h"
-
-#define BETA "policy.kruise.io/v1beta1"
-#define ALPHA "policy.kruise.io/v1alpha1"
 
 /* A member that is there: present and not null (a nil pointer in Go). */
 static const json_t *member(const json_t *o, const char *key)
@@ -92,10 +90,10 @@ static void invalid_target(struct wh_field_errors *l, const json_t *ref, const c
 
 static void total_replicas_annotation(struct wh_field_errors *l, const json_t *obj)
 {
-    const char *v = wh_json_annotation(obj, WH_PUB_ANN_TOTAL);
+    const char *v = wh_json_annotation(obj, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
     if (!v)
         return;
-    static const char path[] = "metadata.annotations[" WH_PUB_ANN_TOTAL "]";
+    static const char path[] = "metadata.annotations[" WH_KRUISE_ANN_PUB_TOTAL_REPLICAS "]";
     long long n;
     const json_t *spec_total = member(wh_json_obj(obj, "spec"), "protectTotalReplicas");
     if (wh_str_to_ll(v, INT32_MIN, INT32_MAX, &n) != WH_OK) {
@@ -358,7 +356,11 @@ static bool decodable(const json_t *raw, bool alpha, struct wh_admission_respons
         wh_admission_deny(resp, 400, "there is no content to decode");
         return false;
     }
-    if (wh_gotype_check(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "PodUnavailableBudget"), &eb)) {
+    if (wh_gotype_check(
+            raw,
+            wh_gotype_lookup(alpha ? WH_KRUISE_POLICY_V1ALPHA1 : WH_KRUISE_POLICY_V1BETA1,
+                             "PodUnavailableBudget"),
+            &eb)) {
         wh_admission_deny(resp, 400, "%s", eb.msg);
         return false;
     }
@@ -375,7 +377,7 @@ static bool to_beta(const json_t *raw, bool alpha, bool is_old, json_t **out,
         return true;
     }
     char *msg = NULL;
-    if (wh_convert_object(BETA, raw, out, &msg) != WH_OK) {
+    if (wh_convert_object(WH_KRUISE_POLICY_V1BETA1, raw, out, &msg) != WH_OK) {
         wh_admission_deny(resp, 400, "failed to convert %sv1alpha1 PUB to v1beta1: %s",
                           is_old ? "old " : "", msg ? msg : "conversion failed");
         free(msg);
@@ -443,7 +445,7 @@ const struct wh_route wh_pub_validate_route = {
     .admit = wh_pub_validate_admit,
     .setup = wh_pub_validate_setup,
     .entries = {{.name = "vpodunavailablebudget.kb.io",
-                 .group = "policy.kruise.io",
+                 .group = WH_KRUISE_POLICY,
                  .versions = {"v1alpha1", "v1beta1"},
                  .resource = "podunavailablebudgets",
                  .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},

@@ -7,6 +7,7 @@
 #include "handlers/sidecarset/hash.h"
 #include "jsonpatch/diff.h"
 #include "gocompat/gotype.h"
+#include "k8s/kruise.h"
 #include "util/json.h"
 
 /* Upstream's defaulting dereferences sourceContainerNameFrom.fieldRef without a nil check; the
@@ -42,7 +43,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     if (strcmp(req->resource.version, "v1beta1") == 0 ||
         strcmp(req->resource.version, "v1alpha1") == 0) {
         char api[64];
-        snprintf(api, sizeof(api), "apps.kruise.io/%s", req->resource.version);
+        snprintf(api, sizeof(api), WH_KRUISE_APPS "/%s", req->resource.version);
         type = wh_gotype_lookup(api, "SidecarSet");
     } else {
         wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
@@ -97,7 +98,7 @@ const struct wh_route wh_sidecarset_mutate_route = {
     .kind = WH_ROUTE_MUTATE,
     .admit = admit,
     .entries = {{.name = "msidecarset.kb.io",
-                 .group = "apps.kruise.io",
+                 .group = WH_KRUISE_APPS,
                  .versions = {"v1alpha1", "v1beta1"},
                  .resource = "sidecarsets",
                  .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "gocompat/goenc.h"
+#include "k8s/kruise.h"
 #include "kube/cache.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -174,10 +175,11 @@ enum wh_err wh_ws_whitelist_load(struct wh_cluster *cl, const char *kruise_ns,
 {
     memset(out, 0, sizeof(*out));
     struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONFIGMAP) : NULL;
-    struct wh_object *cm = c ? wh_cache_get(c, kruise_ns, WH_WS_KRUISE_CONFIGMAP) : NULL;
+    struct wh_object *cm = c ? wh_cache_get(c, kruise_ns, WH_KRUISE_CONFIGMAP) : NULL;
     if (!cm)
         return WH_OK;
-    const char *text = wh_json_path_str(wh_object_json(cm), "data", WH_WS_WHITELIST_KEY, NULL);
+    const char *text =
+        wh_json_path_str(wh_object_json(cm), "data", WH_KRUISE_CONFIG_WS_WHITELIST, NULL);
     enum wh_err rc = text ? wh_ws_whitelist_parse(text, out, eb) : WH_OK;
     wh_object_unref(cm);
     return rc;

@@ -22,9 +22,6 @@
 #include "kube/cluster.h"
 #include "util/err.h"
 
-#define WH_WS_KRUISE_CONFIGMAP "kruise-configuration"
-#define WH_WS_WHITELIST_KEY "WorkloadSpread_Watch_Custom_Workload_WhiteList"
-
 struct wh_ws_gvk {
     const char *group, *version, *kind; /* "" when absent */
 };
