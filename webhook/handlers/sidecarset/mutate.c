@@ -82,9 +82,8 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         wh_admission_allow(resp, NULL);
         goto out;
     }
-    json_t *obj = wh_admission_mutable_object(resp, req);
-    json_object_clear(obj);
-    json_object_update(obj, encoded);
+    wh_admission_set_mutated_new(resp, encoded);
+    encoded = NULL;
     wh_admission_allow(resp, NULL);
 out:
     json_decref(decoded);
