@@ -415,7 +415,7 @@ out:
 enum wh_err wh_pub_validate_setup(struct wh_cluster *cl, const struct wh_config *cfg,
                                   struct wh_errbuf *eb)
 {
-    return wh_pub_gates_on(cfg) ? wh_pub_caches_setup(cl, cfg, eb) : WH_OK;
+    return wh_pub_gates_on(cfg) ? wh_pub_setup(cl, cfg, eb) : WH_OK;
 }
 
 const struct wh_route wh_pub_validate_route = {
