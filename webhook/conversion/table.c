@@ -271,6 +271,17 @@ static void del_path(json_t *dst, const char *const *keys, size_t n)
 
 #define MAX_KEYS 16
 
+/* Declares keys[0..n), the NULL-terminated names that follow the argument last. */
+#define COLLECT_KEYS(keys, n, last)                                                                \
+    const char *keys[MAX_KEYS];                                                                    \
+    size_t n;                                                                                      \
+    do {                                                                                           \
+        va_list ap_;                                                                               \
+        va_start(ap_, last);                                                                       \
+        n = collect_keys(ap_, keys);                                                               \
+        va_end(ap_);                                                                               \
+    } while (0)
+
 static size_t collect_keys(va_list ap, const char **keys)
 {
     size_t n = 0;
@@ -287,73 +298,45 @@ static size_t collect_keys(va_list ap, const char **keys)
 
 const json_t *wh_conv_get(const json_t *v, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, v);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, v);
     return get_path(v, keys, n);
 }
 
 const char *wh_conv_get_str(const json_t *v, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, v);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, v);
     return json_string_value(get_path(v, keys, n));
 }
 
 void wh_conv_set_new(json_t *dst, json_t *val, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, val);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, val);
     WH_ASSERT(n > 0 && val);
     set_path(dst, keys, n, val);
 }
 
 void wh_conv_del(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     WH_ASSERT(n > 0);
     del_path(dst, keys, n);
 }
 
 json_t *wh_conv_writable(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     return wh_cow_keys(dst, keys, n, false);
 }
 
 json_t *wh_conv_ensure(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     return wh_cow_keys(dst, keys, n, true);
 }
 
 json_t *wh_conv_ensure_list(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     WH_ASSERT(n > 0);
     return wh_cow_array(wh_cow_keys(dst, keys, n - 1, true), keys[n - 1], true);
 }

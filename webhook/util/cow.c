@@ -73,13 +73,19 @@ json_t *wh_cow_elem(json_t *arr, size_t i)
     return cp;
 }
 
-json_t *wh_cow_path(json_t *root, ...)
+json_t *wh_cow_vpath(json_t *root, va_list ap)
 {
     json_t *cur = root;
-    va_list ap;
-    va_start(ap, root);
     for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *))
         cur = wh_cow_object(cur, key, true);
+    return cur;
+}
+
+json_t *wh_cow_path(json_t *root, ...)
+{
+    va_list ap;
+    va_start(ap, root);
+    json_t *cur = wh_cow_vpath(root, ap);
     va_end(ap);
     return cur;
 }
