@@ -19,11 +19,13 @@
     X(wh_workloadspread_pod_step)                                                                  \
     X(wh_sidecarset_pod_step)                                                                      \
     X(wh_pod_launch_priority_step)                                                                 \
-    X(wh_pub_pod_step)
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
 
 #define VALIDATE_STEPS(X)                                                                          \
     X(wh_workloadspread_pod_step)                                                                  \
-    X(wh_pub_pod_step)
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
 
 #define DECLARE(step) extern const struct wh_pod_step step;
 MUTATE_STEPS(DECLARE)
