@@ -527,3 +527,67 @@ TEST(gotype_every_field_mismatch)
     fprintf(stderr, "model fields checked: %zu\n", total);
     CHECK(total > 2000);
 }
+
+/* json.Unmarshal as encoding/json does it: names fold case (and the long s and the Kelvin sign
+ * to their ASCII letters), the last member naming a field wins, Go's messages. */
+TEST(gotype_unmarshal_folds_names_as_encoding_json)
+{
+    const struct wh_gotype *t = wh_gotype_lookup("kruise.io/configuration", "CustomWorkload");
+    CHECK(t != NULL);
+    json_t *v = NULL;
+    struct wh_errbuf eb = {{0}};
+    const char *text =
+        "{\"group\":\"g\",\"VERSION\":\"v1\",\"\xe2\x84\xaaind\":\"K\",\"kind\":\"first\","
+        "\"kinD\":\"last\",\"\xc5\xbfubResources\":[{\"GROUP\":\"s\"}],"
+        "\"replicaspath\":\"spec.x\",\"unknown\":1}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Group")), "g");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Version")), "v1");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "last");
+    CHECK_EQ_STR(json_string_value(json_object_get(
+                     json_array_get(json_object_get(v, "subResources"), 0), "Group")),
+                 "s");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "replicasPath")), "spec.x");
+    CHECK(json_object_get(v, "unknown") == NULL);
+    json_decref(v);
+    /* a name that is not a field's, folded or not, is ignored */
+    text = "{\"Kinds\":5,\"K\xc3\xadnd\":5}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    json_decref(v);
+    const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"KIND\":5}",
+         "json: cannot unmarshal number into Go struct field CustomWorkload.Kind of "
+         "type string"},
+        {"{\"subresources\":{}}", "json: cannot unmarshal object into Go struct field "
+                                  "CustomWorkload.subResources of type []schema.GroupVersionKind"},
+        {"true", "json: cannot unmarshal bool into Go value of type configuration.CustomWorkload"},
+        {"{\"Kind\":", "unexpected end of JSON input"},
+        {"", "unexpected end of JSON input"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        v = NULL;
+        CHECK_EQ_INT(wh_gotype_unmarshal(bad[i].text, strlen(bad[i].text), t, &v, &eb),
+                     WH_ERR_INVALID);
+        CHECK_EQ_STR(eb.msg, bad[i].msg);
+        CHECK(v == NULL);
+    }
+    /* null leaves the zero value */
+    CHECK_EQ_INT(wh_gotype_unmarshal("null", 4, t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "");
+    json_decref(v);
+}
+
+/* A later null is a no-op for a string, but sets a list to nil. */
+TEST(gotype_unmarshal_later_null)
+{
+    const struct wh_gotype *t = wh_gotype_lookup("kruise.io/configuration", "CustomWorkload");
+    json_t *v = NULL;
+    struct wh_errbuf eb = {{0}};
+    const char *text = "{\"Kind\":\"k\",\"kind\":null,\"subResources\":[{}],\"SUBRESOURCES\":null}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "k");
+    CHECK(json_object_get(v, "subResources") == NULL);
+    json_decref(v);
+}

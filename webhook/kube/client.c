@@ -263,6 +263,13 @@ enum wh_err wh_kube_path(char *buf, size_t bufsz, const char *group, const char 
     return WH_OK;
 }
 
+enum wh_err wh_kube_path_of(char *buf, size_t bufsz, enum wh_resource_id id, const char *ns,
+                            const char *name, const char *sub)
+{
+    const struct wh_resource *r = wh_resource_get(id);
+    return wh_kube_path(buf, bufsz, r->group, r->versions[0], r->resource, ns, name, sub);
+}
+
 /* Appends name=value (value percent-encoded) to a query being built in b. */
 static enum wh_err add_param(struct wh_buf *b, const char *name, const char *value)
 {

@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "kube/resource.h"
 #include "util/err.h"
 
 struct wh_kube_client;
@@ -92,6 +93,10 @@ struct wh_kube_status {
 WH_NODISCARD enum wh_err wh_kube_path(char *buf, size_t bufsz, const char *group,
                                       const char *version, const char *resource, const char *ns,
                                       const char *name, const char *sub);
+
+/* The same for resource id of the catalogue (kube/resource.h) at its first version. */
+WH_NODISCARD enum wh_err wh_kube_path_of(char *buf, size_t bufsz, enum wh_resource_id id,
+                                         const char *ns, const char *name, const char *sub);
 
 /* Every call maps errors the same way: 404 -> WH_ERR_NOT_FOUND, 409 -> WH_ERR_CONFLICT, 410 ->
  * WH_ERR_GONE, any other error answer -> WH_ERR_KUBE; no answer -> WH_ERR_IO (WH_ERR_TLS for

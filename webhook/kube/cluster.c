@@ -631,8 +631,8 @@ enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *grou
     }
     if (cl->client)
         return discover_plural(cl, group, version, kind, plural, pluralsz, eb);
-    struct wh_cache *c =
-        store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+    const struct wh_resource *crds_res = wh_resource_get(WH_RES_CRD);
+    struct wh_cache *c = store_cache(cl, crds_res->group, crds_res->resource, false);
     struct wh_objlist l;
     wh_objlist_init(&l);
     if (c)
@@ -685,8 +685,8 @@ enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_vers
             rc = discover_plural(cl, group, version, kind, plural, sizeof(plural), eb);
     } else {
         json_t *crds = json_array();
-        struct wh_cache *c =
-            store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+        const struct wh_resource *crds_res = wh_resource_get(WH_RES_CRD);
+        struct wh_cache *c = store_cache(cl, crds_res->group, crds_res->resource, false);
         struct wh_objlist l;
         wh_objlist_init(&l);
         if (c)

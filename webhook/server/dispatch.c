@@ -102,9 +102,10 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
     struct wh_admission_response resp;
     wh_admission_response_init(&resp);
     struct wh_handler_ctx rctx = ctx ? *ctx : (struct wh_handler_ctx){0};
+    int64_t deadline = 0;
     if (rctx.cfg && rctx.cfg->request_deadline_ms > 0)
-        rctx.deadline_ns = wh_time_mono_ns() + rctx.cfg->request_deadline_ms * 1000000;
-    int64_t outer = wh_deadline_set(rctx.deadline_ns);
+        deadline = wh_time_mono_ns() + rctx.cfg->request_deadline_ms * 1000000;
+    int64_t outer = wh_deadline_set(deadline);
     enum wh_err rc = route->admit(&rctx, &req, &resp, &eb);
     wh_deadline_set(outer);
     if (rc) {

@@ -628,10 +628,10 @@ static int bound_port(struct MHD_Daemon *d)
 static void register_route_metrics(struct wh_http *h)
 {
     size_t n = 0;
-    const struct wh_route *all = wh_routes_all(&n);
+    const struct wh_route *const *all = wh_routes_all(&n);
     h->routes = wh_xcalloc(n ? n : 1, sizeof(*h->routes));
     for (size_t i = 0; i < n; i++) {
-        const struct wh_route *r = &all[i];
+        const struct wh_route *r = all[i];
         if (r->enabled && !r->enabled(h->cfg))
             continue;
         struct route_metrics *rm = &h->routes[h->nroutes++];

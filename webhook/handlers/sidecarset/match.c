@@ -12,6 +12,7 @@
 #include "gocompat/gotime.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/resources.h"
+#include "k8s/kruise.h"
 #include "k8s/selector.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -41,13 +42,13 @@ static void *view_new(const json_t *obj)
     const json_t *spec = json_object_get(obj, "spec");
     const json_t *inj = json_object_get(spec, "injectionStrategy");
     const json_t *rev = json_object_get(inj, "revision");
-    const char *canary = wh_json_annotation(obj, WH_SIDECARSET_CANARY_ANNOTATION);
-    const char *base = wh_json_annotation(obj, WH_SIDECARSET_BASE_ANNOTATION);
+    const char *canary = wh_json_annotation(obj, WH_KRUISE_ANN_SIDECARSET_CANARY);
+    const char *base = wh_json_annotation(obj, WH_KRUISE_ANN_SIDECARSET_BASE);
     if (!wh_str_eq(canary, "true") || !base || !base[0])
         base = NULL;
 
     /* a v1alpha1 SidecarSet's spec.namespace stands for a namespaceSelector */
-    json_t *alpha_sel = wh_str_eq(wh_json_str(obj, "apiVersion"), "apps.kruise.io/v1alpha1")
+    json_t *alpha_sel = wh_str_eq(wh_json_str(obj, "apiVersion"), WH_KRUISE_APPS_V1ALPHA1)
                             ? wh_convert_sidecarset_namespace(spec)
                             : NULL;
     const json_t *nssel = alpha_sel ? alpha_sel : json_object_get(spec, "namespaceSelector");
@@ -122,7 +123,7 @@ static void index_revision_owner(const json_t *obj, const void *view, wh_index_e
                                  void *ctx)
 {
     (void)view;
-    const char *owner = wh_json_label(obj, WH_SIDECARSET_NAME_LABEL);
+    const char *owner = wh_json_label(obj, WH_KRUISE_LABEL_SIDECARSET_NAME);
     if (owner)
         emit(ctx, owner);
 }
@@ -252,8 +253,8 @@ static json_t *restore(const json_t *sidecarset, const json_t *cr)
         }
         json_object_set_new(h, "spec", spec);
     }
-    static const char *const keys[2] = {WH_SIDECARSET_HASH_ANNOTATION,
-                                        WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION};
+    static const char *const keys[2] = {WH_KRUISE_ANN_SIDECARSET_HASH,
+                                        WH_KRUISE_ANN_SIDECARSET_HASH_WITHOUT_IMAGE};
     for (int i = 0; i < 2; i++) {
         const char *from_rev = wh_json_annotation(cr, keys[i]);
         if (from_rev && from_rev[0]) {
@@ -292,7 +293,8 @@ enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
         struct rev_key best = {0, 0, NULL};
         for (size_t i = 0; i < l.n; i++) {
             const json_t *cr = wh_object_json(l.items[i]);
-            if (!wh_str_eq(wh_json_label(cr, WH_SIDECARSET_CUSTOM_VERSION_LABEL), custom_version))
+            if (!wh_str_eq(wh_json_label(cr, WH_KRUISE_LABEL_SIDECARSET_CUSTOM_VERSION),
+                           custom_version))
                 continue;
             struct rev_key k = rev_key_of(cr);
             if (!found || rev_cmp(&k, &best) > 0) {

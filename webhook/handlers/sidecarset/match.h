@@ -33,11 +33,6 @@
 #define WH_SIDECARSET_CLUSTER_SCOPE "clusterScope"
 #define WH_CONTROLLERREVISION_INDEX_SIDECARSET "sidecarset"
 
-#define WH_SIDECARSET_NAME_LABEL "kruise.io/sidecarset-name"
-#define WH_SIDECARSET_CUSTOM_VERSION_LABEL "apps.kruise.io/sidecarset-custom-version"
-#define WH_SIDECARSET_CANARY_ANNOTATION "apps.kruise.io/sidecarset-canary"
-#define WH_SIDECARSET_BASE_ANNOTATION "apps.kruise.io/sidecarset-base"
-
 struct wh_selector;
 struct wh_sidecarset_regexes;
 

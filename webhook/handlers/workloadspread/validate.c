@@ -9,6 +9,7 @@
 #include "config/features.h"
 #include "conversion/convert.h"
 #include "k8s/defaults.h"
+#include "k8s/kruise.h"
 #include "k8s/typemeta.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
@@ -55,26 +56,25 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     char *msg = NULL;
     /* controller-runtime's Decoder: the object must name the type it is decoded into (v1beta1,
      * or v1alpha1 for every other version), or name nothing */
-    enum wh_err rc = wh_typemeta_decode_into(raw, beta ? "apps.kruise.io/v1beta1"
-                                                       : "apps.kruise.io/v1alpha1",
-                                             "WorkloadSpread", true, eb);
+    enum wh_err rc = wh_typemeta_decode_into(
+        raw, beta ? WH_KRUISE_APPS_V1BETA1 : WH_KRUISE_APPS_V1ALPHA1, "WorkloadSpread", true, eb);
     if (rc)
         return rc;
     if (beta) {
-        rc = wh_gotype_check_full(raw, wh_gotype_lookup("apps.kruise.io/v1beta1", "WorkloadSpread"),
+        rc = wh_gotype_check_full(raw, wh_gotype_lookup(WH_KRUISE_APPS_V1BETA1, "WorkloadSpread"),
                                   &msg);
         if (!rc)
             *out = json_incref((json_t *)(uintptr_t)raw);
     } else if (!json_is_object(raw)) {
-        rc = wh_gotype_check_full(
-            raw, wh_gotype_lookup("apps.kruise.io/v1alpha1", "WorkloadSpread"), &msg);
+        rc = wh_gotype_check_full(raw, wh_gotype_lookup(WH_KRUISE_APPS_V1ALPHA1, "WorkloadSpread"),
+                                  &msg);
     } else {
         /* the conversion decodes the v1alpha1 object as Go would (same errors) and renames the
          * subset fields */
         json_t *alpha = wh_json_copy(raw);
-        json_object_set_new(alpha, "apiVersion", json_string("apps.kruise.io/v1alpha1"));
+        json_object_set_new(alpha, "apiVersion", json_string(WH_KRUISE_APPS_V1ALPHA1));
         json_object_set_new(alpha, "kind", json_string("WorkloadSpread"));
-        rc = wh_convert_object("apps.kruise.io/v1beta1", alpha, out, &msg);
+        rc = wh_convert_object(WH_KRUISE_APPS_V1BETA1, alpha, out, &msg);
         json_decref(alpha);
     }
     if (rc)
@@ -137,11 +137,11 @@ static const struct {
     enum wh_resource_id cache;
     bool claims;
 } targets[] = {
-    {"CloneSet", {"apps.kruise.io"}, WH_RES_CLONESET, true},
+    {"CloneSet", {WH_KRUISE_APPS}, WH_RES_CLONESET, true},
     {"Deployment", {"apps"}, WH_RES_DEPLOYMENT, false},
     {"ReplicaSet", {"apps"}, WH_RES_REPLICASET, false},
     {"Job", {"batch"}, WH_RES_JOB, false},
-    {"StatefulSet", {"apps", "apps.kruise.io"}, WH_RES_STATEFULSET, true},
+    {"StatefulSet", {"apps", WH_KRUISE_APPS}, WH_RES_STATEFULSET, true},
 };
 
 /* The pod template the subsets' patches are checked against: the workload's spec.template as Go
@@ -558,3 +558,16 @@ out:
     json_decref(old);
     return WH_OK;
 }
+
+/* Served with the gate off too: it then answers 403 (spec workloadspread.md 2). */
+const struct wh_route wh_ws_validate_route = {
+    .path = "/validate-apps-kruise-io-workloadspread",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_ws_validate_admit,
+    .setup = wh_ws_caches_setup,
+    .entries = {{.name = "vworkloadspread.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "workloadspreads",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};
