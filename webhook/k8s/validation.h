@@ -65,7 +65,7 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
                              wh_name_fn name_fn, const char *path);
 
 /* ValidateObjectMeta of pkg/apis/core/validation: the above, then each finalizer at
- * path.finalizers[i] qualified, and one without '/' a standard one (validateKubeFinalizerName).
+ * path.finalizers[i] without '/' a standard one (validateKubeFinalizerName).
  * CloneSet, Advanced StatefulSet and UnitedDeployment validation use this one. */
 void wh_validate_kube_object_meta(struct wh_field_errors *l, const json_t *meta,
                                   bool requires_namespace, wh_name_fn name_fn, const char *path);
@@ -80,7 +80,8 @@ bool wh_ip_sloppy_valid(const char *value);
  * finalizers while it is being deleted, resourceVersion required, generation not decremented,
  * name, namespace, uid, creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds
  * immutable ("field is immutable"), labels, annotations and ownerReferences valid, finalizer
- * names qualified or standard. */
+ * names without '/' standard ones (validateKubeFinalizerName; upstream does not ask whether the
+ * others are qualified on update). */
 void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *meta,
                                     const json_t *old_meta, const char *path);
 
