@@ -401,7 +401,8 @@ static bool is_integer_resource(const char *name)
     return in_list(name, ints, sizeof(ints) / sizeof(ints[0])) || is_extended(name);
 }
 
-/* validateContainerResourceName. */
+/* validateContainerResourceName. A core.ResourceName prints through its String method:
+ * unquoted. */
 static void container_resource_name(struct wh_field_errors *l, const char *name, const char *path)
 {
     static const char *const standard[] = {"cpu",
@@ -426,19 +427,20 @@ static void container_resource_name(struct wh_field_errors *l, const char *name,
                                            "services.loadbalancers"};
     struct wh_vmsgs m = {0};
     wh_is_qualified_name(name, &m);
-    wh_pv_invalid_msgs(l, path, name, &m);
+    for (size_t i = 0; i < m.n; i++)
+        wh_ferr_invalid_raw(l, path, name, m.m[i]);
     bool slash = strchr(name, '/') != NULL;
     /* validateResourceName returns early: a name that is not qualified is not also called
      * non-standard */
     if (!m.n && !slash && !is_hugepages(name) && !wh_str_has_prefix(name, "requests.hugepages-") &&
         !in_list(name, standard, sizeof(standard) / sizeof(standard[0])))
-        wh_ferr_invalid_str(l, path, name, "must be a standard resource type or fully qualified");
+        wh_ferr_invalid_raw(l, path, name, "must be a standard resource type or fully qualified");
     if (!slash) {
         if (strcmp(name, "cpu") && strcmp(name, "memory") && strcmp(name, "ephemeral-storage") &&
             !is_hugepages(name))
-            wh_ferr_invalid_str(l, path, name, "must be a standard resource for containers");
+            wh_ferr_invalid_raw(l, path, name, "must be a standard resource for containers");
     } else if (!is_native(name) && !is_extended(name)) {
-        wh_ferr_invalid_str(l, path, name, "doesn't follow extended resource name standard");
+        wh_ferr_invalid_raw(l, path, name, "doesn't follow extended resource name standard");
     }
 }
 
@@ -452,10 +454,20 @@ static void quantity_value(struct wh_field_errors *l, const char *name, const js
         wh_ferr_invalid_str(l, path, shown, WH_PV_NONNEG_MSG);
     }
     if (is_integer_resource(name) && wh_quantity_scaled_value(q, -3) % 1000 != 0) {
-        char *g = wh_pv_gosyntax_quantity(v);
+        char *g = wh_pv_gosyntax_quantity(v, true);
         wh_ferr_invalid_raw(l, path, g, "must be an integer");
         free(g);
     }
+}
+
+/* A container's resource quantity as SetDefaults_ResourceList leaves it: rounded up to milli
+ * precision (a no-op on text defaulting has rounded already). */
+static bool rounded_quantity(const json_t *v, struct wh_quantity *q)
+{
+    if (!wh_pv_quantity(v, q))
+        return false;
+    (void)wh_quantity_round_up(q, -3);
+    return true;
 }
 
 /* validateResourceClaimNames. */
@@ -541,7 +553,7 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         char *kp = wh_str_printf("%s[%s]", lp, name);
         struct wh_quantity q;
         container_resource_name(l, name, kp);
-        if (wh_pv_quantity(v, &q))
+        if (rounded_quantity(v, &q))
             quantity_value(l, name, v, &q, kp);
         huge |= is_hugepages(name);
         lim_cpu_mem |= !strcmp(name, "cpu") || !strcmp(name, "memory");
@@ -554,13 +566,13 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         const json_t *v = json_object_get(requests, name);
         char *kp = wh_str_printf("%s[%s]", rp, name);
         struct wh_quantity q, lq;
-        bool have = wh_pv_quantity(v, &q);
+        bool have = rounded_quantity(v, &q);
         container_resource_name(l, name, kp);
         if (have)
             quantity_value(l, name, v, &q, kp);
         bool overcommit = is_native(name) && !is_hugepages(name);
         const json_t *lv = json_object_get(limits, name);
-        if (lv && have && wh_pv_quantity(lv, &lq)) {
+        if (lv && have && rounded_quantity(lv, &lq)) {
             char shown[WH_QUANTITY_MAX_DIGITS + 8], lshown[WH_QUANTITY_MAX_DIGITS + 8];
             wh_quantity_format(&q, shown, sizeof(shown));
             wh_quantity_format(&lq, lshown, sizeof(lshown));
@@ -602,12 +614,13 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
         bool dup = false;
         for (k = 0; k < i && !dup; k++)
             dup = strcmp(wh_json_str_or_empty(json_array_get(list, k), "resourceName"), name) == 0;
+        /* the resource name (core.ResourceName) prints unquoted, through its String method */
         if (dup)
-            wh_ferr_duplicate(l, P("%s[%zu]", path, i), name);
+            wh_ferr_duplicate_raw(l, P("%s[%zu]", path, i), name);
         if (!*name)
             wh_ferr_required(l, path, "");
         else if (strcmp(name, "cpu") && strcmp(name, "memory"))
-            wh_ferr_not_supported(l, path, name, names, 2);
+            wh_ferr_not_supported_raw(l, path, name, names, 2);
         if (!*pol)
             wh_ferr_required(l, path, "");
         else if (strcmp(pol, "NotRequired") && strcmp(pol, "RestartContainer"))
