@@ -19,8 +19,9 @@ type ptObj = map[string]interface{}
 type ptList = []interface{}
 
 type ptg struct {
-	r   *rand.Rand
-	bad float64
+	r     *rand.Rand
+	bad   float64
+	focus string // an area whose rare fields are drawn four times as often
 
 	volumes    []string // the volumes' names
 	pvcVolumes []string // those a device may name
@@ -35,8 +36,16 @@ type ptg struct {
 }
 
 func (g *ptg) p(x float64) bool { return g.r.Float64() < x }
-func (g *ptg) hostile() bool    { return g.r.Float64() < g.bad }
-func (g *ptg) n(k int) int      { return g.r.Intn(k) }
+
+// pa: p, boosted when the template's focus is area.
+func (g *ptg) pa(area string, x float64) bool {
+	if g.focus == area {
+		x *= 4
+	}
+	return g.r.Float64() < x
+}
+func (g *ptg) hostile() bool { return g.r.Float64() < g.bad }
+func (g *ptg) n(k int) int   { return g.r.Intn(k) }
 
 func (g *ptg) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
 
@@ -75,6 +84,7 @@ var (
 // ptTemplate draws one template.
 func ptTemplate(r *rand.Rand) ptObj {
 	g := &ptg{r: r, bad: []float64{0, 0, 0.02, 0.05, 0.12, 0.3}[r.Intn(6)], names: map[string]bool{}, grace: 30, hostPorts: map[int64]bool{}}
+	g.focus = []string{"", "", "volumes", "security", "windows", "scheduling", "dns", "annotations", "resources", "projected"}[r.Intn(10)]
 	spec := g.podSpec()
 	t := ptObj{"spec": spec}
 	if meta := g.templateMeta(); len(meta) > 0 {
@@ -121,7 +131,7 @@ func (g *ptg) templateMeta() ptObj {
 	if g.p(0.7) {
 		meta["labels"] = g.labels(3)
 	}
-	if g.p(0.5) {
+	if g.pa("annotations", 0.5) {
 		a := ptObj{}
 		for i := g.n(3); i > 0; i-- {
 			a[g.either([]string{"note", "example.com/owner", "Kubernetes.io/x"}, ptBadKeys)] = g.pick("x", "", "{}")
@@ -132,7 +142,7 @@ func (g *ptg) templateMeta() ptObj {
 		if g.hostile() && g.p(0.3) {
 			a["kubernetes.io/config.mirror"] = "mirror"
 		}
-		if g.p(0.12) {
+		if g.pa("annotations", 0.12) {
 			a["scheduler.alpha.kubernetes.io/tolerations"] = g.either([]string{`[{"key":"a","operator":"Exists"}]`, `[]`, `null`, `[{"Key":"k","OPERATOR":"Exists","effect":"NoExecute","tolerationSeconds":5}]`},
 				[]string{`[{"key":"a b","operator":"Equal","value":"x"}]`, `[{"key":"k","tolerationSeconds":1.5}]`, `[{"key":"k","tolerationSeconds":"5"}]`,
 					`{"key":"a"}`, `[1]`, `[null,{"key":"x","effect":"Bogus"}]`, `[{"key":5}]`, `[{"operator":true}]`, `"x"`,
@@ -140,13 +150,13 @@ func (g *ptg) templateMeta() ptObj {
 					`[{"effect":"NoSchedule","tolerationSeconds":99999999999999999999}]`, `[{"key":"k","unknown":{"a":[1,2]}},{"key":"k2","effect":[]}]`,
 					`[{"key":"a"}] x`, `[{"key":"a","tolerationSeconds":1e3}]`, `[{"key":"a","value":{}}]`})
 		}
-		if g.p(0.1) {
+		if g.pa("annotations", 0.1) {
 			a["seccomp.security.alpha.kubernetes.io/pod"] = g.either([]string{"runtime/default", "docker/default", "unconfined", "localhost/profile.json"}, []string{"localhost/../x", "localhost//abs", "bogus", ""})
 		}
-		if g.p(0.1) {
+		if g.pa("annotations", 0.1) {
 			a["container.seccomp.security.alpha.kubernetes.io/"+g.someContainer()] = g.either([]string{"runtime/default", "unconfined", "localhost/p"}, []string{"localhost/../p", "x"})
 		}
-		if g.p(0.1) {
+		if g.pa("annotations", 0.1) {
 			a["container.apparmor.security.beta.kubernetes.io/"+g.someContainer()] = g.either([]string{"runtime/default", "unconfined", "localhost/prof", ""}, []string{"bogus", "localhost/other"})
 		}
 		if g.p(0.002) {
@@ -185,7 +195,7 @@ func (g *ptg) podSpec() ptObj {
 			s["terminationGracePeriodSeconds"] = g.grace
 		}
 	}
-	if g.p(0.12) {
+	if g.pa("windows", 0.12) {
 		s["os"] = ptObj{"name": g.either([]string{"linux", "windows"}, []string{"", "darwin", "Linux"})}
 		g.windows = s["os"].(ptObj)["name"] == "windows"
 	}
@@ -193,10 +203,10 @@ func (g *ptg) podSpec() ptObj {
 		g.hostNet = true
 		s["hostNetwork"] = true
 	}
-	if g.p(0.6) {
+	if g.pa("volumes", 0.6) || g.focus == "projected" {
 		s["volumes"] = g.volumeList()
 	}
-	if g.p(0.12) {
+	if g.pa("resources", 0.12) {
 		s["resourceClaims"] = g.resourceClaims()
 	}
 	var cs ptList
@@ -232,7 +242,7 @@ func (g *ptg) podFields(s ptObj) {
 			s["dnsConfig"] = ptObj{"nameservers": ptList{"10.0.0.10"}}
 		}
 	}
-	if g.p(0.2) && s["dnsConfig"] == nil {
+	if g.pa("dns", 0.2) && s["dnsConfig"] == nil {
 		s["dnsConfig"] = g.dnsConfig()
 	}
 	if g.p(0.25) {
@@ -312,10 +322,10 @@ func (g *ptg) podFields(s ptObj) {
 		}
 		s["readinessGates"] = gates
 	}
-	if g.p(0.25) {
+	if g.pa("scheduling", 0.25) {
 		s["tolerations"] = g.tolerations()
 	}
-	if g.p(0.1) {
+	if g.pa("dns", 0.1) {
 		var ha ptList
 		for i := 1 + g.n(2); i > 0; i-- {
 			ha = append(ha, ptObj{"ip": g.ip(), "hostnames": ptList{g.either([]string{"foo.local", "bar"}, ptBadDNS)}})
@@ -325,13 +335,13 @@ func (g *ptg) podFields(s ptObj) {
 	if g.p(0.1) {
 		s["overhead"] = g.resourceList(false)
 	}
-	if g.p(0.45) {
+	if g.pa("security", 0.45) || g.focus == "windows" {
 		s["securityContext"] = g.podSecurityContext(hostIPC)
 	}
-	if g.p(0.3) {
+	if g.pa("scheduling", 0.3) {
 		s["affinity"] = g.affinity()
 	}
-	if g.p(0.2) {
+	if g.pa("scheduling", 0.2) {
 		s["topologySpreadConstraints"] = g.topologySpread()
 	}
 	if g.p(0.1) {
@@ -455,7 +465,7 @@ func (g *ptg) podSecurityContext(hostIPC bool) ptObj {
 	if g.p(0.15) && (!g.windows || g.hostile()) {
 		sc["appArmorProfile"] = g.apparmor()
 	}
-	if g.p(0.1) && (g.windows || g.hostile()) {
+	if g.pa("windows", 0.1) && (g.windows || g.hostile()) {
 		sc["windowsOptions"] = g.windowsOptions()
 	}
 	return sc
@@ -491,7 +501,7 @@ func (g *ptg) windowsOptions() ptObj {
 		w["runAsUserName"] = g.either([]string{"ContainerUser", "NT AUTHORITY\\NETWORK SERVICE", "dom.example.com\\user", "DOMAIN\\u", "\u00e9t\u00e9\\u"},
 			[]string{"", "a\\b\\c", "user\u0001", "...", " ", "u@x", strings.Repeat("d", 256) + "\\u", strings.Repeat("u", 105), "-bad.\\u", ".dom\\u", "dom\\", "a*b\\c", "abcdefghijklmnop\\u", "a[b]", "dom\\..", "a\u007f"})
 	}
-	if g.hostile() {
+	if g.hostile() || g.focus == "windows" && g.p(0.3) {
 		w["hostProcess"] = g.p(0.5)
 	}
 	return w
@@ -810,14 +820,14 @@ func (g *ptg) claimTemplate() ptObj {
 	if g.p(0.15) {
 		spec["selector"] = g.selector()
 	}
-	if g.p(0.15) {
+	if g.pa("volumes", 0.15) {
 		ds := ptObj{"kind": g.either([]string{"PersistentVolumeClaim", "VolumeSnapshot"}, []string{""}), "name": g.either([]string{"src"}, []string{""})}
 		if ds["kind"] == "VolumeSnapshot" || g.p(0.3) {
 			ds["apiGroup"] = g.either([]string{"snapshot.storage.k8s.io"}, []string{"", "Bad_Group"})
 		}
 		spec["dataSource"] = ds
 	}
-	if g.p(0.15) {
+	if g.pa("volumes", 0.15) {
 		dsr := ptObj{"kind": g.pick("PersistentVolumeClaim", "VolumeSnapshot"), "name": g.pick("src", "other")}
 		if dsr["kind"] == "VolumeSnapshot" || g.p(0.3) {
 			dsr["apiGroup"] = "snapshot.storage.k8s.io"
@@ -861,6 +871,9 @@ func (g *ptg) volumeSource(v ptObj, volName string) string {
 		"azureFile", "cephfs", "rbd", "cinder", "glusterfs", "flocker", "quobyte", "storageos", "scaleIO", "gcePersistentDisk", "awsElasticBlockStore",
 		"vsphereVolume", "photonPersistentDisk", "portworxVolume", "none"}
 	k := kinds[g.n(len(kinds))]
+	if g.focus == "projected" && g.p(0.5) {
+		k = "projected"
+	}
 	req := func(o ptObj, keys ...string) ptObj {
 		for _, key := range keys {
 			if !g.hostile() || g.p(0.5) {
@@ -972,9 +985,11 @@ func (g *ptg) volumeSource(v ptObj, volName string) string {
 			f["wwids"] = ptList{"3600508b400105e210000900000490000"}
 		case 2:
 			if g.hostile() {
-				f["targetWWNs"] = ptList{"a", "b"}
-				f["wwids"] = ptList{"c"}
-				f["lun"] = 1
+				if g.p(0.6) {
+					f["targetWWNs"] = ptList{"a", "b"}
+					f["wwids"] = ptList{"c"}
+					f["lun"] = 1
+				}
 			} else {
 				f["wwids"] = ptList{"w"}
 			}
@@ -1131,8 +1146,10 @@ func (g *ptg) projected() ptObj {
 					c["signerName"] = g.either([]string{"example.com/signer"}, []string{"", "nosl", "a/b/c", "Bad.com/x", "com/x", strings.Repeat("a", 254) + ".com/x", "example.com/Bad_Path", "example.com/" + strings.Repeat("p.", 170), "a.b/", "/x"})
 				case 2:
 					if g.hostile() {
-						c["name"] = "n"
-						c["signerName"] = "example.com/s"
+						if g.p(0.5) {
+							c["name"] = "n"
+							c["signerName"] = "example.com/s"
+						}
 					} else {
 						c["name"] = "n2"
 					}
@@ -1346,7 +1363,7 @@ func (g *ptg) securityContext() ptObj {
 	if g.p(0.15) && !win {
 		sc["appArmorProfile"] = g.apparmor()
 	}
-	if g.p(0.1) && (g.windows || g.hostile()) {
+	if g.pa("windows", 0.1) && (g.windows || g.hostile()) {
 		sc["windowsOptions"] = g.windowsOptions()
 	}
 	return sc
@@ -1431,7 +1448,7 @@ func (g *ptg) container(kind string) ptObj {
 		}
 		c["lifecycle"] = lc
 	}
-	if g.p(0.35) {
+	if g.pa("security", 0.35) || g.focus == "windows" {
 		c["securityContext"] = g.securityContext()
 	}
 	if kind == "ephemeral" {

@@ -271,6 +271,16 @@ func ptRules(answer string) []string {
 			}
 		}
 		path = strings.TrimPrefix(ptIndex.ReplaceAllString(path, "[*]"), "spec.template.")
+		// a value printed with %#v (a struct, a slice) stands for its type
+		if v := strings.TrimPrefix(rest, "Invalid value: "); v != rest && v != "" && strings.ContainsAny(v[:1], "abcdefghijklmnopqrstuvwxyz[") {
+			if i := strings.LastIndex(v, "}: "); i >= 0 {
+				typ := v
+				if j := strings.IndexAny(v, "{("); j >= 0 {
+					typ = v[:j]
+				}
+				rest = "Invalid value: " + typ + "{…}" + v[i+1:]
+			}
+		}
 		rest = ptNumber.ReplaceAllString(ptQuoted.ReplaceAllString(rest, `"…"`), "N")
 		if len(rest) > 110 {
 			rest = rest[:110] + "…"

@@ -504,10 +504,14 @@ static void claim_names(struct wh_field_errors *l, const json_t *claims, const s
             if (exact) {
                 wh_ferr_duplicate(l, p, key);
             } else if (!*req) {
-                size_t nl = strlen(name);
-                for (size_t k = 0; k < nkeys; k++)
-                    if (strncmp(keys[k], name, nl) == 0 && keys[k][nl] == '/')
+                /* an earlier "claim/request" of this claim: the key's part before its first
+                 * '/' (a claim name with '/' never matches) */
+                for (size_t k = 0; k < nkeys; k++) {
+                    const char *slash = strchr(keys[k], '/');
+                    if (slash && (size_t)(slash - keys[k]) == strlen(name) &&
+                        strncmp(keys[k], name, strlen(name)) == 0)
                         wh_ferr_duplicate(l, p, name);
+                }
             }
             keys[nkeys++] = key;
         }
