@@ -261,10 +261,13 @@ diff-short:
 # yet): kwh-oracle podtemplate generates SEED-seeded templates, validates them with upstream's
 # convertor.ConvertPodTemplateSpec + ValidatePodTemplateSpec and compares with
 # $(PTCHECK_BIN); differences go to $(BUILD)/diff/podtemplate/, with a tally of the rules hit.
+# Then the same templates as Pods with metadata (WorkloadSpread's ValidatePodSpec).
 diff-podtemplate: $(PTCHECK_BIN) oracle
 	@if [ -x $(ORACLE) ]; then \
 	    $(ORACLE) podtemplate diff --bin $(PTCHECK_BIN) --seed $(SEED) --cases $(CASES) \
-	        --out $(BUILD)/diff/podtemplate; \
+	        --out $(BUILD)/diff/podtemplate && \
+	    $(ORACLE) podtemplate diff -pods --bin $(PTCHECK_BIN) --seed $(SEED) --cases $(CASES) \
+	        --out $(BUILD)/diff/podtemplate-pods; \
 	else echo "diff-podtemplate: skipped: no oracle (make oracle says why)"; fi
 
 diff-long:

@@ -1628,3 +1628,36 @@ func (g *ptg) devices(mounted map[string]bool) ptList {
 	}
 	return out
 }
+
+// ptPod wraps a template into a Pod whose metadata the validation reads: a name (the ephemeral
+// volumes' claims are named after it) and, now and then, the mirror-Pod annotation.
+func ptPod(r *rand.Rand, t ptObj) ptObj {
+	g := &ptg{r: r, bad: 0.2}
+	meta, _ := t["metadata"].(ptObj)
+	if meta == nil {
+		meta = ptObj{}
+	}
+	if g.p(0.8) {
+		meta["name"] = g.either([]string{"web-0", "pod", "a.b"}, []string{"Pod", "x_y", strings.Repeat("p", 250), "-p"})
+	}
+	if g.p(0.1) {
+		a, _ := meta["annotations"].(ptObj)
+		if a == nil {
+			a = ptObj{}
+		}
+		a["kubernetes.io/config.mirror"] = "m"
+		meta["annotations"] = a
+	}
+	spec := t["spec"].(ptObj)
+	// a claim named after an ephemeral volume's
+	if vols, ok := spec["volumes"].(ptList); ok && g.p(0.3) {
+		name, _ := meta["name"].(string)
+		for _, v := range vols {
+			if vo, ok := v.(ptObj); ok && vo["ephemeral"] != nil {
+				spec["volumes"] = append(vols, ptObj{"name": "ref", "persistentVolumeClaim": ptObj{"claimName": name + "-" + vo["name"].(string)}})
+				break
+			}
+		}
+	}
+	return ptObj{"metadata": meta, "spec": spec}
+}

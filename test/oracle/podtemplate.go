@@ -6,9 +6,12 @@ package main
 // v1 -> core) and corevalidation.ValidatePodTemplateSpec at spec.template with
 // webhookutil.DefaultPodValidationOptions.
 //
-//	kwh-oracle podtemplate [-gates G]             templates on stdin, one JSON object a line;
+//	kwh-oracle podtemplate [-gates G] [-pods]     templates on stdin, one JSON object a line;
 //	                                              one answer a line: the aggregated error as a
-//	                                              JSON string, null, or {"decodeError": "..."}
+//	                                              JSON string, null, or {"decodeError": "..."};
+//	                                              -pods: v1 Pods instead, validated as
+//	                                              WorkloadSpread does (ConvertPod, then
+//	                                              ValidatePodSpec with the Pod's metadata at spec)
 //	kwh-oracle podtemplate gen -seed N -cases N   generated templates, one a line
 //	kwh-oracle podtemplate diff -bin C ...        both, compared with the C side (C reads the
 //	                                              same lines and answers the same way)
@@ -45,12 +48,17 @@ func podtemplateMain(args []string) int {
 	}
 	fs := flag.NewFlagSet("podtemplate", flag.ContinueOnError)
 	gates := fs.String("gates", "", "feature gates, as kruise-manager's --feature-gates")
+	pods := fs.Bool("pods", false, "Pods (validated with their metadata) instead of templates")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if err := setupProcess(*gates, true); err != nil {
 		fmt.Fprintf(os.Stderr, "podtemplate: %v\n", err)
 		return 2
+	}
+	answer := podtemplateAnswer
+	if *pods {
+		answer = podAnswer
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -59,7 +67,7 @@ func podtemplateMain(args []string) int {
 		line, err := in.ReadString('\n')
 		line = strings.TrimRight(line, "\r\n")
 		if line != "" {
-			fmt.Fprintln(out, podtemplateAnswer([]byte(line)))
+			fmt.Fprintln(out, answer([]byte(line)))
 		}
 		if err == io.EOF {
 			return 0
@@ -84,6 +92,26 @@ func podtemplateAnswer(line []byte) string {
 		return string(b)
 	}
 	errs := corevalidation.ValidatePodTemplateSpec(core, field.NewPath("spec", "template"), webhookutil.DefaultPodValidationOptions)
+	if agg := errs.ToAggregate(); agg != nil {
+		b, _ := json.Marshal(agg.Error())
+		return string(b)
+	}
+	return "null"
+}
+
+// podAnswer validates one Pod's spec with its metadata, as WorkloadSpread validation does.
+func podAnswer(line []byte) string {
+	pod := &corev1.Pod{}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(line, pod); err != nil {
+		b, _ := json.Marshal(map[string]string{"decodeError": err.Error()})
+		return string(b)
+	}
+	core, err := convertor.ConvertPod(pod)
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"decodeError": "convert: " + err.Error()})
+		return string(b)
+	}
+	errs := corevalidation.ValidatePodSpec(&core.Spec, &core.ObjectMeta, field.NewPath("spec"), webhookutil.DefaultPodValidationOptions)
 	if agg := errs.ToAggregate(); agg != nil {
 		b, _ := json.Marshal(agg.Error())
 		return string(b)
@@ -118,6 +146,7 @@ func podtemplateDiff(args []string) int {
 	outDir := fs.String("out", "build/diff/podtemplate", "where differences and the rule tally go")
 	gates := fs.String("gates", "", "feature gates (DefaultHostNetworkHostPortsInPodTemplates=true is passed on to the C side)")
 	top := fs.Int("top", 25, "rules of the tally printed")
+	pods := fs.Bool("pods", false, "Pods with metadata (WorkloadSpread's ValidatePodSpec) instead of templates")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -131,11 +160,20 @@ func podtemplateDiff(args []string) int {
 	}
 	r := rand.New(rand.NewSource(*seed))
 	lines := make([]string, *cases)
+	answer := podtemplateAnswer
 	for i := range lines {
-		b, _ := json.Marshal(ptTemplate(r))
+		t := ptTemplate(r)
+		if *pods {
+			t = ptPod(r, t)
+		}
+		b, _ := json.Marshal(t)
 		lines[i] = string(b)
 	}
 	cargs := []string{}
+	if *pods {
+		cargs = append(cargs, "--pods")
+		answer = podAnswer
+	}
 	if strings.Contains(*gates, "DefaultHostNetworkHostPortsInPodTemplates=true") {
 		cargs = append(cargs, "--host-network-ports")
 	}
@@ -148,7 +186,7 @@ func podtemplateDiff(args []string) int {
 	valid, diffs := 0, 0
 	var report strings.Builder
 	for i, line := range lines {
-		want := podtemplateAnswer([]byte(line))
+		want := answer([]byte(line))
 		got := ours[i]
 		for _, rule := range ptRules(want) {
 			tally[rule]++
@@ -192,9 +230,9 @@ func runPodtemplateCheck(bin string, args []string, lines []string) ([]string, e
 	return got, nil
 }
 
-// Every error of a template's validation starts with its path: spec.template..., or "[]" (the
-// path a static Pod's resource claims are refused at).
-var ptErrorStart = regexp.MustCompile(`, (spec\.template[.\[]|\[\]: )`)
+// Every error starts with its path: spec.template... (spec... for a Pod), or "[]" (the path a
+// static Pod's resource claims are refused at).
+var ptErrorStart = regexp.MustCompile(`, (spec[.\[]|\[\]: )`)
 
 // ptErrors splits an answer (a JSON string holding an aggregate) into its errors.
 func ptErrors(answer string) []string {
@@ -206,7 +244,7 @@ func ptErrors(answer string) []string {
 		return nil
 	}
 	s = goPointer.ReplaceAllString(s, "0xPOINTER")
-	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' || !strings.HasPrefix(s, "[spec.template") && !strings.HasPrefix(s, "[[]") {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' || !strings.HasPrefix(s, "[spec") && !strings.HasPrefix(s, "[[]") {
 		return []string{s}
 	}
 	inner := s[1 : len(s)-1]

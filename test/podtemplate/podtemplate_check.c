@@ -8,7 +8,11 @@
  * decode is answered {"decodeError": "..."}. The JSON itself is validated once it type-checks,
  * as the handlers validate a request's object.
  *
- *   podtemplate-check [--host-network-ports]    (the gate DefaultHostNetworkHostPortsInPodTemplates)
+ *   podtemplate-check [--host-network-ports] [--pods]
+ *
+ * --host-network-ports: the gate DefaultHostNetworkHostPortsInPodTemplates; --pods: the lines are
+ * v1 Pods, validated as WorkloadSpread validates a patched Pod (ValidatePodSpec at "spec" with
+ * the Pod's metadata).
  *
  * kwh-oracle podtemplate answers the same lines with upstream's own code. */
 #include <jansson.h>
@@ -32,7 +36,7 @@ static void answer(const json_t *v)
 }
 
 static void check_line(const char *line, size_t len, const struct wh_gotype *type,
-                       bool host_network_ports)
+                       bool host_network_ports, bool pods)
 {
     json_error_t jerr;
     json_t *in = json_loadb(line, len, 0, &jerr), *tmpl = NULL, *out = NULL;
@@ -54,7 +58,14 @@ static void check_line(const char *line, size_t len, const struct wh_gotype *typ
     wh_k8s_default_pod_spec_for_validation(json_object_get(tmpl, "spec"), host_network_ports);
     struct wh_field_errors l;
     wh_ferrs_init(&l);
-    wh_validate_pod_template_spec(&l, tmpl, "spec.template");
+    if (pods)
+        wh_validate_pod_spec_at(&l, json_object_get(tmpl, "spec"),
+                                json_is_object(json_object_get(tmpl, "metadata"))
+                                    ? json_object_get(tmpl, "metadata")
+                                    : NULL,
+                                "spec");
+    else
+        wh_validate_pod_template_spec(&l, tmpl, "spec.template");
     char *agg = wh_ferrs_aggregate(&l);
     out = agg ? wh_json_string_lossy(agg) : json_null();
     free(agg);
@@ -69,19 +80,22 @@ done:
 
 int main(int argc, char **argv)
 {
-    bool host_network_ports = false;
+    bool host_network_ports = false, pods = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--host-network-ports") == 0) {
             host_network_ports = true;
+        } else if (strcmp(argv[i], "--pods") == 0) {
+            pods = true;
         } else {
-            fprintf(stderr, "usage: %s [--host-network-ports] < templates\n", argv[0]);
+            fprintf(stderr, "usage: %s [--host-network-ports] [--pods] < templates\n", argv[0]);
             return 2;
         }
     }
     wh_json_init();
-    const struct wh_gotype *type = wh_gotype_lookup("v1", "PodTemplateSpec");
+    const struct wh_gotype *type = wh_gotype_lookup("v1", pods ? "Pod" : "PodTemplateSpec");
     if (!type) {
-        fprintf(stderr, "podtemplate-check: the Go-type model has no v1.PodTemplateSpec\n");
+        fprintf(stderr, "podtemplate-check: the Go-type model has no v1 %s\n",
+                pods ? "Pod" : "PodTemplateSpec");
         return 1;
     }
     char *line = NULL;
@@ -92,7 +106,7 @@ int main(int argc, char **argv)
             n--;
         if (n == 0)
             continue;
-        check_line(line, (size_t)n, type, host_network_ports);
+        check_line(line, (size_t)n, type, host_network_ports, pods);
         fflush(stdout);
     }
     free(line);

@@ -950,8 +950,8 @@ static void handler(struct wh_field_errors *l, const json_t *h, enum handler_kin
             if (v < 1 || v > 65535)
                 wh_ferr_invalid_int(l, P("%s.port", hp), v,
                                     "must be between 1 and 65535, inclusive");
-        } else if (s->grace) {
-            long long sec = wh_pv_int(a, "seconds"), grace = json_integer_value(s->grace);
+        } else if (s->has_grace) {
+            long long sec = wh_pv_int(a, "seconds"), grace = s->grace;
             if (sec <= 0 || sec > grace) {
                 char *d = wh_str_printf("must be greater than 0 and less than "
                                         "terminationGracePeriodSeconds (%lld). Enable "

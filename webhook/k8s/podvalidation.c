@@ -102,7 +102,12 @@ static void spec_init(struct wh_pv_spec *s, const json_t *spec, const json_t *po
     s->share_process_namespace = wh_pv_get(spec, "shareProcessNamespace");
     s->host_users = wh_pv_get(spec, "hostUsers");
     s->host_users_effective = !s->host_users || json_is_true(s->host_users);
-    s->grace = wh_pv_get(spec, "terminationGracePeriodSeconds");
+    const json_t *grace = wh_pv_get(spec, "terminationGracePeriodSeconds");
+    s->has_grace = grace != NULL;
+    s->grace = json_integer_value(grace);
+    /* Convert_v1_Pod_To_core_Pod (a Pod's, not a template's) reads a negative period as 1 */
+    if (pod_meta && s->has_grace && s->grace < 0)
+        s->grace = 1;
     s->restart_policy = wh_json_str_or_empty(spec, "restartPolicy");
     s->pod_meta = pod_meta;
     /* gatherPodResourceClaimNames, sorted for the messages that list them */
@@ -597,7 +602,7 @@ static void spec_validate(struct wh_field_errors *l, struct wh_pv_spec *s, const
     const json_t *spec = s->spec;
     size_t i, k;
     const json_t *v, *h;
-    if (!s->grace)
+    if (!s->has_grace)
         wh_ferr_required(l, P("%s.terminationGracePeriodSeconds", path), "");
     wh_pv_volumes(l, wh_json_arr(spec, "volumes"), s->pod_meta, P("%s.volumes", path), &s->vols);
     resource_claims(l, s, P("%s.resourceClaims", path));

@@ -62,7 +62,9 @@ void wh_validate_pod_template_meta(struct wh_field_errors *l, const json_t *temp
 
 /* ValidatePodSpec(spec, podMeta, path): spec_v1 a v1 PodSpec, pod_meta the Pod's v1 ObjectMeta
  * or NULL (Go's nil, as for a template: the ephemeral volumes' claim names and the mirror Pod's
- * resource claims are then not checked). Both borrowed. path: "spec", or the spec's path. */
+ * resource claims are then not checked). With pod_meta the spec is taken to be a Pod's,
+ * converted by Convert_v1_Pod_To_core_Pod, which reads a negative terminationGracePeriodSeconds
+ * as 1. Both borrowed. path: "spec", or the spec's path. */
 void wh_validate_pod_spec_at(struct wh_field_errors *l, const json_t *spec_v1,
                              const json_t *pod_meta, const char *path);
 

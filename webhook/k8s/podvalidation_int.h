@@ -37,7 +37,8 @@ struct wh_pv_spec {
     const json_t *share_process_namespace; /* a JSON boolean, or NULL (nil) */
     const json_t *host_users;              /* a JSON boolean, or NULL (nil) */
     bool host_users_effective;             /* nil or true */
-    const json_t *grace;                   /* terminationGracePeriodSeconds, or NULL (nil) */
+    bool has_grace;                        /* terminationGracePeriodSeconds is set (not nil) */
+    long long grace;                       /* its value as core holds it */
     const char *restart_policy;
     const json_t *pod_meta; /* or NULL */
     struct wh_pv_vols vols;
