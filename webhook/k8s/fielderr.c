@@ -236,7 +236,7 @@ static size_t lower_bound(const void *a, size_t n, bool wide, uint32_t x)
 
 /* strconv.IsPrint: what strconv.Quote keeps as it is (letters, marks, numbers, punctuation,
  * symbols and the ASCII space; not the other spaces, format or unassigned runes). */
-static bool go_is_print(uint32_t r)
+bool wh_go_is_print(uint32_t r)
 {
     if (r <= 0xff)
         return (r >= 0x20 && r <= 0x7e) || (r >= 0xa1 && r != 0xad);
@@ -258,6 +258,16 @@ static bool go_is_print(uint32_t r)
     return !(j < COUNT(is_not_print32) && is_not_print32[j] == rr);
 }
 
+size_t wh_go_rune(const char *s, uint32_t *r)
+{
+    size_t len = utf8_decode((const unsigned char *)s, strlen(s), r);
+    if (len == 0) {
+        *r = 0xfffd;
+        return 1;
+    }
+    return len;
+}
+
 char *wh_go_quote(const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -277,7 +287,7 @@ char *wh_go_quote(const char *s)
         }
         if (len > 1) {
             /* non-ASCII runes are kept when strconv.IsPrint says so */
-            if (!go_is_print(cp))
+            if (!wh_go_is_print(cp))
                 rc = cp > 0xffff ? wh_buf_printf(&b, "\\U%08x", (unsigned)cp)
                                  : wh_buf_printf(&b, "\\u%04x", (unsigned)cp);
             else
