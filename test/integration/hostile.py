@@ -9,8 +9,11 @@ Usage: hostile.py --bin build/kruise-webhook [test-name ...]
 """
 
 import argparse
+import asyncio
 import json
+import multiprocessing
 import os
+import queue
 import re
 import shutil
 import signal
@@ -223,6 +226,196 @@ def amplifying_body_is_refused_within_its_budget(tmp):
             msg = json.loads(answer).get("message", "")
             check(st == 413 and "memory budget" in msg, "%s: %d %s" % (path, st, msg))
         check(quick_request(s)[0] == 200, "ordinary requests still answered")
+    finally:
+        s.stop()
+
+
+# --- the request-memory pool (issue 22) ------------------------------------------------------
+
+
+def cloneset(i):
+    """A v1alpha1 CloneSet of about 1.74 KB, as a Helm chart writes one."""
+    name = "web-%03d" % i
+    return {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+            "metadata": {"name": name, "namespace": "shop",
+                         "uid": "3f1c2a4e-0000-4000-8000-%012d" % i, "resourceVersion": "47%05d" % i,
+                         "generation": 2, "creationTimestamp": "2025-03-01T08:00:00Z",
+                         "labels": {"app": name, "app.kubernetes.io/managed-by": "helm"},
+                         "annotations": {"meta.helm.sh/release-name": name,
+                                         "meta.helm.sh/release-namespace": "shop-production",
+                                         "kubectl.kubernetes.io/last-applied-by": "ci-pipeline"}},
+            "spec": {"replicas": 10, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                         "containers": [{
+                             "name": "main", "image": "registry.example.com/%s:1.25.3" % name,
+                             "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+                             "env": [{"name": "POD_NAME",
+                                      "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                             "resources": {"requests": {"cpu": "500m", "memory": "1Gi"},
+                                           "limits": {"memory": "2Gi"}},
+                             "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080},
+                                                "periodSeconds": 5}}],
+                         "terminationGracePeriodSeconds": 30}},
+                     "volumeClaimTemplates": [{"metadata": {"name": "cache"}, "spec": {
+                         "accessModes": ["ReadWriteOnce"],
+                         "resources": {"requests": {"storage": "1Gi"}}}}],
+                     "revisionHistoryLimit": 5, "minReadySeconds": 10,
+                     "updateStrategy": {"type": "InPlaceIfPossible", "partition": 0,
+                                        "maxUnavailable": "20%", "maxSurge": 1,
+                                        "inPlaceUpdateStrategy": {"gracePeriodSeconds": 10}},
+                     "scaleStrategy": {"maxUnavailable": 2}},
+            "status": {"observedGeneration": 2, "replicas": 10, "readyReplicas": 10,
+                       "availableReplicas": 10, "updatedReplicas": 10, "updatedReadyReplicas": 10,
+                       "updateRevision": name + "-7d9f8c6b5", "currentRevision": name + "-7d9f8c6b5",
+                       "labelSelector": "app=" + name}}
+
+
+def big_requests():
+    """The two requests of issue 22's pool finding: a /convert of 100 CloneSets (174 KB) and
+    a /mutate-pod CREATE of a 99 KB Pod."""
+    convert = json.dumps(conversion_review([cloneset(i) for i in range(100)])).encode()
+    env = [{"name": "SETTING_%05d" % i, "value": "value-%05d" % i} for i in range(1930)]
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "big", "namespace": "default", "labels": {"app": "big"}},
+           "spec": {"containers": [{"name": "main", "image": "nginx:1.25", "env": env}]}}
+    review = json.dumps(run.admission_review(obj=pod)).encode()
+    return convert, review
+
+
+POOL_ATTACK_LENGTH = 2995931  # the Content-Length of issue 22's reproducer
+
+
+async def hold_unsent_body(port, ctx, addr, stall, stop, stats):
+    """One attacker slot: POST /convert declaring POOL_ATTACK_LENGTH bytes, then either one
+    byte a second (the reproducer) or, stall, all but the last 1000 bytes at once and nothing
+    more; reconnects 0.2 s after the server closes it."""
+    while not stop.is_set():
+        writer = None
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", port, ssl=ctx, local_addr=(addr, 0),
+                                        server_hostname="127.0.0.1"), 10)
+            writer.write(b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n" % POOL_ATTACK_LENGTH)
+            if stall:
+                writer.write(b" " * (POOL_ATTACK_LENGTH - 1000))
+            await writer.drain()
+            stats["connects"] += 1
+            while not stop.is_set():
+                if not stall:
+                    writer.write(b" ")
+                    await writer.drain()
+                try:
+                    if not await asyncio.wait_for(reader.read(1), 1.0):
+                        break
+                except asyncio.TimeoutError:
+                    continue
+        except (OSError, ssl.SSLError, asyncio.TimeoutError, ConnectionError):
+            stats["errors"] += 1
+        finally:
+            if writer is not None:
+                writer.close()
+        await asyncio.sleep(0.2)
+
+
+def pool_attack_process(port, cafile, slots, stall, stop_flag, ready, out):
+    """The attacker in its own process (its event loop would otherwise hold the interpreter
+    lock while the measured client waits). slots: one local address per connection."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    ctx = ssl.create_default_context(cafile=cafile)
+    stats = {"connects": 0, "errors": 0}
+
+    async def main():
+        stop = asyncio.Event()
+        tasks = [asyncio.ensure_future(hold_unsent_body(port, ctx, a, stall, stop, stats))
+                 for a in slots]
+        while stats["connects"] < len(slots) and not stop_flag.is_set():
+            await asyncio.sleep(0.05)
+        ready.set()
+        while not stop_flag.is_set():
+            await asyncio.sleep(0.1)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+    out.put(stats)
+
+
+def pool_attack_slots(one, spread, others=14):
+    """`one` connections from 127.0.0.2 and `spread` more spread over `others` further
+    addresses (127.0.0.3 ...); the measured client speaks from 127.0.0.1."""
+    return ["127.0.0.2"] * one + ["127.0.0.%d" % (3 + i % others) for i in range(spread)]
+
+
+def big_requests_under_pool_attack(s, slots, stall, rounds=20, pause=0.2):
+    """Runs the attack, then sends each of big_requests() `rounds` times; returns (convert
+    answers, pod answers, failures, attacker stats)."""
+    convert, pod = big_requests()
+    stop, ready, out = multiprocessing.Event(), multiprocessing.Event(), multiprocessing.Queue()
+    attacker = multiprocessing.Process(target=pool_attack_process,
+                                       args=(s.port, os.path.join(s.cert_dir, "ca-cert.pem"),
+                                             slots, stall, stop, ready, out))
+    attacker.start()
+    ok = {"/convert": 0, "/mutate-pod": 0}
+    failures = []
+    try:
+        check(ready.wait(120), "the attacker's connections are up")
+        time.sleep(1)
+        for _ in range(rounds):
+            for path, body in (("/convert", convert), ("/mutate-pod", pod)):
+                try:
+                    st, _, answer = s.request("POST", path, body=body)
+                    if st == 200 and json.loads(answer)["response"]:
+                        ok[path] += 1
+                    else:
+                        failures.append("%s %d %s" % (path, st, answer[:200]))
+                except Exception as e:  # noqa: BLE001 - a refusal or a reset is the failure
+                    failures.append("%s %r" % (path, e))
+            time.sleep(pause)
+    finally:
+        stop.set()
+        try:
+            stats = out.get(timeout=60)
+        except queue.Empty:
+            stats = None
+        attacker.join(10)
+    return ok["/convert"], ok["/mutate-pod"], failures, stats
+
+
+@test
+def bodies_not_yet_sent_never_starve_the_pool(tmp):
+    """Issue 22: 14 connections trickling a body of a declared 2.9 MB used to reserve the
+    whole --max-request-memory pool before any byte arrived, and every big request got 503.
+    Bytes are taken from the pool as they arrive; 50 such connections from one address and 50
+    from 14 others leave big requests answered."""
+    s = Server(tmp, args=["--request-read-timeout", "3s"])
+    try:
+        conv, pod, failures, stats = big_requests_under_pool_attack(s, pool_attack_slots(50, 50),
+                                                                    stall=False)
+        check(conv == 20 and pod == 20, "answered %d/20 /convert and %d/20 /mutate-pod under "
+              "the attack (%s): %s" % (conv, pod, stats, failures[:3]))
+    finally:
+        s.stop()
+
+
+@test
+def stalled_bodies_are_closed_to_make_room(tmp):
+    """Connections that send most of a big body and then stall hold real memory: together they
+    may hold half the pool, and a client address holding less than its fair share of that half
+    makes room by closing the stalled body of the address holding most. Big requests from
+    another address are answered every time."""
+    s = Server(tmp, args=["--request-read-timeout", "3s"])
+    try:
+        conv, pod, failures, stats = big_requests_under_pool_attack(s, pool_attack_slots(2, 28),
+                                                                    stall=True,
+                                                                    rounds=10)
+        check(conv == 10 and pod == 10, "answered %d/10 /convert and %d/10 /mutate-pod with "
+              "stalled bodies held (%s): %s" % (conv, pod, stats, failures[:3]))
+        text = metrics(s)
+        check((metric(text, "kruise_webhook_connections_closed_total", listener="https",
+                      reason="memory") or 0) > 0, "stalled bodies were closed for memory")
     finally:
         s.stop()
 

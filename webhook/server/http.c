@@ -19,6 +19,7 @@
 #include "server/conn.h"
 #include "server/dispatch.h"
 #include "server/health.h"
+#include "server/intake.h"
 #include "server/tls.h"
 #include "util/buf.h"
 #include "util/mem.h"
@@ -56,6 +57,7 @@ struct listener {
     const char *name;
     struct MHD_Daemon *d;
     struct wh_conn_guard *guard;
+    struct wh_intake *intake; /* HTTPS: bodies arriving and the request-memory pool */
     bool https;   /* webhooks, /healthz and /readyz over TLS */
     bool health;  /* plain: /healthz and /readyz */
     bool metrics; /* plain: /metrics */
@@ -81,7 +83,9 @@ struct request {
     bool seen;        /* the first access-handler call (headers complete) happened */
     bool probe;       /* answered by serve_probe */
     size_t body_seen; /* bytes received */
-    size_t reserved;  /* taken from util/reqmem's pool */
+    long long length; /* the declared Content-Length, or -1 (chunked) */
+    size_t room;      /* bytes the body's buffer has room for */
+    struct wh_intake_body intake;
     struct wh_buf body;
     int64_t start_ns;
 };
@@ -285,14 +289,27 @@ static long long content_length(struct MHD_Connection *conn)
     return (long long)n;
 }
 
-/* Body bytes that will be held draw on the request-memory pool, except small bodies. */
-static bool reserve_body(struct request *req, size_t total)
+/* Makes room for n more body bytes. The buffer grows by doubling up to the declared length
+ * (or --max-body-bytes, chunked), so that what a body holds follows what has arrived; each
+ * step past the small-body allowance is taken from the request-memory pool (server/intake.h).
+ * false: refused for memory. */
+static bool body_room(struct listener *l, struct request *req, struct MHD_Connection *conn,
+                      size_t n)
 {
-    if (total <= WH_REQMEM_SMALL_BODY || total <= req->reserved)
+    size_t need = req->body.len + n;
+    if (need <= req->room)
         return true;
-    if (!wh_reqmem_take(total - req->reserved))
+    size_t end = req->length >= 0 ? (size_t)req->length : (size_t)l->h->cfg->max_body_bytes;
+    size_t room = req->room ? req->room * 2 : WH_REQMEM_SMALL_BODY;
+    if (room > end)
+        room = end;
+    if (room < need)
+        room = need;
+    if (room > WH_REQMEM_SMALL_BODY && !wh_intake_grow(l->intake, &req->intake, conn, room))
         return false;
-    req->reserved = total;
+    if (wh_buf_reserve(&req->body, room - req->body.len))
+        return false;
+    req->room = room;
     return true;
 }
 
@@ -341,7 +358,7 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
     } else if (cl > h->cfg->max_body_bytes) {
         status = 413;
         message = "request body is larger than --max-body-bytes";
-    } else if (cl > 0 && !reserve_body(req, (size_t)cl)) {
+    } else if (cl > WH_REQMEM_SMALL_BODY && !wh_intake_admit(l->intake, conn, (size_t)cl)) {
         status = 503;
         message = "the server is short of request memory; retry";
     }
@@ -352,16 +369,15 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
                             cl);
         return send_status(h, conn, status, message, true);
     }
-    /* A body of known length is received into one allocation of exactly its size. */
-    if (cl > 0 && wh_buf_reserve(&req->body, (size_t)cl))
-        return MHD_NO;
+    req->length = cl;
     return MHD_YES;
 }
 
 /* Body bytes. Past a cap reading stops at once: MHD closes the connection (it can send no
  * answer before the body is complete), and the refusal is counted and logged. */
-static enum MHD_Result take_body(struct listener *l, struct request *req, const char *url,
-                                 const char *data, size_t n)
+static enum MHD_Result take_body(struct listener *l, struct request *req,
+                                 struct MHD_Connection *conn, const char *url, const char *data,
+                                 size_t n)
 {
     struct wh_http *h = l->h;
     req->body_seen += n;
@@ -374,15 +390,16 @@ static enum MHD_Result take_body(struct listener *l, struct request *req, const 
     int status = 0;
     if (req->body_seen > (size_t)h->cfg->max_body_bytes)
         status = 413;
-    else if (!reserve_body(req, req->body_seen))
+    else if (!body_room(l, req, conn, n))
         status = 503;
     else if (wh_buf_add(&req->body, data, n))
         status = 413;
     if (!status)
         return MHD_YES;
     count_request(req->rm, status, req->start_ns);
-    log_bad_request(h, NULL, url, "closed (%d): chunked body %s after %zu bytes", status,
-                    status == 413 ? "over --max-body-bytes" : "while request memory is short",
+    log_bad_request(h, NULL, url, "closed (%d): %s body %s after %zu bytes", status,
+                    req->length < 0 ? "chunked" : "the",
+                    status == 413 ? "over --max-body-bytes" : "refused for request memory",
                     req->body_seen);
     wh_buf_fini(&req->body);
     return MHD_NO;
@@ -392,9 +409,11 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
                                      struct MHD_Connection *conn)
 {
     struct wh_reply reply;
+    wh_intake_complete(h->https.intake, &req->intake);
     wh_dispatch(req->rm->route, h->ctx, req->body.data ? req->body.data : "", req->body.len,
                 &reply);
     wh_buf_fini(&req->body);
+    wh_intake_release(h->https.intake, &req->intake);
     if (reply.http_status == 200) {
         if (!reply.allowed)
             wh_metric_add(req->rm->denied, 1);
@@ -433,7 +452,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        return take_body(l, req, url, upload_data, n);
+        return take_body(l, req, conn, url, upload_data, n);
     }
     wh_conn_guard_answering(l->guard, conn);
     if (req->probe)
@@ -449,6 +468,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     struct request *req = wh_xcalloc(1, sizeof(*req));
     req->l = l;
     req->start_ns = wh_time_mono_ns();
+    req->length = -1;
     wh_buf_init(&req->body, (size_t)l->h->cfg->max_body_bytes);
     wh_conn_guard_reading(l->guard, conn);
     if (l->https)
@@ -468,7 +488,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (req->rm)
         wh_metric_dec(req->rm->in_flight);
     wh_buf_fini(&req->body);
-    wh_reqmem_give(req->reserved);
+    if (l->intake)
+        wh_intake_release(l->intake, &req->intake);
     if (req->body_seen > WH_REQMEM_SMALL_BODY)
         wh_memtune_release();
     free(req);
@@ -601,6 +622,8 @@ static enum wh_err start_listener(struct wh_http *h, struct listener *l, const c
     l->h = h;
     l->name = name;
     enum wh_err rc = wh_conn_guard_new(name, lim, &l->guard);
+    if (!rc && l->https)
+        rc = wh_intake_new(l->guard, &l->intake);
     if (rc)
         return rc;
     l->d = start_daemon(l, host, port, threads, lim->max_total);
@@ -770,6 +793,7 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
         close(quiesced);
     stop_listener(&h->health);
     stop_listener(&h->metrics);
+    wh_intake_free(h->https.intake);
     wh_conn_guard_free(h->https.guard);
     wh_conn_guard_free(h->health.guard);
     wh_conn_guard_free(h->metrics.guard);
