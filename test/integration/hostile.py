@@ -230,6 +230,66 @@ def amplifying_body_is_refused_within_its_budget(tmp):
         s.stop()
 
 
+def pod_of_small_items(shape, size=1 << 20, changed=False):
+    """A Pod with about `size` bytes of one kind of small item, as dense as they come: env
+    entries, labels, container ports or annotations; `changed` alters one item."""
+    items, n, total = [], 0, 0
+    while total < size:
+        value = "x%d" % n if changed and n == 7 else "%d" % n
+        if shape == "env":
+            item = {"name": "E%05d" % n, "value": value}
+        elif shape == "ports":
+            item = {"containerPort": 1 + n % 65535, "protocol": "UDP" if value[0] == "x" else "TCP"}
+        else:
+            item = ("%s%06d" % (shape[0], n), value)
+        total += len(json.dumps(item, separators=(",", ":"))) + 1
+        items.append(item)
+        n += 1
+    meta = {"name": "p", "namespace": "default"}
+    container = {"name": "app", "image": "nginx"}
+    if shape in ("labels", "annotations"):
+        meta[shape] = dict(items)
+    else:
+        container[shape] = items
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"containers": [container]}}
+
+
+@test
+def valid_pods_of_small_items_are_admitted(tmp):
+    """Issue 22: an UPDATE review of a Pod made of many small items was refused 413 by the
+    parse budget (env entries from 816 KB). 1 MiB of env entries, labels, ports or annotations,
+    object and oldObject both (also with one item changed), is a valid Pod under
+    --max-body-bytes and is answered; the amplifying bodies stay refused."""
+    s = Server(tmp)
+    try:
+        for shape in ("env", "labels", "ports", "annotations"):
+            for changed in (False, True):
+                review = run.admission_review(obj=pod_of_small_items(shape),
+                                              old=pod_of_small_items(shape, changed=changed),
+                                              operation="UPDATE", options_kind="UpdateOptions")
+                body = json.dumps(review, separators=(",", ":"))
+                st, _, answer = s.request("POST", "/validate-pod", body=body)
+                check(st == 200 and json.loads(answer)["response"]["allowed"],
+                      "%s%s (%d bytes): %d %s" % (shape, " changed" if changed else "",
+                                                 len(body), st, answer[:300]))
+        pod = pod_of_small_items("env", 1400 * 1024)
+        st, _, answer = s.request("POST", "/mutate-pod", body=json.dumps(
+            run.admission_review(obj=pod), separators=(",", ":")))
+        check(st == 200 and json.loads(answer)["response"]["allowed"],
+              "a 1.4 MiB Pod created: %d %s" % (st, answer[:300]))
+        for shape, item in (("[{},...]", "{}"), ("[[],...]", "[]")):
+            body = "[" + ",".join([item] * (3 * 1024 * 1024 // 3 - 1)) + "]"
+            st, _, answer = s.request("POST", "/validate-pod", body=body)
+            check(st == 413 and "memory budget" in json.loads(answer)["message"],
+                  "%s: %d %s" % (shape, st, answer[:200]))
+        deep = "[" * 100000 + "]" * 100000
+        st, _, answer = s.request("POST", "/validate-pod", body=deep)
+        check(st == 400 and "nesting" in json.loads(answer)["message"],
+              "deep nesting: %d %s" % (st, answer[:200]))
+    finally:
+        s.stop()
+
 # --- the request-memory pool (issue 22) ------------------------------------------------------
 
 
