@@ -15,6 +15,8 @@
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
  *   arena trimmer   from the first request bigger than 1 MiB of JSON: frees the spare memory
  *                   big requests keep a second after the last one (util/arena.c)
+ *   log writer      writes the queued log lines to stderr, so that no other thread ever waits
+ *                   for stderr (log/log.c)
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -258,6 +260,7 @@ static int serve(int argc, char **argv)
     struct wh_cluster *cluster = NULL;
     struct wh_certs_controller *certs = NULL;
     bool tls_started = false;
+    bool log_started = false;
 
     sigset_t sigs;
     block_signals(&sigs);
@@ -298,6 +301,9 @@ static int serve(int argc, char **argv)
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);
+    if (wh_log_start())
+        wh_log(WH_LOG_WARN, "cannot start the log writer thread: lines are written as they come");
+    log_started = true;
     raise_fd_limit(&cfg);
 
     if (open_cluster(&cfg, &cluster, &eb)) {
@@ -422,6 +428,9 @@ out:
     wh_certs_controller_free(certs); /* after the informers that call it back */
     wh_metrics_reset();
     wh_config_fini(&cfg);
+    /* The last lines out, unless stderr does not drain: then they are dropped, not waited for. */
+    if (log_started)
+        (void)wh_log_stop(1000);
     return status;
 }
 

@@ -127,14 +127,26 @@ struct wh_metric *wh_metrics_gauge(const char *name, const char *help, const cha
     return series_get(name, help, labels, GAUGE);
 }
 
-void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
-                         double (*fn)(void *arg), void *arg)
+static void series_fn(const char *name, const char *help, const char *labels, enum kind kind,
+                      double (*fn)(void *arg), void *arg)
 {
-    struct wh_metric *m = series_get(name, help, labels, GAUGE);
+    struct wh_metric *m = series_get(name, help, labels, kind);
     pthread_mutex_lock(&lock);
     m->fn = fn;
     m->arg = arg;
     pthread_mutex_unlock(&lock);
+}
+
+void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
+                         double (*fn)(void *arg), void *arg)
+{
+    series_fn(name, help, labels, GAUGE, fn, arg);
+}
+
+void wh_metrics_counter_fn(const char *name, const char *help, const char *labels,
+                           double (*fn)(void *arg), void *arg)
+{
+    series_fn(name, help, labels, COUNTER, fn, arg);
 }
 
 struct wh_histogram *wh_metrics_histogram(const char *name, const char *help, const char *labels)

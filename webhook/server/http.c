@@ -21,6 +21,7 @@
 #include "server/health.h"
 #include "server/intake.h"
 #include "server/tls.h"
+#include "server/watchdog.h"
 #include "util/buf.h"
 #include "util/mem.h"
 #include "util/memtune.h"
@@ -32,6 +33,10 @@
 static const int counted_codes[] = {200, 400, 404, 405, 413, 415, 500, 503};
 #define NCODES (sizeof(counted_codes) / sizeof(counted_codes[0]))
 
+/* How long past its deadline a request's handling may go before its worker counts as wedged
+ * (server/watchdog.h). */
+#define WEDGED_AFTER_MS 10000
+
 /* Probes never need a body; one this large is refused before it is read. */
 #define PROBE_BODY_MAX 4096
 
@@ -39,9 +44,6 @@ static const int counted_codes[] = {200, 400, 404, 405, 413, 415, 500, 503};
  * their own limits keep a flood on one port from starving the other or the webhooks. */
 static const struct wh_conn_limits plain_limits = {
     .max_total = 64, .max_per_ip = 16, .idle_ms = 30000, .read_ms = 5000};
-
-/* Bad-request log lines: any client can cause them at will. */
-#define BAD_LINES_PER_10S 20
 
 struct route_metrics {
     const struct wh_route *route;
@@ -71,8 +73,6 @@ struct wh_http {
     size_t nroutes;
     atomic_int in_flight;
     atomic_bool draining;
-    struct wh_log_limit bad_log;
-    struct wh_metric *bad_log_dropped;
 };
 
 /* Per-request state: made when the request line arrives (MHD's URI callback), freed when MHD
@@ -120,25 +120,10 @@ static void count_request(struct route_metrics *rm, int code, int64_t start_ns)
     wh_histogram_observe(rm->latency, (double)(wh_time_mono_ns() - start_ns) / 1e9);
 }
 
-/* One line per bad request, rate-limited: what the client did is logged, never the body. */
-static WH_PRINTF(4, 5) void log_bad_request(struct wh_http *h, const char *uid, const char *path,
-                                            const char *fmt, ...)
-{
-    unsigned long dropped = 0;
-    if (!wh_log_limit_pass(&h->bad_log, BAD_LINES_PER_10S, 10, &dropped)) {
-        wh_metric_add(h->bad_log_dropped, 1);
-        return;
-    }
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (dropped)
-        wh_log_req(WH_LOG_INFO, uid, path, "%s (%lu similar lines suppressed)", msg, dropped);
-    else
-        wh_log_req(WH_LOG_INFO, uid, path, "%s", msg);
-}
+/* One line per bad request, rate-limited (log/log.h): what the client did is logged, never the
+ * body. */
+#define log_bad_request(uid, path, ...)                                                            \
+    wh_log_limited(WH_LOG_BAD_REQUEST, WH_LOG_INFO, (uid), (path), __VA_ARGS__)
 
 /* close: the connection ends after this answer (the body was not read, or the framing was
  * ambiguous, or the server is draining). */
@@ -188,8 +173,14 @@ static bool is_probe_path(const char *url)
 static enum MHD_Result serve_probe(struct listener *l, struct MHD_Connection *conn, const char *url)
 {
     struct wh_http *h = l->https ? l->h : NULL;
-    if (strcmp(url, "/healthz") == 0 && (l->https || l->health))
-        return send_text(h, conn, 200, "ok");
+    if (strcmp(url, "/healthz") == 0 && (l->https || l->health)) {
+        char why[320];
+        if (wh_health_live(why, sizeof(why)))
+            return send_text(h, conn, 200, "ok");
+        char text[400];
+        snprintf(text, sizeof(text), "unhealthy: %s", why);
+        return send_text(h, conn, 500, text);
+    }
     if (strcmp(url, "/readyz") == 0 && (l->https || l->health)) {
         char why[320];
         if (wh_health_ready(why, sizeof(why)))
@@ -328,7 +319,7 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
     const char *framing = ambiguous_framing(conn);
     if (framing) {
         count_request(req->rm, 400, req->start_ns);
-        log_bad_request(h, NULL, url, "bad request (400): %s", framing);
+        log_bad_request(NULL, url, "bad request (400): %s", framing);
         return send_status(hh, conn, 400, framing, true);
     }
     long long cl = content_length(conn);
@@ -365,7 +356,7 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
     if (status) {
         count_request(req->rm, status, req->start_ns);
         if (status == 413 || status == 503)
-            log_bad_request(h, NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
+            log_bad_request(NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
                             cl);
         return send_status(h, conn, status, message, true);
     }
@@ -384,7 +375,7 @@ static enum MHD_Result take_body(struct listener *l, struct request *req,
     if (req->probe) {
         if (req->body_seen <= PROBE_BODY_MAX)
             return MHD_YES;
-        log_bad_request(h, NULL, url, "closed: probe body over %d bytes", PROBE_BODY_MAX);
+        log_bad_request(NULL, url, "closed: probe body over %d bytes", PROBE_BODY_MAX);
         return MHD_NO;
     }
     int status = 0;
@@ -397,7 +388,7 @@ static enum MHD_Result take_body(struct listener *l, struct request *req,
     if (!status)
         return MHD_YES;
     count_request(req->rm, status, req->start_ns);
-    log_bad_request(h, NULL, url, "closed (%d): %s body %s after %zu bytes", status,
+    log_bad_request(NULL, url, "closed (%d): %s body %s after %zu bytes", status,
                     req->length < 0 ? "chunked" : "the",
                     status == 413 ? "over --max-body-bytes" : "refused for request memory",
                     req->body_seen);
@@ -420,7 +411,7 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
         if (reply.patched)
             wh_metric_add(req->rm->patched, 1);
     } else {
-        log_bad_request(h, reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
+        log_bad_request(reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
                         "bad request (%d): %.200s", reply.http_status, reply.body);
     }
     if (wh_log_enabled(WH_LOG_DEBUG))
@@ -433,12 +424,10 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
     return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **req_cls)
+static enum MHD_Result handle(struct listener *l, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *upload_data,
+                              size_t *upload_data_size, void **req_cls)
 {
-    (void)version;
-    struct listener *l = cls;
     struct request *req = *req_cls;
     if (!req)
         return MHD_NO; /* the URI callback makes one for every request */
@@ -458,6 +447,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (req->probe)
         return serve_probe(l, conn, url);
     return answer_review(l->h, req, conn);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+    (void)version;
+    struct listener *l = cls;
+    if (!l->https)
+        return handle(l, conn, url, method, upload_data, upload_data_size, req_cls);
+    wh_watchdog_enter();
+    enum MHD_Result r = handle(l, conn, url, method, upload_data, upload_data_size, req_cls);
+    wh_watchdog_leave();
+    return r;
 }
 
 /* The request line has arrived: the request exists from here on, and so does its deadline. */
@@ -686,6 +689,33 @@ static void register_route_metrics(struct wh_http *h)
     }
 }
 
+static double log_suppressed(void *kind)
+{
+    return (double)wh_log_suppressed((enum wh_log_kind)(uintptr_t)kind);
+}
+
+static double log_dropped(void *unused)
+{
+    (void)unused;
+    return (double)wh_log_dropped();
+}
+
+static void register_log_metrics(void)
+{
+    for (int k = 0; k < WH_LOG_KINDS; k++) {
+        char labels[64];
+        wh_metrics_labels(labels, sizeof(labels), "kind", wh_log_kind_name((enum wh_log_kind)k),
+                          NULL);
+        wh_metrics_counter_fn("kruise_webhook_log_lines_suppressed_total",
+                              "Log lines a client can cause at will held back by their kind's "
+                              "rate limit.",
+                              labels, log_suppressed, (void *)(uintptr_t)k);
+    }
+    wh_metrics_counter_fn("kruise_webhook_log_lines_dropped_total",
+                          "Log lines dropped because stderr did not drain.", NULL, log_dropped,
+                          NULL);
+}
+
 enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_ctx *ctx,
                           struct wh_http **out, struct wh_errbuf *eb)
 {
@@ -693,11 +723,17 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     h->cfg = cfg;
     h->ctx = ctx;
     register_route_metrics(h);
-    h->bad_log_dropped =
-        wh_metrics_counter("kruise_webhook_log_lines_suppressed_total",
-                           "Log lines about bad requests dropped by the rate limit.", NULL);
+    register_log_metrics();
     wh_reqmem_set_limit((size_t)cfg->max_request_memory);
 
+    /* A request's handling ends by its deadline (--request-deadline); a worker still in one
+     * WEDGED_AFTER_MS later will not serve again. Registered before any listener runs: the
+     * list of checks is not locked. */
+    wh_watchdog_set_limit((cfg->request_deadline_ms > 0 ? cfg->request_deadline_ms : 20000) +
+                          WEDGED_AFTER_MS);
+    static atomic_bool registered;
+    if (!atomic_exchange(&registered, true))
+        wh_health_add_live("https-workers", wh_watchdog_live, NULL);
     const struct wh_conn_limits https_limits = {
         .max_total = (unsigned)cfg->max_connections,
         .max_per_ip = (unsigned)cfg->max_connections_per_ip,

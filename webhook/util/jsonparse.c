@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/str.h"
 #include "util/swar.h"
 
 struct parser {
@@ -331,38 +332,6 @@ static const char *plain_run(const char *p, const char *end)
     return p;
 }
 
-/* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80), or 0 (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)(end - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 static int hex4(const char *p, const char *end, uint32_t *out)
 {
     if (end - p < 4)
@@ -445,7 +414,8 @@ static bool parse_string(struct parser *ps, const char **s, size_t *len, bool *h
             return false;
         }
         if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            uint32_t cp;
+            size_t n = wh_str_utf8_seq((const unsigned char *)p, (const unsigned char *)end, &cp);
             if (!n) {
                 fail(ps, p, "invalid UTF-8 in a string");
                 return false;
