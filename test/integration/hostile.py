@@ -621,25 +621,41 @@ def sighup_rereads_certificates_and_never_kills(tmp):
 
 
 @test
-def text_logs_escape_control_characters(tmp):
-    s = Server(tmp, args=["--log-format", "text", "--feature-gates",
-                          "ResourcesDeletionProtection=true"])
-    try:
-        forged = "x\n2030-01-01T00:00:00.000000Z error FORGED\x1b[31m\r\u0085"
-        ns = {"apiVersion": "v1", "kind": "Namespace",
-              "metadata": {"name": "p", "labels": {"policy.kruise.io/delete-protection": "Always"}}}
-        review = run.admission_review(old=ns, operation="DELETE", kind="Namespace",
-                                      resource="namespaces", namespace=forged, name=forged,
-                                      uid=forged, options_kind="DeleteOptions")
-        s.request("POST", "/validate-namespace", body=json.dumps(review))
-        s.request("POST", "/convert", body=json.dumps(conversion_review([], uid=forged))[:-3])
-    finally:
-        s.stop()
-    log = s.read_log()
-    check(not re.search(rb"^2030-01-01", log, re.M), "no forged line:\n%s" % log[-2000:])
-    check(b"\x1b" not in log and b"\r" not in log and "\u0085".encode() not in log,
-          "no raw control characters")
-    check(b"\\n2030-01-01" in log and b"\\x1b[31m" in log, "escaped instead:\n%s" % log[-2000:])
+def logs_escape_what_could_end_a_line(tmp):
+    """Control characters in text lines, and (issue 22) U+2028 and U+2029 in both formats and
+    U+0085 in JSON, which readers take for line ends."""
+    forged = "x\n2030-01-01T00:00:00.000000Z error FORGED\x1b[31m\r\u0085\u2028\u2029end"
+    ns = {"apiVersion": "v1", "kind": "Namespace",
+          "metadata": {"name": "p", "labels": {"policy.kruise.io/delete-protection": "Always"}}}
+    review = run.admission_review(old=ns, operation="DELETE", kind="Namespace",
+                                  resource="namespaces", namespace=forged, name=forged,
+                                  uid=forged, options_kind="DeleteOptions")
+    for fmt in ("text", "json"):
+        d = os.path.join(tmp, fmt)
+        os.makedirs(d)
+        s = Server(d, args=["--log-format", fmt, "--feature-gates",
+                            "ResourcesDeletionProtection=true"])
+        try:
+            s.request("POST", "/validate-namespace", body=json.dumps(review))
+            s.request("POST", "/convert",
+                      body=json.dumps(conversion_review([], uid=forged))[:-3])
+        finally:
+            s.stop()
+        log = s.read_log()
+        check(not re.search(rb"^2030-01-01", log, re.M), "%s: no forged line:\n%s"
+              % (fmt, log[-2000:]))
+        for raw in ("\x1b", "\r", "\u0085", "\u2028", "\u2029"):
+            check(raw.encode() not in log, "%s: no raw %r" % (fmt, raw))
+        lines = log.splitlines()
+        denied = [l for l in lines if b"denied DELETE" in l]
+        check(denied, "%s: the denial is logged" % fmt)
+        if fmt == "text":
+            check(b"\\n2030-01-01" in log and b"\\x1b[31m" in log and b"\\u2028" in log,
+                  "escaped instead:\n%s" % log[-2000:])
+        else:
+            for l in lines:
+                json.loads(l)  # every line is one JSON object
+            check(json.loads(denied[0])["uid"] == forged, "the uid comes back whole")
 
 
 @test
@@ -754,6 +770,134 @@ def a_stderr_nobody_reads_never_blocks_the_workers(tmp):
         held = sum(metric(text, "kruise_webhook_log_lines_suppressed_total", kind=k) or 0
                    for k in ("bad_request", "conversion_failed"))
         check(held >= 150, "lines held back by the rate limits: %s" % held)
+    finally:
+        s.stop()
+
+@test
+def default_fatal_signals_are_logged_and_ignored(tmp):
+    """Issue 22: SIGUSR1 killed the server without a word (exit 138), and so would SIGUSR2,
+    SIGALRM and the others whose default action ends a process. They are logged and ignored;
+    SIGPIPE is ignored; SIGTERM still stops the server cleanly."""
+    s = Server(tmp)
+    try:
+        sigs = [signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE, signal.SIGPROF,
+                signal.SIGVTALRM, signal.SIGIO, signal.SIGPWR, signal.SIGRTMIN + 3, signal.SIGRTMAX]
+        for sig in sigs:
+            s.proc.send_signal(sig)
+            time.sleep(0.05)
+            check(s.proc.poll() is None, "%s ended the server (%s)" % (sig, s.proc.returncode))
+            check(quick_request(s)[0] == 200, "answering after %s" % sig)
+        time.sleep(1.1)  # one line a second at most
+        s.proc.send_signal(signal.SIGUSR2)
+        time.sleep(0.2)
+        log = s.read_log().decode()
+        check("received SIGUSR1: ignored" in log and "received SIGUSR2: ignored" in log,
+              "the signals are logged:\n" + log[-1500:])
+    finally:
+        check(s.stop() == 0, "SIGTERM still stops it, exit 0")
+
+
+@test
+def state_naming_a_fifo_is_refused_at_once(tmp):
+    """Issue 22: --state naming a FIFO blocked start-up forever (with SIGTERM blocked).
+    Files that are not regular are refused with a message saying so, in --check-config too."""
+    fifo = os.path.join(tmp, "state.yaml")
+    os.mkfifo(fifo)
+    d = os.path.join(tmp, "dir")
+    os.makedirs(d)
+    os.mkfifo(os.path.join(d, "objects.yaml"))
+    for state in (fifo, d):
+        for extra in (["--check-config"], ["--port", "0", "--bind-address", "127.0.0.1",
+                                           "--health-addr", "0", "--metrics-addr", "0"]):
+            try:
+                p = subprocess.run([run.BIN, "--state", state] + extra, capture_output=True,
+                                   timeout=10, cwd=tmp)
+            except subprocess.TimeoutExpired:
+                raise Failure("%s %s: blocked" % (state, extra[0]))
+            out = p.stdout + p.stderr
+            check(p.returncode != 0 and b"not a regular file (a FIFO)" in out,
+                  "%s %s: %d %s" % (state, extra[0], p.returncode, out[-300:]))
+
+
+def exchange(s, head, body=b""):
+    """One request over TLS written as raw bytes: (what came back, whether it closed)."""
+    sock = tls_socket(s)
+    sock.sendall(head + body)
+    data, closed = read_until_closed(sock)
+    sock.close()
+    return data, closed
+
+
+@test
+def request_heads_are_checked_as_rfc_9112_says(tmp):
+    """Issue 22: "Transfer-Encoding : chunked" (a space before the colon) was ignored and the
+    request framed by Content-Length; folded header lines, NUL and CR in header values were
+    accepted (libmicrohttpd 0.9.75 appends a folded line to the field's name and cuts a value at
+    a NUL). Each is 400 with a Status object and the connection closed. A bare LF as line end
+    is accepted, as RFC 9112 2.2 allows."""
+    s = Server(tmp)
+    body = json.dumps(conversion_review([])).encode()
+    start = b"POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    cases = {
+        "space before the colon": b"Transfer-Encoding : chunked\r\nContent-Length: %d\r\n",
+        "tab before the colon": b"Content-Length\t: %d\r\n",
+        "folded line": b"X-Note: one\r\n two\r\nContent-Length: %d\r\n",
+        "folded framing": b"Content-Length: %d\r\nTransfer-Encoding: identity\r\n chunked\r\n",
+        "NUL in a value": b"X-Note: a\x00b\r\nContent-Length: %d\r\n",
+        "NUL in the last value": b"Content-Length: %d\r\nX-Note: a\x00b\r\n",
+        "CR in a value": b"X-Note: a\rb\r\nContent-Length: %d\r\n",
+        "name not a token": b"X(Note): a\r\nContent-Length: %d\r\n",
+    }
+    try:
+        for what, headers in cases.items():
+            head = start + (headers % len(body) if b"%d" in headers else headers) + b"\r\n"
+            data, closed = exchange(s, head, body)
+            status, _, rest = data.partition(b"\r\n")
+            answer = rest.split(b"\r\n\r\n", 1)[-1]
+            check(status == b"HTTP/1.1 400 Bad Request" and closed, "%s: %r" % (what, data[:120]))
+            check(json.loads(answer)["kind"] == "Status", "%s: a Status object: %r"
+                  % (what, answer[:200]))
+        # bare LF line ends: accepted
+        head = (b"POST /convert HTTP/1.1\nHost: x\nContent-Type: application/json\n"
+                b"Content-Length: %d\nConnection: close\n\n" % len(body))
+        data, _ = exchange(s, head, body)
+        check(data.startswith(b"HTTP/1.1 200"), "bare LF: %r" % data[:120])
+        # ordinary heads, with empty and padded values, still pass
+        head = start + (b"X-Empty:\r\nX-Padded:  \t v \t\r\nContent-Length: %d\r\n"
+                        b"Connection: close\r\n\r\n" % len(body))
+        data, _ = exchange(s, head, body)
+        check(data.startswith(b"HTTP/1.1 200"), "ordinary head: %r" % data[:120])
+        check(quick_request(s)[0] == 200, "the server still answers")
+    finally:
+        s.stop()
+
+
+@test
+def process_metrics_as_the_go_client_exports_them(tmp):
+    """Issue 22: dashboards built for controller-runtime read process_*; they are exported
+    from /proc/self with the Go client's names and units."""
+    s = Server(tmp)
+    try:
+        t0 = time.time()
+        text = metrics(s)
+        pid = s.proc.pid
+        status = open("/proc/%d/status" % pid).read()
+        kib = lambda f: int(re.search(r"^%s:\s+(\d+) kB" % f, status, re.M).group(1)) * 1024
+        rss = metric(text, "process_resident_memory_bytes")
+        check(rss and abs(rss - kib("VmRSS")) < 0.25 * kib("VmRSS"), "rss %s vs %s"
+              % (rss, kib("VmRSS")))
+        vsz = metric(text, "process_virtual_memory_bytes")
+        check(vsz and abs(vsz - kib("VmSize")) < 0.1 * kib("VmSize"), "vsz %s" % vsz)
+        fds = metric(text, "process_open_fds")
+        check(fds and abs(fds - len(os.listdir("/proc/%d/fd" % pid))) <= 3, "fds %s" % fds)
+        soft = re.search(r"^Max open files\s+(\d+)", open("/proc/%d/limits" % pid).read(),
+                         re.M).group(1)
+        check(metric(text, "process_max_fds") == float(soft), "max fds %s"
+              % metric(text, "process_max_fds"))
+        start = metric(text, "process_start_time_seconds")
+        check(start and t0 - 30 < start <= t0 + 1, "start time %s (now %s)" % (start, t0))
+        check(metric(text, "process_cpu_seconds_total") is not None, "cpu seconds")
+        check("# TYPE process_cpu_seconds_total counter" in text, "a counter")
     finally:
         s.stop()
 

@@ -18,6 +18,7 @@
 #include "metrics/metrics.h"
 #include "server/conn.h"
 #include "server/dispatch.h"
+#include "server/framing.h"
 #include "server/health.h"
 #include "server/intake.h"
 #include "server/tls.h"
@@ -220,51 +221,6 @@ static bool is_json_content_type(const char *ct)
     return *ct == '\0' || *ct == ';';
 }
 
-struct framing {
-    unsigned content_length, transfer_encoding;
-    const char *first_length;
-    bool lengths_differ;
-};
-
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
-{
-    (void)kind;
-    struct framing *f = cls;
-    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
-        if (f->content_length++ && strcmp(f->first_length, value ? value : "") != 0)
-            f->lengths_differ = true;
-        else
-            f->first_length = value ? value : "";
-    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
-        f->transfer_encoding++;
-    }
-    return MHD_YES;
-}
-
-/* RFC 9112 6.1 and 6.3: a request whose body length is ambiguous is answered 400 and the
- * connection closed, or a proxy in front could read it differently (request smuggling).
- * libmicrohttpd 0.9 takes the first Content-Length and lets chunked win silently. Returns
- * NULL when the framing is clear. */
-static const char *ambiguous_framing(struct MHD_Connection *conn)
-{
-    struct framing f = {0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
-    if (f.lengths_differ)
-        return "conflicting Content-Length headers";
-    if (f.transfer_encoding && f.content_length)
-        return "both Transfer-Encoding and Content-Length";
-    if (f.transfer_encoding > 1)
-        return "more than one Transfer-Encoding header";
-    if (f.transfer_encoding) {
-        const char *te =
-            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-        if (!te || strcasecmp(te, "chunked") != 0)
-            return "Transfer-Encoding other than chunked";
-    }
-    return NULL;
-}
-
 /* The Content-Length, or -1 when there is none (chunked) or it does not parse (MHD has
  * refused such requests before we see them). */
 static long long content_length(struct MHD_Connection *conn)
@@ -307,7 +263,8 @@ static bool body_room(struct listener *l, struct request *req, struct MHD_Connec
 /* First call: only the headers are known. Decides everything that needs no body; an answer
  * given now closes the connection (the body stays unread). */
 static enum MHD_Result first_call(struct listener *l, struct request *req,
-                                  struct MHD_Connection *conn, const char *url, const char *method)
+                                  struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version)
 {
     struct wh_http *h = l->h;
     const struct wh_route *route = l->https ? wh_routes_find(h->cfg, url) : NULL;
@@ -316,7 +273,7 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
         wh_metric_inc(req->rm->in_flight);
     struct wh_http *hh = l->https ? h : NULL;
 
-    const char *framing = ambiguous_framing(conn);
+    const char *framing = wh_framing_problem(conn, method, version);
     if (framing) {
         count_request(req->rm, 400, req->start_ns);
         log_bad_request(NULL, url, "bad request (400): %s", framing);
@@ -425,7 +382,7 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
 }
 
 static enum MHD_Result handle(struct listener *l, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *upload_data,
+                              const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
     struct request *req = *req_cls;
@@ -436,7 +393,7 @@ static enum MHD_Result handle(struct listener *l, struct MHD_Connection *conn, c
         /* Probes are answered on the final call: a response queued on the first one makes
          * libmicrohttpd close the connection (a body might be unread), and each probe would
          * cost a new connection. */
-        return first_call(l, req, conn, url, method);
+        return first_call(l, req, conn, url, method, version);
     }
     if (*upload_data_size) {
         size_t n = *upload_data_size;
@@ -453,12 +410,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
 {
-    (void)version;
     struct listener *l = cls;
     if (!l->https)
-        return handle(l, conn, url, method, upload_data, upload_data_size, req_cls);
+        return handle(l, conn, url, method, version, upload_data, upload_data_size, req_cls);
     wh_watchdog_enter();
-    enum MHD_Result r = handle(l, conn, url, method, upload_data, upload_data_size, req_cls);
+    enum MHD_Result r =
+        handle(l, conn, url, method, version, upload_data, upload_data_size, req_cls);
     wh_watchdog_leave();
     return r;
 }
