@@ -724,14 +724,7 @@ class StuckStderrServer(Server):
         return self.seen
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise Failure("server did not exit within %ss of the signal" % timeout)
+        run.stop_process(self.proc, sig, timeout)
         self.proc.stderr.close()
         check(self.proc.returncode == 0, "exit status %s" % self.proc.returncode)
 

@@ -170,26 +170,27 @@ static bool is_probe_path(const char *url)
     return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
 }
 
+/* 200 "ok" when check passes, else `failed` with what failed. */
+static enum MHD_Result send_health(struct wh_http *h, struct MHD_Connection *conn,
+                                   bool (*check)(char *why, size_t whysz), int failed,
+                                   const char *what)
+{
+    char why[320];
+    if (check(why, sizeof(why)))
+        return send_text(h, conn, 200, "ok");
+    char text[400];
+    snprintf(text, sizeof(text), "%s: %s", what, why);
+    return send_text(h, conn, failed, text);
+}
+
 /* /healthz, /readyz and /metrics, shared by the HTTPS and the plain listeners. */
 static enum MHD_Result serve_probe(struct listener *l, struct MHD_Connection *conn, const char *url)
 {
     struct wh_http *h = l->https ? l->h : NULL;
-    if (strcmp(url, "/healthz") == 0 && (l->https || l->health)) {
-        char why[320];
-        if (wh_health_live(why, sizeof(why)))
-            return send_text(h, conn, 200, "ok");
-        char text[400];
-        snprintf(text, sizeof(text), "unhealthy: %s", why);
-        return send_text(h, conn, 500, text);
-    }
-    if (strcmp(url, "/readyz") == 0 && (l->https || l->health)) {
-        char why[320];
-        if (wh_health_ready(why, sizeof(why)))
-            return send_text(h, conn, 200, "ok");
-        char text[400];
-        snprintf(text, sizeof(text), "not ready: %s", why);
-        return send_text(h, conn, 503, text);
-    }
+    if (strcmp(url, "/healthz") == 0 && (l->https || l->health))
+        return send_health(h, conn, wh_health_live, 500, "unhealthy");
+    if (strcmp(url, "/readyz") == 0 && (l->https || l->health))
+        return send_health(h, conn, wh_health_ready, 503, "not ready");
     if (l->metrics && strcmp(url, "/metrics") == 0) {
         struct wh_buf b;
         wh_buf_init(&b, 16 << 20);
