@@ -480,6 +480,24 @@ def stalled_bodies_are_closed_to_make_room(tmp):
         s.stop()
 
 
+@test
+def a_body_that_cannot_be_held_is_read_and_answered_503(tmp):
+    """A body the request-memory pool cannot hold now is read to its end without being kept and
+    answered 503 with Retry-After: an answer sent before the body is in would be lost to the
+    reset of a socket closed with unread bytes, and a cut connection tells the client nothing.
+    Here one address declares more than the arriving share (half of --max-request-memory)."""
+    s = Server(tmp, args=["--max-request-memory", "2Mi"])
+    try:
+        body = json.dumps(conversion_review([{"pad": "x" * (2560 * 1024)}]))
+        for _ in range(5):
+            st, hdrs, answer = s.request("POST", "/convert", body=body)
+            check(st == 503 and hdrs.get("Retry-After") == "1" and
+                  "short of request memory" in json.loads(answer)["message"],
+                  "%d %s %s" % (st, hdrs, answer[:200]))
+        check(quick_request(s)[0] == 200, "small bodies are not counted")
+    finally:
+        s.stop()
+
 # --- connections ---------------------------------------------------------------------------
 
 

@@ -86,6 +86,7 @@ struct request {
     size_t body_seen; /* bytes received */
     long long length; /* the declared Content-Length, or -1 (chunked) */
     size_t room;      /* bytes the body's buffer has room for */
+    bool discarding;  /* refused for memory: the rest is read and dropped, then 503 */
     struct wh_intake_body intake;
     struct wh_buf body;
     int64_t start_ns;
@@ -239,26 +240,29 @@ static long long content_length(struct MHD_Connection *conn)
 
 /* Makes room for n more body bytes. The buffer grows by doubling up to the declared length
  * (or --max-body-bytes, chunked), so that what a body holds follows what has arrived; each
- * step past the small-body allowance is taken from the request-memory pool (server/intake.h).
- * false: refused for memory. */
-static bool body_room(struct listener *l, struct request *req, struct MHD_Connection *conn,
-                      size_t n)
+ * step past the small-body allowance is taken from the request-memory pool (server/intake.h). */
+static enum wh_intake_grant body_room(struct listener *l, struct request *req,
+                                      struct MHD_Connection *conn, size_t n)
 {
     size_t need = req->body.len + n;
     if (need <= req->room)
-        return true;
+        return WH_INTAKE_GRANTED;
     size_t end = req->length >= 0 ? (size_t)req->length : (size_t)l->h->cfg->max_body_bytes;
     size_t room = req->room ? req->room * 2 : WH_REQMEM_SMALL_BODY;
     if (room > end)
         room = end;
     if (room < need)
         room = need;
-    if (room > WH_REQMEM_SMALL_BODY && !wh_intake_grow(l->intake, &req->intake, conn, room))
-        return false;
-    if (wh_buf_reserve(&req->body, room - req->body.len))
-        return false;
+    if (room > WH_REQMEM_SMALL_BODY) {
+        enum wh_intake_grant g = wh_intake_grow(l->intake, &req->intake, conn, room);
+        if (g != WH_INTAKE_GRANTED)
+            return g;
+    }
+    /* room never passes the buffer's cap, --max-body-bytes: checked before */
+    enum wh_err rc = wh_buf_reserve(&req->body, room - req->body.len);
+    WH_ASSERT(rc == WH_OK);
     req->room = room;
-    return true;
+    return WH_INTAKE_GRANTED;
 }
 
 /* First call: only the headers are known. Decides everything that needs no body; an answer
@@ -307,18 +311,20 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
     } else if (cl > h->cfg->max_body_bytes) {
         status = 413;
         message = "request body is larger than --max-body-bytes";
-    } else if (cl > WH_REQMEM_SMALL_BODY && !wh_intake_admit(l->intake, conn, (size_t)cl)) {
-        status = 503;
-        message = "the server is short of request memory; retry";
     }
     if (status) {
         count_request(req->rm, status, req->start_ns);
-        if (status == 413 || status == 503)
+        if (status == 413)
             log_bad_request(NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
                             cl);
         return send_status(h, conn, status, message, true);
     }
     req->length = cl;
+    /* A body that could not be held now is read without being kept and answered 503 once it
+     * is in: an answer sent before the body would be lost to the reset that closing a socket
+     * with unread bytes sends (a client still writing never reads it). */
+    if (cl > WH_REQMEM_SMALL_BODY && !wh_intake_open(l->intake, &req->intake, conn, (size_t)cl))
+        req->discarding = true;
     return MHD_YES;
 }
 
@@ -337,18 +343,32 @@ static enum MHD_Result take_body(struct listener *l, struct request *req,
         return MHD_NO;
     }
     int status = 0;
+    enum wh_intake_grant grant = WH_INTAKE_GRANTED;
     if (req->body_seen > (size_t)h->cfg->max_body_bytes)
         status = 413;
-    else if (!body_room(l, req, conn, n))
+    else if (req->discarding)
+        return MHD_YES; /* read, not kept: answered 503 once it is in */
+    else
+        grant = body_room(l, req, conn, n);
+    if (grant == WH_INTAKE_REFUSED) {
+        /* No memory for it now: the rest is read without being kept, and the answer is a
+         * 503 the client can act on, not a connection cut half way. */
+        wh_buf_fini(&req->body);
+        wh_intake_release(l->intake, &req->intake);
+        req->discarding = true;
+        return MHD_YES;
+    }
+    if (grant == WH_INTAKE_EVICTED)
         status = 503;
-    else if (wh_buf_add(&req->body, data, n))
+    else if (!status && wh_buf_add(&req->body, data, n))
         status = 413;
     if (!status)
         return MHD_YES;
     count_request(req->rm, status, req->start_ns);
     log_bad_request(NULL, url, "closed (%d): %s body %s after %zu bytes", status,
                     req->length < 0 ? "chunked" : "the",
-                    status == 413 ? "over --max-body-bytes" : "refused for request memory",
+                    status == 413 ? "over --max-body-bytes"
+                                  : "stalled, closed to make room in the request memory",
                     req->body_seen);
     wh_buf_fini(&req->body);
     return MHD_NO;
@@ -357,6 +377,14 @@ static enum MHD_Result take_body(struct listener *l, struct request *req,
 static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
                                      struct MHD_Connection *conn)
 {
+    if (req->discarding) {
+        count_request(req->rm, 503, req->start_ns);
+        log_bad_request(NULL, req->rm->route->path,
+                        "refused (503): no request memory for a body of %zu bytes (read and "
+                        "dropped); retry",
+                        req->body_seen);
+        return send_status(h, conn, 503, "the server is short of request memory; retry", true);
+    }
     struct wh_reply reply;
     wh_intake_complete(h->https.intake, &req->intake);
     wh_dispatch(req->rm->route, h->ctx, req->body.data ? req->body.data : "", req->body.len,

@@ -31,9 +31,10 @@ static void unlock(struct wh_intake *in)
         WH_PANIC("pthread_mutex_unlock failed");
 }
 
-/* What the bodies arriving from one address hold. */
+/* What the bodies arriving from one address hold, and the lengths they declared. */
 struct addr {
     size_t bytes;
+    size_t declared;
     unsigned bodies;
 };
 
@@ -71,6 +72,7 @@ static void link_body(struct wh_intake *in, struct wh_intake_body *b)
         wh_map_put(&in->per_ip, b->_ip, a);
     }
     a->bytes += b->_held;
+    a->declared += b->_declared;
     a->bodies++;
     in->arriving += b->_held;
 }
@@ -91,8 +93,9 @@ static void unlink_body(struct wh_intake *in, struct wh_intake_body *b)
     b->_arriving = false;
     in->arriving -= b->_held;
     struct addr *a = wh_map_get(&in->per_ip, b->_ip);
-    WH_ASSERT(a && a->bodies > 0 && a->bytes >= b->_held);
+    WH_ASSERT(a && a->bodies > 0 && a->bytes >= b->_held && a->declared >= b->_declared);
     a->bytes -= b->_held;
+    a->declared -= b->_declared;
     if (--a->bodies == 0)
         free(wh_map_remove(&in->per_ip, b->_ip));
 }
@@ -143,32 +146,43 @@ void wh_intake_free(struct wh_intake *in)
     free(in);
 }
 
-bool wh_intake_admit(struct wh_intake *in, struct MHD_Connection *conn, size_t length)
+bool wh_intake_open(struct wh_intake *in, struct wh_intake_body *b, struct MHD_Connection *conn,
+                    size_t length)
 {
     size_t limit = wh_reqmem_limit();
     if (!limit)
         return true;
-    char ip[WH_CONN_IP_MAX];
-    wh_conn_client_ip(conn, ip, sizeof(ip));
-    lock(in);
-    bool room = in->arriving + length <= share();
-    bool fair = ip_bytes(in, ip) + length <= share() / addresses(in, ip);
-    unlock(in);
+    b->_conn = conn;
+    wh_conn_client_ip(conn, b->_ip, sizeof(b->_ip));
     size_t used = wh_reqmem_in_use();
-    return used <= limit && length <= limit - used && (room || fair);
+    bool ok = used <= limit && length <= limit - used;
+    lock(in);
+    const struct addr *a = wh_map_get(&in->per_ip, b->_ip);
+    size_t declared = a ? a->declared : 0;
+    bool room = in->arriving + length <= share();
+    bool fair = ip_bytes(in, b->_ip) + length <= share() / addresses(in, b->_ip);
+    ok = ok && (room || fair) && declared + length <= share();
+    if (ok) {
+        b->_declared = length;
+        link_body(in, b);
+    }
+    unlock(in);
+    return ok;
 }
 
-bool wh_intake_grow(struct wh_intake *in, struct wh_intake_body *b, struct MHD_Connection *conn,
-                    size_t bytes)
+enum wh_intake_grant wh_intake_grow(struct wh_intake *in, struct wh_intake_body *b,
+                                    struct MHD_Connection *conn, size_t bytes)
 {
     if (bytes <= b->_held)
-        return true;
+        return WH_INTAKE_GRANTED;
     size_t delta = bytes - b->_held;
     unsigned closed = 0;
-    bool ok = false;
+    enum wh_intake_grant grant = WH_INTAKE_REFUSED;
     lock(in);
-    if (b->_evicted)
+    if (b->_evicted) {
+        grant = WH_INTAKE_EVICTED;
         goto out;
+    }
     if (!b->_arriving) {
         b->_conn = conn;
         wh_conn_client_ip(conn, b->_ip, sizeof(b->_ip));
@@ -196,13 +210,10 @@ bool wh_intake_grow(struct wh_intake *in, struct wh_intake_body *b, struct MHD_C
     b->_last_ns = wh_time_mono_ns();
     in->arriving += delta;
     ((struct addr *)wh_map_get(&in->per_ip, b->_ip))->bytes += delta;
-    ok = true;
+    grant = WH_INTAKE_GRANTED;
 out:
-    if (!ok) {
-        /* Refused: the caller closes the connection; the body holds nothing more. */
-        b->_evicted = true;
-        unlink_body(in, b);
-    }
+    if (grant == WH_INTAKE_REFUSED)
+        unlink_body(in, b); /* it arrives no more: the caller discards the rest */
     unlock(in);
     if (closed)
         WH_LOG_EVERY(10, WH_LOG_WARN,
@@ -211,7 +222,7 @@ out:
                      "--max-request-memory; an address within its fair share is never "
                      "refused for others)",
                      closed, b->_ip);
-    return ok;
+    return grant;
 }
 
 void wh_intake_complete(struct wh_intake *in, struct wh_intake_body *b)

@@ -15,9 +15,14 @@
  *    of the address holding most that has waited longest for a byte (counted as
  *    kruise_webhook_connections_closed_total{reason="memory"}). Its memory goes back as soon
  *    as its connection's thread lets the request go.
- *  - An address over its fair share is refused once the share is full: its body is cut off
- *    (HTTP/1.1 allows no answer while a body is arriving) or, when it is known from the headers
- *    that the body could not be held, answered 503 at once.
+ *  - An address over its fair share is refused once the share is full, and so is a body the pool
+ *    cannot cover: the caller reads the rest of such a body without keeping it and answers 503
+ *    once it is in (an answer sent earlier would be lost to the reset of a socket closed with
+ *    unread bytes).
+ *  - From the headers, the Content-Lengths an address has declared for bodies still arriving
+ *    may add up to the arriving share at most; past that its next body is refused from the
+ *    start (read, dropped, 503). Nothing is taken for them, so this limits only that address:
+ *    many big bodies from one client are told 503, not cut off half way.
  * Bodies of up to WH_REQMEM_SMALL_BODY bytes are not counted at all (util/reqmem.h).
  * Thread rule: thread-safe (one mutex, taken before the connection guard's). A body is opened,
  * grown, completed and released on its connection's thread. */
@@ -39,6 +44,7 @@ struct wh_intake_body {
     struct MHD_Connection *_conn;
     char _ip[WH_CONN_IP_MAX];
     size_t _held;     /* bytes taken from the pool */
+    size_t _declared; /* its Content-Length when opened from the headers, else 0 */
     int64_t _last_ns; /* when its memory last grew (a byte arrived) */
     bool _arriving;   /* counted in the arriving share */
     bool _evicted;    /* closed to make room: never grows again */
@@ -49,15 +55,23 @@ WH_NODISCARD enum wh_err wh_intake_new(struct wh_conn_guard *guard, struct wh_in
 /* After the listener has stopped (no body left). Accepts NULL. */
 void wh_intake_free(struct wh_intake *in);
 
-/* From the headers: whether a body of `length` bytes from conn's client could be held now.
- * Takes nothing. */
-bool wh_intake_admit(struct wh_intake *in, struct MHD_Connection *conn, size_t length);
+/* From the headers: a body of `length` bytes (its Content-Length) starts on conn. false when it
+ * could not be held now or its client has declared too much already (the caller answers 503);
+ * true: it counts as arriving, with nothing taken yet. */
+WH_NODISCARD bool wh_intake_open(struct wh_intake *in, struct wh_intake_body *b,
+                                 struct MHD_Connection *conn, size_t length);
+
+enum wh_intake_grant {
+    WH_INTAKE_GRANTED,
+    WH_INTAKE_REFUSED, /* no room now: nothing more taken; the body no longer arrives here */
+    WH_INTAKE_EVICTED, /* closed to make room for others: its connection is being shut down */
+};
 
 /* The body on conn now needs `bytes` of memory in all (its buffer's new size): takes what it
- * did not hold yet from the pool. false: refused, nothing taken (the caller stops reading and
- * closes the connection). */
-WH_NODISCARD bool wh_intake_grow(struct wh_intake *in, struct wh_intake_body *b,
-                                 struct MHD_Connection *conn, size_t bytes);
+ * did not hold yet from the pool. Refused: the caller lets the memory go (wh_intake_release),
+ * reads the rest without keeping it and answers 503. */
+WH_NODISCARD enum wh_intake_grant wh_intake_grow(struct wh_intake *in, struct wh_intake_body *b,
+                                                 struct MHD_Connection *conn, size_t bytes);
 
 /* The body is complete: it leaves the arriving share; its bytes stay taken until
  * wh_intake_release. */
