@@ -187,22 +187,26 @@ void wh_json_spans_free(struct wh_json_spans *sp)
 
 /* A container that ended at ps->p and began at start: recorded when it and all it holds are
  * spelled canonically (ws0: the whitespace count just inside its opening bracket). */
-static void end_container(struct parser *ps, const json_t *v, const char *start, size_t ws0,
-                          bool canon)
+static void record_span(struct parser *ps, const json_t *v, const char *start)
 {
-    ps->canon = canon && ps->ws == ws0;
     size_t len = (size_t)(ps->p - start);
     bool keep_canon = ps->want_canon && ps->canon && len >= SPAN_MIN;
-    if (ps->spans && (keep_canon || (ps->recording && len >= SHARE_MIN)))
+    if (keep_canon || (ps->recording && len >= SHARE_MIN))
         span_put(ps->spans, v, (size_t)(start - ps->start), len, keep_canon);
 }
 
-/* Sharing: when ref (a container of "object", or NULL) was recorded and the input at ps->p is
+static inline void end_container(struct parser *ps, const json_t *v, const char *start,
+                                 size_t ws0, bool canon)
+{
+    ps->canon = canon && ps->ws == ws0;
+    if (ps->spans)
+        record_span(ps, v, start);
+}
+
+/* Sharing: when ref (a container of "object") was recorded and the input at ps->p is
  * its text byte for byte, the value there is ref: returns it (a new reference) past its text. */
 static json_t *shared(struct parser *ps, json_t *ref)
 {
-    if (!ref)
-        return NULL;
     const struct span *e = span_find(ps->spans, ref);
     if (!e || (size_t)(ps->end - ps->p) < e->len || memcmp(ps->p, ps->start + e->off, e->len))
         return NULL;
@@ -637,15 +641,20 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
         ps->p++;
         /* What the member stands in for in "object": the same member there, or, for
          * "oldObject" beside "object", that whole object. */
-        json_t *child_ref = ref ? json_object_getn(ref, key, klen) : NULL;
+        json_t *child_ref = NULL;
         bool record = false;
-        if (ps->share && !ref && is_key(key, klen, "oldObject"))
-            child_ref = json_object_get(obj, "object");
-        else if (ps->share && !ref && is_key(key, klen, "object"))
-            record = true;
-        ps->recording += record;
+        if (ps->share) {
+            if (ref)
+                child_ref = json_object_getn(ref, key, klen);
+            else if (is_key(key, klen, "oldObject"))
+                child_ref = json_object_get(obj, "object");
+            else
+                record = is_key(key, klen, "object");
+            ps->recording += record;
+        }
         json_t *v = parse_value(ps, child_ref);
-        ps->recording -= record;
+        if (record)
+            ps->recording--;
         if (!v) {
             if (kcopy != small)
                 free(kcopy);
@@ -731,14 +740,16 @@ static json_t *parse_value(struct parser *ps, json_t *ref)
     json_t *v = NULL;
     switch (*ps->p) {
     case '{':
-        ref = json_is_object(ref) ? ref : NULL;
-        v = shared(ps, ref);
+        if (ref && !json_is_object(ref))
+            ref = NULL;
+        v = ref ? shared(ps, ref) : NULL;
         if (!v)
             v = parse_object(ps, ref);
         break;
     case '[':
-        ref = json_is_array(ref) ? ref : NULL;
-        v = shared(ps, ref);
+        if (ref && !json_is_array(ref))
+            ref = NULL;
+        v = ref ? shared(ps, ref) : NULL;
         if (!v)
             v = parse_array(ps, ref);
         break;
