@@ -686,6 +686,17 @@ static double log_dropped(void *unused)
     return (double)wh_log_dropped();
 }
 
+static double pool_in_use(void *unused)
+{
+    (void)unused;
+    return (double)wh_reqmem_in_use();
+}
+
+static double pool_arriving(void *intake)
+{
+    return (double)wh_intake_arriving(intake);
+}
+
 static void register_log_metrics(void)
 {
     for (int k = 0; k < WH_LOG_KINDS; k++) {
@@ -733,6 +744,15 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
         return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen for HTTPS on %s:%lld",
                              cfg->bind_address[0] ? cfg->bind_address : "*", cfg->port);
     }
+    /* Read by the metrics listener, which stops with the HTTPS one (wh_http_stop). */
+    wh_metrics_gauge_fn("kruise_webhook_request_memory_bytes",
+                        "Bytes of --max-request-memory in use: all (bodies over 64 KiB and "
+                        "parses) and those of bodies still arriving.",
+                        "state=\"in_use\"", pool_in_use, NULL);
+    wh_metrics_gauge_fn("kruise_webhook_request_memory_bytes",
+                        "Bytes of --max-request-memory in use: all (bodies over 64 KiB and "
+                        "parses) and those of bodies still arriving.",
+                        "state=\"arriving\"", pool_arriving, h->https.intake);
     bool health_on = !wh_config_addr_disabled(cfg->health_addr);
     bool metrics_on = !wh_config_addr_disabled(cfg->metrics_addr);
     /* One listener for both when they name the same fixed address (port 0 means two ports). */

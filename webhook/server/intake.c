@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "log/log.h"
-#include "metrics/metrics.h"
 #include "util/map.h"
 #include "util/mem.h"
 #include "util/reqmem.h"
@@ -16,7 +15,7 @@ struct wh_intake {
     pthread_mutex_t mu;
     struct wh_intake_body *head; /* bodies arriving, in no order */
     size_t arriving;             /* bytes they hold */
-    struct wh_map per_ip;        /* ip -> bytes its arriving bodies hold (pointer-sized) */
+    struct wh_map per_ip;        /* ip -> struct addr (owned), while it has bodies arriving */
 };
 
 static void lock(struct wh_intake *in)

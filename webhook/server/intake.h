@@ -80,7 +80,7 @@ void wh_intake_complete(struct wh_intake *in, struct wh_intake_body *b);
 /* The request is over: the body's bytes go back to the pool. b may never have grown. */
 void wh_intake_release(struct wh_intake *in, struct wh_intake_body *b);
 
-/* Bytes held by bodies still arriving (the metric and tests). */
+/* Bytes held by bodies still arriving (kruise_webhook_request_memory_bytes{state="arriving"}). */
 size_t wh_intake_arriving(struct wh_intake *in);
 
 #endif
