@@ -1,5 +1,6 @@
 #include "server/framing.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,16 +84,19 @@ static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-/* libmicrohttpd before 0.9.77 (the fold bug; later versions replace obs-fold with spaces). */
+/* libmicrohttpd before 0.9.77 (the fold bug; later versions replace obs-fold with spaces).
+ * Worked out by whichever worker asks first; the answer is the same for all. */
 static bool mhd_parses_in_place(void)
 {
-    static int known = -1;
-    if (known < 0) {
+    static atomic_int known = -1;
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k < 0) {
         unsigned a = 0, b = 0, c = 0;
-        known = sscanf(MHD_get_version(), "%u.%u.%u", &a, &b, &c) == 3 && a == 0 &&
-                (b < 9 || (b == 9 && c < 77));
+        k = sscanf(MHD_get_version(), "%u.%u.%u", &a, &b, &c) == 3 && a == 0 &&
+            (b < 9 || (b == 9 && c < 77));
+        atomic_store_explicit(&known, k, memory_order_relaxed);
     }
-    return known == 1;
+    return k == 1;
 }
 
 const char *wh_framing_problem(struct MHD_Connection *conn, const char *method,
