@@ -293,6 +293,31 @@ def crds_are_generated_from_the_model(tmp):
           (mismatch + errors))
 
 
+WEBHOOK_FILES = {"base": os.path.join(MANIFESTS, "base", "webhookconfigurations.yaml"),
+                 "chart": os.path.join(ROOT, "charts", "kruise-webhook", "templates",
+                                       "webhookconfigurations.yaml")}
+
+
+@test
+def webhook_configurations_are_generated_from_the_route_table(tmp):
+    """manifests/base/webhookconfigurations.yaml and the chart's template of the same name are
+    byte for byte what `make crds` writes now from the route table, with the entries of the
+    routes the Deployment's flags serve (regenerate with make crds after adding a route or
+    changing its entries; an entry edited by hand fails here)."""
+    out = {k: os.path.join(tmp, k) for k in WEBHOOK_FILES}
+    for d in out.values():
+        os.makedirs(d)
+    r = subprocess.run([TOOL, "webhooks", os.path.join(MANIFESTS, "base", "deployment.yaml"),
+                        out["base"], out["chart"]], capture_output=True, text=True, env={},
+                       timeout=60)
+    check(r.returncode == 0, "manifests webhooks: %s" % r.stderr)
+    for k, have in WEBHOOK_FILES.items():
+        made = os.path.join(out[k], "webhookconfigurations.yaml")
+        check(filecmp.cmp(have, made, shallow=False),
+              "%s differs from what make crds writes (run make crds; do not edit it by hand)"
+              % os.path.relpath(have, ROOT))
+
+
 @test
 def names_match_the_binary_defaults(tmp):
     """The Namespace, Service, Secret, webhook configurations and ports of the tree are the
