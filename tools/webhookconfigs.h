@@ -25,8 +25,8 @@ enum wh_webhookconfigs_for {
  * named as cfg names them, with the entries of every route of routes[0..n) that cfg serves,
  * sorted by name in each, each sending to cfg's Service, after the file's opening comment.
  * Errors: WH_ERR_INVALID, naming the entry, for a table YAML cannot carry as written: an
- * entry on a /convert route, two entries of one name in a configuration, or a value that
- * needs quoting with quotes in it. */
+ * entry on a /convert route, two entries of one name in a configuration, or a value that is
+ * not one line of YAML (a line break in it). */
 WH_NODISCARD enum wh_err wh_webhookconfigs_yaml(const struct wh_route *const *routes, size_t n,
                                                 const struct wh_config *cfg,
                                                 enum wh_webhookconfigs_for where, char **out,
