@@ -3,6 +3,11 @@
  *
  *   manifests crds DIR          writes the CustomResourceDefinitions of every kind /convert
  *                               serves into DIR (one file per CRD, plus kustomization.yaml)
+ *   manifests webhooks DEPLOYMENT BASE_DIR CHART_DIR
+ *                               writes webhookconfigurations.yaml into BASE_DIR
+ *                               (manifests/base) and CHART_DIR (the chart's templates): the
+ *                               webhook entries of every route the Deployment's flags serve
+ *                               (tools/webhookconfigs.c)
  *   manifests facts [ARGS...]   prints as JSON what the checks compare the manifests with: the
  *                               binary's defaults, the configuration that ARGS and the
  *                               environment give (a Deployment's), the route table and which
@@ -30,9 +35,11 @@
 #include "handlers/registry.h"
 #include "k8s/kruise.h"
 #include "kube/resource.h"
+#include "tools/webhookconfigs.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
+#include "util/yaml.h"
 #include "util/yaml_emit.h"
 
 /* --- the CRDs' own facts (upstream's config/crd/bases, openkruise/kruise 07169cfa) ------------ */
@@ -846,6 +853,92 @@ static int cmd_facts(int argc, char **argv)
     return 0;
 }
 
+/* --- the webhook configurations ----------------------------------------------------------- */
+
+/* Loads into cfg the configuration the Deployment in path gives its server: the arguments of
+ * its container (the environment it sets repeats the binary's defaults, as make manifests
+ * checks). Which routes that configuration serves (feature gates) decides which entries the
+ * webhook configurations carry. */
+static int load_deployment(struct wh_config *cfg, const char *path)
+{
+    json_t *docs = NULL;
+    struct wh_errbuf eb = {{0}};
+    if (wh_yaml_load_file(path, 1u << 20, &docs, &eb)) {
+        fprintf(stderr, "manifests: %s\n", eb.msg);
+        return 1;
+    }
+    const json_t *container = NULL, *args = NULL;
+    size_t i;
+    json_t *doc;
+    json_array_foreach(docs, i, doc)
+    {
+        if (wh_str_eq(wh_json_str(doc, "kind"), "Deployment"))
+            container = json_array_get(
+                wh_json_path(doc, "spec", "template", "spec", "containers", NULL), 0);
+    }
+    if (!container) {
+        fprintf(stderr, "manifests: %s: no Deployment with a container\n", path);
+        json_decref(docs);
+        return 1;
+    }
+    args = wh_json_arr(container, "args");
+    size_t n = json_array_size(args);
+    char **argv = wh_xcalloc(n + 2, sizeof(*argv));
+    argv[0] = wh_xstrdup("kruise-webhook");
+    int rc = 0;
+    for (i = 0; i < n && rc == 0; i++) {
+        const char *arg = json_string_value(json_array_get(args, i));
+        if (!arg) {
+            fprintf(stderr,
+                    "manifests: %s: argument %zu of the Deployment's container is not a "
+                    "string\n",
+                    path, i);
+            rc = 1;
+        } else {
+            argv[i + 1] = wh_xstrdup(arg);
+        }
+    }
+    if (rc == 0 && wh_config_load(cfg, (int)n + 1, argv, &eb)) {
+        fprintf(stderr, "manifests: %s: the Deployment's arguments: %s\n", path, eb.msg);
+        wh_config_fini(cfg);
+        rc = 1;
+    }
+    for (i = 0; i <= n; i++)
+        free(argv[i]);
+    free(argv);
+    json_decref(docs);
+    return rc;
+}
+
+/* Writes webhookconfigurations.yaml into base_dir (manifests/base) and chart_dir (the chart's
+ * templates) from the route table (tools/webhookconfigs.h), with the entries of the routes
+ * the Deployment in deployment serves. */
+static int cmd_webhooks(const char *deployment, const char *base_dir, const char *chart_dir)
+{
+    struct wh_config cfg;
+    if (load_deployment(&cfg, deployment))
+        return 1;
+    size_t n = 0;
+    const struct wh_route *const *routes = wh_routes_all(&n);
+    int rc = 0;
+    const char *dirs[] = {base_dir, chart_dir};
+    const enum wh_webhookconfigs_for targets[] = {WH_WEBHOOKCONFIGS_MANIFESTS,
+                                                  WH_WEBHOOKCONFIGS_CHART};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        char *yaml = NULL;
+        struct wh_errbuf eb = {{0}};
+        if (wh_webhookconfigs_yaml(routes, n, &cfg, targets[i], &yaml, &eb)) {
+            fprintf(stderr, "manifests: the webhook configurations: %s\n", eb.msg);
+            rc = 1;
+        } else {
+            rc = write_file(dirs[i], "webhookconfigurations.yaml", "", yaml);
+        }
+        free(yaml);
+    }
+    wh_config_fini(&cfg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     wh_json_init();
@@ -853,6 +946,10 @@ int main(int argc, char **argv)
         return cmd_crds(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "facts") == 0)
         return cmd_facts(argc - 1, argv + 1);
-    fprintf(stderr, "usage: manifests crds DIR | manifests facts [SERVER ARGS...]\n");
+    if (argc == 5 && strcmp(argv[1], "webhooks") == 0)
+        return cmd_webhooks(argv[2], argv[3], argv[4]);
+    fprintf(stderr,
+            "usage: manifests crds DIR | manifests webhooks DEPLOYMENT BASE_DIR CHART_DIR | "
+            "manifests facts [SERVER ARGS...]\n");
     return 2;
 }

@@ -293,6 +293,83 @@ def crds_are_generated_from_the_model(tmp):
           (mismatch + errors))
 
 
+WEBHOOK_FILES = {"base": os.path.join(MANIFESTS, "base", "webhookconfigurations.yaml"),
+                 "chart": os.path.join(ROOT, "charts", "kruise-webhook", "templates",
+                                       "webhookconfigurations.yaml")}
+
+
+def generated_webhook_files(tmp):
+    """{"base": path, "chart": path}: what `make crds` writes now (the generator run with
+    manifests/base/deployment.yaml), under tmp."""
+    out = {k: os.path.join(tmp, "generated-" + k) for k in WEBHOOK_FILES}
+    for d in out.values():
+        os.makedirs(d, exist_ok=True)
+    r = subprocess.run([TOOL, "webhooks", os.path.join(MANIFESTS, "base", "deployment.yaml"),
+                        out["base"], out["chart"]], capture_output=True, text=True, env={},
+                       timeout=60)
+    check(r.returncode == 0, "manifests webhooks: %s" % r.stderr)
+    return {k: os.path.join(d, "webhookconfigurations.yaml") for k, d in out.items()}
+
+
+def webhook_files_differences(files, generated):
+    """{key: message} for each file of files ({"base": path, "chart": path}) that is not the
+    generated one of its key, naming its first differing line."""
+    diffs = {}
+    for k, path in files.items():
+        have = open(path).read().splitlines()
+        made = open(generated[k]).read().splitlines()
+        if have == made:
+            continue
+        n = next((i for i, (a, b) in enumerate(zip(have, made)) if a != b), min(len(have),
+                                                                                len(made)))
+        diffs[k] = "%s line %d: %r, the generator writes %r" % (
+            os.path.relpath(path, ROOT), n + 1, have[n] if n < len(have) else "(end)",
+            made[n] if n < len(made) else "(end)")
+    return diffs
+
+
+@test
+def webhook_configurations_are_generated_from_the_route_table(tmp):
+    """manifests/base/webhookconfigurations.yaml and the chart's template of the same name are
+    line for line what `make crds` writes now from the route table, with the entries of the
+    routes the Deployment's flags serve (regenerate with make crds after adding a route or
+    changing its entries; an entry edited by hand fails here)."""
+    diffs = webhook_files_differences(WEBHOOK_FILES, generated_webhook_files(tmp))
+    check(not diffs, "not what make crds writes (run make crds; do not edit by hand): %s" %
+          "; ".join(diffs.values()))
+
+
+@test
+def a_hand_edit_of_the_webhook_configurations_is_caught(tmp):
+    """The comparison above, on copies of the generated files edited as by hand (a timeout in
+    the base, an operation in the chart, then an entry's objectSelector removed): each file is
+    reported at the line edited; the copies unedited are not reported."""
+    generated = generated_webhook_files(tmp)
+    check(not webhook_files_differences(generated, generated), "a file differs from itself")
+    edits = {"base": ("    timeoutSeconds: 10\n", "    timeoutSeconds: 11\n"),
+             "chart": ("          - DELETE\n", "          - CREATE\n")}
+    copies, lines = {}, {}
+    for k, (old, new) in edits.items():
+        text = open(generated[k]).read()
+        check(old in text, "%s holds %r" % (k, old))
+        lines[k] = text[:text.index(old)].count("\n") + 1
+        copies[k] = os.path.join(tmp, k + ".yaml")
+        with open(copies[k], "w") as f:
+            f.write(text.replace(old, new, 1))
+    diffs = webhook_files_differences(copies, generated)
+    check(sorted(diffs) == sorted(edits), "both edits reported: %s" % diffs)
+    for k, d in diffs.items():
+        check(d.startswith("%s line %d: " % (os.path.relpath(copies[k], ROOT), lines[k])),
+              "%s: %s" % (k, d))
+    text = open(generated["base"]).read()
+    at = text.index("    objectSelector:\n")
+    with open(copies["base"], "w") as f:
+        f.write(text[:at] + text[text.index("  - name:", at):])
+    diffs = webhook_files_differences({"base": copies["base"]}, generated)
+    check(" line %d: " % (text[:at].count("\n") + 1) in diffs.get("base", ""),
+          "a removed objectSelector: %s" % diffs)
+
+
 @test
 def names_match_the_binary_defaults(tmp):
     """The Namespace, Service, Secret, webhook configurations and ports of the tree are the
