@@ -4,7 +4,9 @@
 
 #include "conversion/convert.h"
 #include "handlers/deletion/protection.h"
+#include "handlers/persistentpodstate/persistentpodstate.h"
 #include "handlers/pod/pipeline.h"
+#include "handlers/podprobemarker/podprobemarker.h"
 #include "handlers/pub/pub.h"
 #include "handlers/sidecarset/mutate.h"
 #include "handlers/sidecarset/validate.h"
@@ -40,6 +42,8 @@ static const struct wh_route *const routes[] = {
     &wh_dp_namespace_route,
     &wh_pub_validate_route,
     &wh_dp_service_route,
+    &wh_pps_validate_route,
+    &wh_ppm_validate_route,
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

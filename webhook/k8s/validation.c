@@ -182,6 +182,23 @@ void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out)
         wh_vmsg_add(out, "must not begin or end with a hyphen");
 }
 
+void wh_is_valid_port_num(long long port, struct wh_vmsgs *out)
+{
+    if (port < 1 || port > 65535)
+        wh_vmsg_add(out, "must be between 1 and 65535, inclusive");
+}
+
+void wh_is_http_header_name(const char *v, struct wh_vmsgs *out)
+{
+    bool ok = *v != '\0';
+    for (const char *c = v; *c && ok; c++)
+        ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '-';
+    if (!ok)
+        wh_vmsg_add(out, "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. "
+                         "'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')");
+}
+
 static void chdir_prefix(const char *v, struct wh_vmsgs *out)
 {
     if (strcmp(v, ".") == 0)

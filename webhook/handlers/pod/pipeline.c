@@ -3,8 +3,11 @@
 #include <string.h>
 
 #include "gocompat/gotype.h"
+#include "handlers/pod/enhanced_liveness.h"
 #include "handlers/pod/launch_priority.h"
 #include "handlers/pod/readiness_gate.h"
+#include "handlers/persistentpodstate/persistentpodstate.h"
+#include "handlers/podprobemarker/podprobemarker.h"
 #include "handlers/pub/pub.h"
 #include "handlers/sidecarset/inject.h"
 #include "handlers/workloadspread/pod.h"
@@ -13,16 +16,16 @@
 #include "util/str.h"
 
 /* The step lists: the only place that knows every Pod step. Upstream's order
- * (pod_create_update_handler.go, mutating and validating). Steps upstream has that are not
- * built here: on /mutate-pod, after PodUnavailableBudget, PersistentPodState, the enhanced
- * liveness probe (gate EnhancedLivenessProbe) and the probe marker on serverless (gate
- * EnablePodProbeMarkerOnServerless), in that order. */
+ * (pod_create_update_handler.go, mutating and validating). */
 static const struct wh_pod_step *const mutate_steps[] = {
     &wh_pod_readiness_gate_step,
     &wh_workloadspread_pod_step,
     &wh_sidecarset_pod_step,
     &wh_pod_launch_priority_step,
     &wh_pub_pod_step,
+    &wh_pps_pod_step,
+    &wh_pod_enhanced_liveness_step,
+    &wh_ppm_pod_step,
 };
 
 static const struct wh_pod_step *const validate_steps[] = {

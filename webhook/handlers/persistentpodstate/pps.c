@@ -1,0 +1,224 @@
+/* What the PersistentPodState step and its validation share: the caches they read, the white
+ * list of custom workloads, and the object as upstream reads it (pps_int.h). */
+#include "handlers/persistentpodstate/pps_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conversion/convert.h"
+#include "gocompat/goenc.h"
+#include "k8s/kruise.h"
+#include "k8s/ref.h"
+#include "kube/cache.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+
+/* --- the PersistentPodState cache ------------------------------------------------------------ */
+
+/* The view and its strings in one block. */
+struct view_block {
+    struct wh_pps_view v;
+    char strings[];
+};
+
+static void *view_new(const json_t *obj)
+{
+    const json_t *ref = wh_json_path(obj, "spec", "targetRef", NULL);
+    char group[256] = "";
+    bool ok = wh_ref_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group));
+    const char *name = wh_json_meta_str(obj, "name");
+    const char *strs[] = {name ? name : "", group, wh_json_str_or_empty(ref, "kind"),
+                          wh_json_str_or_empty(ref, "name")};
+    size_t chars = 0;
+    for (size_t i = 0; i < 4; i++)
+        chars += strlen(strs[i]) + 1;
+    struct view_block *b = wh_xcalloc(1, sizeof(*b) + chars);
+    const char *placed[4];
+    char *p = b->strings;
+    for (size_t i = 0; i < 4; i++) {
+        size_t n = strlen(strs[i]) + 1;
+        memcpy(p, strs[i], n);
+        placed[i] = p;
+        p += n;
+    }
+    b->v.name = placed[0];
+    b->v.target_ok = ok;
+    b->v.target_group = placed[1];
+    b->v.target_kind = placed[2];
+    b->v.target_name = placed[3];
+    /* a zero metav1.Time is absent: null and "" decode to it */
+    const char *del = wh_json_meta_str(obj, "deletionTimestamp");
+    b->v.deleting = del && *del;
+    return b;
+}
+
+static void view_free(void *p)
+{
+    free(p);
+}
+
+const struct wh_pps_view *wh_pps_view_of(const struct wh_object *o)
+{
+    const struct view_block *b = wh_object_view(o);
+    return b ? &b->v : NULL;
+}
+
+enum wh_err wh_pps_caches_setup(struct wh_cluster *cl, const struct wh_config *cfg,
+                                struct wh_errbuf *eb)
+{
+    (void)eb;
+    struct wh_cache *c = wh_cluster_declare(cl, WH_RES_PERSISTENTPODSTATE, NULL);
+    wh_cache_set_view(c, view_new, view_free);
+    (void)wh_cluster_declare(cl, WH_RES_CONFIGMAP, cfg->namespace_);
+    return WH_OK;
+}
+
+json_t *wh_pps_beta(const json_t *obj)
+{
+    const char *av = wh_json_str(obj, "apiVersion");
+    if (!av || !wh_str_has_suffix(av, "/v1alpha1"))
+        return json_incref((json_t *)(uintptr_t)obj);
+    json_t *beta = NULL;
+    char *msg = NULL;
+    if (wh_convert_up("PersistentPodState", obj, &beta, &msg))
+        beta = NULL;
+    free(msg);
+    return beta;
+}
+
+bool wh_pps_refs_equal(const char *api_version_a, const char *kind_a, const char *name_a,
+                       const char *api_version_b, const char *kind_b, const char *name_b)
+{
+    char ga[256], gb[256];
+    return wh_ref_group_of(api_version_a, ga, sizeof(ga)) &&
+           wh_ref_group_of(api_version_b, gb, sizeof(gb)) && strcmp(ga, gb) == 0 &&
+           wh_str_eq(kind_a ? kind_a : "", kind_b ? kind_b : "") &&
+           wh_str_eq(name_a ? name_a : "", name_b ? name_b : "");
+}
+
+/* --- the white list --------------------------------------------------------------------------- */
+
+/* What encoding/json reports for a value of the wrong JSON type; the first one is kept. */
+static void type_error(enum wh_err *rc, struct wh_errbuf *eb, const json_t *v, const char *field,
+                       const char *type)
+{
+    if (*rc)
+        return;
+    *rc = wh_errbuf_set(eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go struct field %s of "
+                                            "type %s",
+                        wh_json_go_type_name(v), field, type);
+}
+
+/* One schema.GroupVersionKind: fields without JSON tags, matched by name ignoring case. */
+static void decode_gvk(enum wh_err *rc, struct wh_errbuf *eb, const json_t *e, struct wh_pps_gk *gk)
+{
+    gk->group = gk->kind = "";
+    if (json_is_null(e))
+        return;
+    if (!json_is_object(e)) {
+        type_error(rc, eb, e, "CustomWorkloadWhiteList.workloads", "schema.GroupVersionKind");
+        return;
+    }
+    static const char *const fields[] = {"Group", "Version", "Kind"};
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)e, key, v)
+    {
+        for (size_t i = 0; i < 3; i++) {
+            if (strcasecmp(key, fields[i]) != 0)
+                continue;
+            if (json_is_string(v)) {
+                if (i == 0)
+                    gk->group = json_string_value(v);
+                else if (i == 2)
+                    gk->kind = json_string_value(v);
+            } else if (!json_is_null(v)) {
+                char field[64];
+                snprintf(field, sizeof(field), "GroupVersionKind.workloads.%s", fields[i]);
+                type_error(rc, eb, v, field, "string");
+            }
+        }
+    }
+}
+
+static enum wh_err whitelist_parse(const char *text, struct wh_pps_whitelist *out,
+                                   struct wh_errbuf *eb)
+{
+    char msg[256];
+    if (!wh_goenc_valid(text, strlen(text), msg, sizeof(msg)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg);
+    json_t *root = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (!root)
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected end of JSON input");
+    out->_root = root;
+    if (!json_is_object(root) && !json_is_null(root))
+        return wh_errbuf_set(eb, WH_ERR_INVALID,
+                             "json: cannot unmarshal %s into Go value of type "
+                             "configuration.CustomWorkloadWhiteList",
+                             wh_json_go_type_name(root));
+    enum wh_err rc = WH_OK;
+    const char *key;
+    const json_t *v;
+    json_object_foreach(root, key, v)
+    {
+        if (strcasecmp(key, "workloads") != 0 || json_is_null(v))
+            continue;
+        if (!json_is_array(v)) {
+            type_error(&rc, eb, v, "CustomWorkloadWhiteList.workloads",
+                       "[]schema.GroupVersionKind");
+            continue;
+        }
+        /* a repeated key decodes into the same slice again: the last one wins */
+        free(out->items);
+        out->n = json_array_size(v);
+        out->items = wh_xcalloc(out->n ? out->n : 1, sizeof(*out->items));
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e) decode_gvk(&rc, eb, e, &out->items[i]);
+    }
+    return rc;
+}
+
+enum wh_err wh_pps_whitelist_load(struct wh_cluster *cl, const char *kruise_ns,
+                                  struct wh_pps_whitelist *out, struct wh_errbuf *eb)
+{
+    memset(out, 0, sizeof(*out));
+    struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONFIGMAP) : NULL;
+    struct wh_object *cm = c ? wh_cache_get(c, kruise_ns, WH_KRUISE_CONFIGMAP) : NULL;
+    if (!cm)
+        return WH_OK;
+    const char *text =
+        wh_json_path_str(wh_object_json(cm), "data", WH_KRUISE_CONFIG_PPS_WHITELIST, NULL);
+    enum wh_err rc = text ? whitelist_parse(text, out, eb) : WH_OK;
+    wh_object_unref(cm);
+    if (rc)
+        wh_pps_whitelist_fini(out);
+    return rc;
+}
+
+void wh_pps_whitelist_fini(struct wh_pps_whitelist *wl)
+{
+    free(wl->items);
+    json_decref(wl->_root);
+    memset(wl, 0, sizeof(*wl));
+}
+
+bool wh_pps_whitelist_allows(const struct wh_pps_whitelist *wl, const char *api_version,
+                             const char *kind)
+{
+    char group[256];
+    if (!wh_ref_group_of(api_version, group, sizeof(group)))
+        return false;
+    kind = kind ? kind : "";
+    if ((strcmp(group, WH_KRUISE_APPS) == 0 || strcmp(group, "apps") == 0) &&
+        strcmp(kind, "StatefulSet") == 0)
+        return true;
+    for (size_t i = 0; i < wl->n; i++) {
+        if (strcmp(wl->items[i].group, group) == 0 && strcmp(wl->items[i].kind, kind) == 0)
+            return true;
+    }
+    return false;
+}
