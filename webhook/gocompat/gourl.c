@@ -76,7 +76,8 @@ static bool unescape_ok(struct span s, enum mode mode, char *why, size_t whysz)
             int v = unhex(s.p[i + 1]) << 4 | unhex(s.p[i + 2]);
             bool pct25 = s.p[i + 1] == '2' && s.p[i + 2] == '5';
             if ((mode == HOST && unhex(s.p[i + 1]) < 8 && !pct25) ||
-                (mode == ZONE && !pct25 && v != ' ' && (v >= 0x80 || !host_byte((unsigned char)v)))) {
+                (mode == ZONE && !pct25 && v != ' ' &&
+                 (v >= 0x80 || !host_byte((unsigned char)v)))) {
                 escape_error(s.p + i, 3, why, whysz);
                 return false;
             }

@@ -57,9 +57,8 @@ static void node_affinity(const json_t *spec, const json_t *labels, json_t **nod
         *node_selector = json_object();
         json_array_foreach(wh_json_arr(req, "keys"), i, key)
         {
-            const char *value = json_is_string(key)
-                                    ? wh_json_str(labels, json_string_value(key))
-                                    : NULL;
+            const char *value =
+                json_is_string(key) ? wh_json_str(labels, json_string_value(key)) : NULL;
             if (value)
                 json_object_set_new(*node_selector, json_string_value(key), json_string(value));
         }
@@ -71,13 +70,12 @@ static void node_affinity(const json_t *spec, const json_t *labels, json_t **nod
         json_t *exprs = json_array();
         json_array_foreach(wh_json_path(term, "preference", "keys", NULL), k, key)
         {
-            const char *value = json_is_string(key)
-                                    ? wh_json_str(labels, json_string_value(key))
-                                    : NULL;
+            const char *value =
+                json_is_string(key) ? wh_json_str(labels, json_string_value(key)) : NULL;
             if (value)
-                json_array_append_new(exprs, json_pack("{s:s,s:s,s:[s]}", "key",
-                                                       json_string_value(key), "operator", "In",
-                                                       "values", value));
+                json_array_append_new(exprs,
+                                      json_pack("{s:s,s:s,s:[s]}", "key", json_string_value(key),
+                                                "operator", "In", "values", value));
         }
         json_t *pref = json_object();
         if (json_array_size(exprs))
@@ -101,8 +99,7 @@ static void apply(struct wh_pod_review *pr, const char *pps_name, json_t *node_s
         json_t *ns = wh_pod_review_own(pr, "spec", "nodeSelector", NULL);
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)node_selector, k, v)
-            json_object_set(ns, k, v);
+        json_object_foreach((json_t *)(uintptr_t)node_selector, k, v) json_object_set(ns, k, v);
     }
     if (json_array_size(preferences)) {
         json_t *na = wh_pod_review_own(pr, "spec", "affinity", "nodeAffinity", NULL);
@@ -170,10 +167,9 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     o = select_pps(cl, pr->namespace_, ref, &any);
     if (!o) {
         if (any)
-            wh_pod_review_explain(pr, NULL, false,
-                                  "no PersistentPodState of namespace %s targets %s %s",
-                                  pr->namespace_ ? pr->namespace_ : "", kind,
-                                  wh_json_str_or_empty(ref, "name"));
+            wh_pod_review_explain(
+                pr, NULL, false, "no PersistentPodState of namespace %s targets %s %s",
+                pr->namespace_ ? pr->namespace_ : "", kind, wh_json_str_or_empty(ref, "name"));
         goto out;
     }
     const char *pps_name = wh_object_name(o);

@@ -107,8 +107,9 @@ static void type_error(enum wh_err *rc, struct wh_errbuf *eb, const json_t *v, c
 {
     if (*rc)
         return;
-    *rc = wh_errbuf_set(eb, WH_ERR_INVALID, "json: cannot unmarshal %s into Go struct field %s of "
-                                            "type %s",
+    *rc = wh_errbuf_set(eb, WH_ERR_INVALID,
+                        "json: cannot unmarshal %s into Go struct field %s of "
+                        "type %s",
                         wh_json_go_type_name(v), field, type);
 }
 

@@ -59,8 +59,7 @@ struct wh_pps_whitelist {
  * no key is an empty list; a value json.Unmarshal refuses is WH_ERR_INVALID with Go's message
  * in eb (upstream's handlers fail with it). */
 WH_NODISCARD enum wh_err wh_pps_whitelist_load(struct wh_cluster *cl, const char *kruise_ns,
-                                               struct wh_pps_whitelist *out,
-                                               struct wh_errbuf *eb);
+                                               struct wh_pps_whitelist *out, struct wh_errbuf *eb);
 void wh_pps_whitelist_fini(struct wh_pps_whitelist *wl);
 
 /* ValidateAPIVersionAndKind: a StatefulSet of apps or apps.kruise.io, or a listed group and

@@ -11,11 +11,10 @@
 #include <string.h>
 
 #include "conversion/convert.h"
-#include "gocompat/gotype.h"
+#include "gocompat/decodeinto.h"
 #include "handlers/persistentpodstate/pps_int.h"
 #include "k8s/fielderr.h"
 #include "k8s/kruise.h"
-#include "k8s/typemeta.h"
 #include "k8s/validation.h"
 #include "kube/cache.h"
 #include "util/buf.h"
@@ -33,14 +32,9 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     bool beta = strcmp(version, "v1beta1") == 0;
     if (!beta && strcmp(version, "v1alpha1") != 0)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "unsupported version: %s", version);
-    if (!raw || json_is_null(raw))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
     const char *api = beta ? WH_KRUISE_APPS_V1BETA1 : WH_KRUISE_APPS_V1ALPHA1;
-    enum wh_err rc = wh_typemeta_decode_into(raw, api, "PersistentPodState", true, eb);
-    if (rc)
-        return rc;
     json_t *typed = NULL;
-    rc = wh_gotype_decode(raw, wh_gotype_lookup(api, "PersistentPodState"), &typed, eb);
+    enum wh_err rc = wh_decode_into(raw, api, "PersistentPodState", &typed, eb);
     if (rc)
         return rc;
     if (beta) {
@@ -92,8 +86,7 @@ static char *gosyntax_spec(const json_t *spec, bool converted)
     struct wh_buf b;
     wh_buf_init(&b, 1u << 20);
     char *target = gosyntax_target(wh_json_obj(spec, "targetRef"));
-    put(&b, "v1beta1.PersistentPodStateSpec{TargetReference:%s, PersistentPodAnnotations:",
-        target);
+    put(&b, "v1beta1.PersistentPodStateSpec{TargetReference:%s, PersistentPodAnnotations:", target);
     free(target);
     const json_t *anns = json_object_get(spec, "persistentPodAnnotations");
     if (nil_slice(anns, converted)) {
@@ -110,10 +103,11 @@ static char *gosyntax_spec(const json_t *spec, bool converted)
         }
         put(&b, "}");
     }
-    put(&b, ", RequiredPersistentTopology:(*v1beta1.NodeTopologyTerm)(nil), "
-            "PreferredPersistentTopology:[]v1beta1.PreferredTopologyTerm%s",
+    put(&b,
+        ", RequiredPersistentTopology:(*v1beta1.NodeTopologyTerm)(nil), "
+        "PreferredPersistentTopology:[]v1beta1.PreferredTopologyTerm%s",
         nil_slice(json_object_get(spec, "preferredPersistentTopology"), converted) ? "(nil)"
-                                                                                  : "{}");
+                                                                                   : "{}");
     char *policy = wh_go_quote(wh_json_str_or_empty(spec, "persistentPodStateRetentionPolicy"));
     put(&b, ", PersistentPodStateRetentionPolicy:%s}", policy);
     free(policy);
@@ -183,16 +177,15 @@ static void conflicts(struct wh_field_errors *l, struct wh_cluster *cl, const js
 }
 
 /* validatingPersistentPodStateFn. */
-static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx,
-                     const json_t *obj, const json_t *old, bool converted)
+static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx, const json_t *obj,
+                     const json_t *old, bool converted)
 {
     struct wh_cluster *cl = ctx->cluster;
     struct wh_pps_whitelist wl;
     struct wh_errbuf eb = {{0}};
     if (wh_pps_whitelist_load(cl, ctx->cfg->namespace_, &wl, &eb)) {
-        char *detail =
-            wh_str_printf("failed to get persistent pod state config white list, error: %s",
-                          eb.msg);
+        char *detail = wh_str_printf(
+            "failed to get persistent pod state config white list, error: %s", eb.msg);
         /* field.NewPath(""): a path element without a name prints as an index, "[]" */
         wh_ferr_internal(l, "[]", detail);
         free(detail);
@@ -206,8 +199,8 @@ static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx
         const json_t *b = wh_json_path(old, "spec", "targetRef", NULL);
         bool same = true;
         for (size_t i = 0; i < 3; i++)
-            same &= strcmp(wh_json_str_or_empty(a, fields[i]), wh_json_str_or_empty(b, fields[i])) ==
-                    0;
+            same &=
+                strcmp(wh_json_str_or_empty(a, fields[i]), wh_json_str_or_empty(b, fields[i])) == 0;
         if (!same)
             wh_ferr_forbidden(l, "spec.targetRef", "targetRef is immutable");
     }
@@ -223,8 +216,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     json_t *obj = NULL, *old = NULL;
     struct wh_errbuf derr = {{0}};
     if (decode(req->object, version, &obj, &derr) ||
-        (strcmp(req->operation, "UPDATE") == 0 &&
-         decode(req->old_object, version, &old, &derr))) {
+        (strcmp(req->operation, "UPDATE") == 0 && decode(req->old_object, version, &old, &derr))) {
         wh_admission_deny(resp, 400, "%s", derr.msg);
         goto out;
     }

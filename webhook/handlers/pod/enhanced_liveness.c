@@ -90,8 +90,7 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
             json_object_del(wh_cow_elem(list, i), "livenessProbe");
     }
     json_t *ann = wh_pod_review_own(pr, "metadata", "annotations", NULL);
-    json_object_set_new(ann, WH_KRUISE_ANN_CONTAINER_PROBE_CONTEXT,
-                        json_stringn(b.data, b.len));
+    json_object_set_new(ann, WH_KRUISE_ANN_CONTAINER_PROBE_CONTEXT, json_stringn(b.data, b.len));
     wh_pod_review_explain(pr, NULL, true,
                           "the livenessProbes of %zu container(s) moved to annotation %s, for "
                           "kruise-daemon",

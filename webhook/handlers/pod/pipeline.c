@@ -48,7 +48,10 @@ static bool step_on(const struct wh_pod_step *s, const struct wh_handler_ctx *ct
 
 static enum wh_pod_op op_of(const struct wh_admission_request *req, bool validate)
 {
-    if (strcmp(req->resource.resource, "pods") != 0)
+    bool pods = strcmp(req->resource.resource, "pods") == 0;
+    if (!validate && strcmp(req->operation, "CREATE") == 0 && (!pods || req->sub_resource[0]))
+        return WH_POD_CREATE_OTHER;
+    if (!pods)
         return 0;
     const char *sub = req->sub_resource;
     /* upstream's validating handler looks at no subresource of an UPDATE (pods/status,

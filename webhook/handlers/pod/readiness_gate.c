@@ -31,6 +31,7 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
 
 const struct wh_pod_step wh_pod_readiness_gate_step = {
     .name = "readiness-gate",
-    .mutate_ops = WH_POD_CREATE,
+    /* upstream's injectPodReadinessGate checks the operation only */
+    .mutate_ops = WH_POD_CREATE | WH_POD_CREATE_OTHER,
     .mutate = mutate,
 };

@@ -132,8 +132,8 @@ struct matched {
 static size_t take_probes(struct wh_pod_review *pr, const struct wh_object *o,
                           const json_t *containers, struct matched *m)
 {
-    const struct wh_gofield *probes_field = wh_gotype_member(
-        wh_gotype_lookup(WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarkerSpec"), "probes");
+    const struct wh_gofield *probes_field =
+        wh_gotype_member(wh_gotype_lookup(WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarkerSpec"), "probes");
     const char *name = wh_object_name(o);
     json_t *probes = NULL;
     struct wh_errbuf eb = {{0}};

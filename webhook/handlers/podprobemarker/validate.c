@@ -11,11 +11,10 @@
 #include <string.h>
 
 #include "config/features.h"
-#include "gocompat/gotype.h"
+#include "gocompat/decodeinto.h"
 #include "gocompat/gourl.h"
 #include "k8s/fielderr.h"
 #include "k8s/kruise.h"
-#include "k8s/typemeta.h"
 #include "k8s/validation.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -25,20 +24,6 @@
 /* A Go pointer inside a value upstream prints with %#v is its address, which differs on every
  * run; this stands in for it. */
 #define GO_POINTER "0xc000010000"
-
-/* The object as upstream's decoder holds it. Returns in *out: new ref. Errors: its message. */
-static enum wh_err decode(const json_t *raw, json_t **out, struct wh_errbuf *eb)
-{
-    *out = NULL;
-    if (!raw || json_is_null(raw))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    enum wh_err rc = wh_typemeta_decode_into(raw, WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarker", true,
-                                             eb);
-    if (rc)
-        return rc;
-    return wh_gotype_decode(raw, wh_gotype_lookup(WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarker"), out,
-                            eb);
-}
 
 /* --- the values upstream prints (%#v) --------------------------------------------------------- */
 
@@ -226,8 +211,9 @@ static void marker_policy(struct wh_field_errors *l, const json_t *policy)
 {
     const char *state = wh_json_str_or_empty(policy, "state");
     if (strcmp(state, "Succeeded") != 0 && strcmp(state, "Failed") != 0) {
-        wh_ferr_required(l, "spec.markerPolicy.state", "marker policy state must be 'True' or "
-                                                       "'False'");
+        wh_ferr_required(l, "spec.markerPolicy.state",
+                         "marker policy state must be 'True' or "
+                         "'False'");
         return;
     }
     const json_t *labels = wh_json_obj(policy, "labels");
@@ -262,9 +248,9 @@ static bool in(const json_t *set, const char *s)
 static bool probe_rules(struct wh_field_errors *l, const json_t *p, json_t *names,
                         json_t *conditions)
 {
-    static const char *const native[] = {"PodScheduled",     "Initialized",
-                                         "Ready",            "ContainersReady",
-                                         WH_KRUISE_POD_READY, WH_KRUISE_POD_INPLACE_UPDATE_READY};
+    static const char *const native[] = {
+        "PodScheduled",    "Initialized",       "Ready",
+        "ContainersReady", WH_KRUISE_POD_READY, WH_KRUISE_POD_INPLACE_UPDATE_READY};
     const char *name = wh_json_str_or_empty(p, "name");
     if (strchr(name, '#')) {
         wh_ferr_invalid_str(l, "spec.probes", name, "probe name can't contains '#'.");
@@ -323,7 +309,8 @@ static bool probe_rules(struct wh_field_errors *l, const json_t *p, json_t *name
     {
         const char *state = wh_json_str_or_empty(policy, "state");
         if (in(states, state)) {
-            wh_ferr_invalid_str(l, "spec.markerPolicy", state, "marker policy state must be unique.");
+            wh_ferr_invalid_str(l, "spec.markerPolicy", state,
+                                "marker policy state must be unique.");
             go_on = false;
             break;
         }
@@ -339,7 +326,8 @@ static void spec_rules(struct wh_field_errors *l, const json_t *spec)
 {
     const json_t *sel = wh_json_obj(spec, "selector");
     if (!sel) {
-        invalid_selector(l, "spec.selector", NULL, "empty Selector is not valid for PodProbeMarker.");
+        invalid_selector(l, "spec.selector", NULL,
+                         "empty Selector is not valid for PodProbeMarker.");
     } else {
         wh_validate_label_selector(l, sel, "spec.selector");
         if (json_object_size(wh_json_obj(sel, "matchLabels")) +
@@ -376,12 +364,11 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     (void)eb;
     json_t *obj = NULL, *old = NULL;
     struct wh_errbuf derr = {{0}};
-    if (decode(req->object, &obj, &derr)) {
+    if (wh_decode_into(req->object, WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarker", &obj, &derr)) {
         wh_admission_deny(resp, 400, "%s", derr.msg);
         goto out;
     }
-    static const enum wh_feature gates[] = {WH_FEATURE_PodProbeMarkerGate,
-                                            WH_FEATURE_KruiseDaemon};
+    static const enum wh_feature gates[] = {WH_FEATURE_PodProbeMarkerGate, WH_FEATURE_KruiseDaemon};
     static const char *const gate_names[] = {"PodProbeMarkerGate", "KruiseDaemon"};
     for (size_t i = 0; i < 2; i++) {
         if (!wh_feature_on(&ctx->cfg->features, gates[i])) {
@@ -389,7 +376,8 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
             goto out;
         }
     }
-    if (strcmp(req->operation, "UPDATE") == 0 && decode(req->old_object, &old, &derr)) {
+    if (strcmp(req->operation, "UPDATE") == 0 &&
+        wh_decode_into(req->old_object, WH_KRUISE_APPS_V1ALPHA1, "PodProbeMarker", &old, &derr)) {
         wh_admission_deny(resp, 400, "%s", derr.msg);
         goto out;
     }
@@ -400,7 +388,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     if (old) {
         /* reflect.DeepEqual of the two *LabelSelectors as decoded: nil and empty differ */
         const json_t *a = wh_json_obj(spec, "selector");
-        const json_t *b = wh_json_path(old, "spec", "selector", NULL);
+        const json_t *b = wh_json_obj(wh_json_obj(old, "spec"), "selector");
         if ((a == NULL) != (b == NULL) || (a && !json_equal(a, b)))
             invalid_selector(&errs, "selector", a, "selector must be immutable");
     }
