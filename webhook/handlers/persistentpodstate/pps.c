@@ -3,6 +3,7 @@
 #include "handlers/persistentpodstate/pps_int.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,41 +19,32 @@
 
 /* --- the PersistentPodState cache ------------------------------------------------------------ */
 
-/* The view and its strings in one block. */
-struct view_block {
+/* Names are at most 253 bytes (DNS subdomains), groups and kinds shorter: a longer one, which
+ * the API server refuses, is cut and matches nothing it should not. */
+#define VIEW_STR 256
+
+struct view {
     struct wh_pps_view v;
-    char strings[];
+    char name[VIEW_STR], group[VIEW_STR], kind[VIEW_STR], target[VIEW_STR];
 };
 
 static void *view_new(const json_t *obj)
 {
     const json_t *ref = wh_json_path(obj, "spec", "targetRef", NULL);
-    char group[256] = "";
-    bool ok = wh_ref_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group));
+    struct view *w = wh_xcalloc(1, sizeof(*w));
+    w->v.target_ok = wh_ref_group_of(wh_json_str(ref, "apiVersion"), w->group, sizeof(w->group));
     const char *name = wh_json_meta_str(obj, "name");
-    const char *strs[] = {name ? name : "", group, wh_json_str_or_empty(ref, "kind"),
-                          wh_json_str_or_empty(ref, "name")};
-    size_t chars = 0;
-    for (size_t i = 0; i < 4; i++)
-        chars += strlen(strs[i]) + 1;
-    struct view_block *b = wh_xcalloc(1, sizeof(*b) + chars);
-    const char *placed[4];
-    char *p = b->strings;
-    for (size_t i = 0; i < 4; i++) {
-        size_t n = strlen(strs[i]) + 1;
-        memcpy(p, strs[i], n);
-        placed[i] = p;
-        p += n;
-    }
-    b->v.name = placed[0];
-    b->v.target_ok = ok;
-    b->v.target_group = placed[1];
-    b->v.target_kind = placed[2];
-    b->v.target_name = placed[3];
+    snprintf(w->name, sizeof(w->name), "%s", name ? name : "");
+    snprintf(w->kind, sizeof(w->kind), "%s", wh_json_str_or_empty(ref, "kind"));
+    snprintf(w->target, sizeof(w->target), "%s", wh_json_str_or_empty(ref, "name"));
+    w->v.name = w->name;
+    w->v.target_group = w->group;
+    w->v.target_kind = w->kind;
+    w->v.target_name = w->target;
     /* a zero metav1.Time is absent: null and "" decode to it */
     const char *del = wh_json_meta_str(obj, "deletionTimestamp");
-    b->v.deleting = del && *del;
-    return b;
+    w->v.deleting = del && *del;
+    return w;
 }
 
 static void view_free(void *p)
@@ -62,8 +54,8 @@ static void view_free(void *p)
 
 const struct wh_pps_view *wh_pps_view_of(const struct wh_object *o)
 {
-    const struct view_block *b = wh_object_view(o);
-    return b ? &b->v : NULL;
+    const struct view *w = wh_object_view(o);
+    return w ? &w->v : NULL;
 }
 
 enum wh_err wh_pps_caches_setup(struct wh_cluster *cl, const struct wh_config *cfg,

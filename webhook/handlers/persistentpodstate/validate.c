@@ -62,16 +62,6 @@ static char *gosyntax_target(const json_t *ref)
     return wh_gosyntax_string_struct("v1beta1.TargetReference", ref, fields, 3);
 }
 
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
-static void put(struct wh_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
-    va_end(ap);
-    (void)rc; /* the buffer's cap is far above any object the request can carry */
-}
-
 /* Whether Go holds a nil slice for list: absent or null, and for an object converted from
  * v1alpha1 also empty (the conversion copies only non-empty lists). */
 static bool nil_slice(const json_t *list, bool converted)
@@ -86,30 +76,30 @@ static char *gosyntax_spec(const json_t *spec, bool converted)
     struct wh_buf b;
     wh_buf_init(&b, 1u << 20);
     char *target = gosyntax_target(wh_json_obj(spec, "targetRef"));
-    put(&b, "v1beta1.PersistentPodStateSpec{TargetReference:%s, PersistentPodAnnotations:", target);
+    wh_buf_put(&b, "v1beta1.PersistentPodStateSpec{TargetReference:%s, PersistentPodAnnotations:", target);
     free(target);
     const json_t *anns = json_object_get(spec, "persistentPodAnnotations");
     if (nil_slice(anns, converted)) {
-        put(&b, "[]v1beta1.PersistentPodAnnotation(nil)");
+        wh_buf_put(&b, "[]v1beta1.PersistentPodAnnotation(nil)");
     } else {
-        put(&b, "[]v1beta1.PersistentPodAnnotation{");
+        wh_buf_put(&b, "[]v1beta1.PersistentPodAnnotation{");
         size_t i;
         const json_t *a;
         json_array_foreach(anns, i, a)
         {
             char *key = wh_go_quote(wh_json_str_or_empty(a, "key"));
-            put(&b, "%sv1beta1.PersistentPodAnnotation{Key:%s}", i ? ", " : "", key);
+            wh_buf_put(&b, "%sv1beta1.PersistentPodAnnotation{Key:%s}", i ? ", " : "", key);
             free(key);
         }
-        put(&b, "}");
+        wh_buf_put(&b, "}");
     }
-    put(&b,
+    wh_buf_put(&b,
         ", RequiredPersistentTopology:(*v1beta1.NodeTopologyTerm)(nil), "
         "PreferredPersistentTopology:[]v1beta1.PreferredTopologyTerm%s",
         nil_slice(json_object_get(spec, "preferredPersistentTopology"), converted) ? "(nil)"
                                                                                    : "{}");
     char *policy = wh_go_quote(wh_json_str_or_empty(spec, "persistentPodStateRetentionPolicy"));
-    put(&b, ", PersistentPodStateRetentionPolicy:%s}", policy);
+    wh_buf_put(&b, ", PersistentPodStateRetentionPolicy:%s}", policy);
     free(policy);
     return wh_buf_take(&b, NULL);
 }
@@ -223,12 +213,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     struct wh_field_errors errs;
     wh_ferrs_init(&errs);
     validate(&errs, ctx, obj, old, strcmp(version, "v1alpha1") == 0);
-    char *msg = wh_ferrs_aggregate(&errs);
-    if (msg)
-        wh_admission_deny(resp, 400, "%s", msg);
-    else
-        wh_admission_allow(resp, NULL);
-    free(msg);
+    wh_admission_answer_errors(resp, 400, &errs);
     wh_ferrs_fini(&errs);
 out:
     json_decref(obj);

@@ -27,26 +27,16 @@
 
 /* --- the values upstream prints (%#v) --------------------------------------------------------- */
 
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
-static void put(struct wh_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
-    va_end(ap);
-    (void)rc; /* the buffer's cap is far above any object the request can carry */
-}
-
 static void put_quoted(struct wh_buf *b, const char *label, const char *s)
 {
     char *q = wh_go_quote(s ? s : "");
-    put(b, "%s%s", label, q);
+    wh_buf_put(b, "%s%s", label, q);
     free(q);
 }
 
 static void put_pointer(struct wh_buf *b, const char *label, const json_t *v, const char *type)
 {
-    put(b, "%s(%s)(%s)", label, type, v && !json_is_null(v) ? GO_POINTER : "nil");
+    wh_buf_put(b, "%s(%s)(%s)", label, type, v && !json_is_null(v) ? GO_POINTER : "nil");
 }
 
 /* A PodContainerProbe; printed only while its markerPolicy is empty. */
@@ -62,21 +52,21 @@ static char *gosyntax_probe(const json_t *p)
     wh_buf_init(&b, 1u << 20);
     put_quoted(&b, "v1alpha1.PodContainerProbe{Name:", wh_json_str(p, "name"));
     put_quoted(&b, ", ContainerName:", wh_json_str(p, "containerName"));
-    put(&b, ", Probe:v1alpha1.ContainerProbeSpec{Probe:v1.Probe{ProbeHandler:v1.ProbeHandler{");
+    wh_buf_put(&b, ", Probe:v1alpha1.ContainerProbeSpec{Probe:v1.Probe{ProbeHandler:v1.ProbeHandler{");
     put_pointer(&b, "Exec:", json_object_get(probe, "exec"), "*v1.ExecAction");
     put_pointer(&b, ", HTTPGet:", json_object_get(probe, "httpGet"), "*v1.HTTPGetAction");
     put_pointer(&b, ", TCPSocket:", json_object_get(probe, "tcpSocket"), "*v1.TCPSocketAction");
     put_pointer(&b, ", GRPC:", json_object_get(probe, "grpc"), "*v1.GRPCAction");
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-        put(&b, ", %s:%lld", ints[i][1],
+        wh_buf_put(&b, ", %s:%lld", ints[i][1],
             (long long)json_integer_value(json_object_get(probe, ints[i][0])));
     put_pointer(&b, ", TerminationGracePeriodSeconds:",
                 json_object_get(probe, "terminationGracePeriodSeconds"), "*int64");
-    put(&b, "}}, MarkerPolicy:[]v1alpha1.ProbeMarkerPolicy%s",
+    wh_buf_put(&b, "}}, MarkerPolicy:[]v1alpha1.ProbeMarkerPolicy%s",
         json_is_array(json_object_get(p, "markerPolicy")) ? "{}" : "(nil)");
     put_quoted(&b, ", PodConditionType:", wh_json_str(p, "podConditionType"));
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -392,12 +382,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         if ((a == NULL) != (b == NULL) || (a && !json_equal(a, b)))
             invalid_selector(&errs, "selector", a, "selector must be immutable");
     }
-    char *msg = wh_ferrs_aggregate(&errs);
-    if (msg)
-        wh_admission_deny(resp, 400, "%s", msg);
-    else
-        wh_admission_allow(resp, NULL);
-    free(msg);
+    wh_admission_answer_errors(resp, 400, &errs);
     wh_ferrs_fini(&errs);
 out:
     json_decref(obj);
