@@ -6,10 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "conversion/convert.h"
-#include "gocompat/goenc.h"
+#include "gocompat/gotype.h"
 #include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "kube/cache.h"
@@ -93,86 +92,22 @@ bool wh_pps_refs_equal(const char *api_version_a, const char *kind_a, const char
 
 /* --- the white list --------------------------------------------------------------------------- */
 
-/* What encoding/json reports for a value of the wrong JSON type; the first one is kept. */
-static void type_error(enum wh_err *rc, struct wh_errbuf *eb, const json_t *v, const char *field,
-                       const char *type)
-{
-    if (*rc)
-        return;
-    *rc = wh_errbuf_set(eb, WH_ERR_INVALID,
-                        "json: cannot unmarshal %s into Go struct field %s of "
-                        "type %s",
-                        wh_json_go_type_name(v), field, type);
-}
-
-/* One schema.GroupVersionKind: fields without JSON tags, matched by name ignoring case. */
-static void decode_gvk(enum wh_err *rc, struct wh_errbuf *eb, const json_t *e, struct wh_pps_gk *gk)
-{
-    gk->group = gk->kind = "";
-    if (json_is_null(e))
-        return;
-    if (!json_is_object(e)) {
-        type_error(rc, eb, e, "CustomWorkloadWhiteList.workloads", "schema.GroupVersionKind");
-        return;
-    }
-    static const char *const fields[] = {"Group", "Version", "Kind"};
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)e, key, v)
-    {
-        for (size_t i = 0; i < 3; i++) {
-            if (strcasecmp(key, fields[i]) != 0)
-                continue;
-            if (json_is_string(v)) {
-                if (i == 0)
-                    gk->group = json_string_value(v);
-                else if (i == 2)
-                    gk->kind = json_string_value(v);
-            } else if (!json_is_null(v)) {
-                char field[64];
-                snprintf(field, sizeof(field), "GroupVersionKind.workloads.%s", fields[i]);
-                type_error(rc, eb, v, field, "string");
-            }
-        }
-    }
-}
-
+/* configuration.CustomWorkloadWhiteList, as json.Unmarshal decodes it (the Go-type model). */
 static enum wh_err whitelist_parse(const char *text, struct wh_pps_whitelist *out,
                                    struct wh_errbuf *eb)
 {
-    char msg[256];
-    if (!wh_goenc_valid(text, strlen(text), msg, sizeof(msg)))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg);
-    json_t *root = json_loads(text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-    if (!root)
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "unexpected end of JSON input");
-    out->_root = root;
-    if (!json_is_object(root) && !json_is_null(root))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "json: cannot unmarshal %s into Go value of type "
-                             "configuration.CustomWorkloadWhiteList",
-                             wh_json_go_type_name(root));
-    enum wh_err rc = WH_OK;
-    const char *key;
-    const json_t *v;
-    json_object_foreach(root, key, v)
-    {
-        if (strcasecmp(key, "workloads") != 0 || json_is_null(v))
-            continue;
-        if (!json_is_array(v)) {
-            type_error(&rc, eb, v, "CustomWorkloadWhiteList.workloads",
-                       "[]schema.GroupVersionKind");
-            continue;
-        }
-        /* a repeated key decodes into the same slice again: the last one wins */
-        free(out->items);
-        out->n = json_array_size(v);
-        out->items = wh_xcalloc(out->n ? out->n : 1, sizeof(*out->items));
-        size_t i;
-        const json_t *e;
-        json_array_foreach(v, i, e) decode_gvk(&rc, eb, e, &out->items[i]);
+    const struct wh_gotype *t = wh_gotype_lookup(WH_KRUISE_CONFIG_TYPES, "CustomWorkloadWhiteList");
+    enum wh_err rc = wh_gotype_unmarshal(text, strlen(text), t, &out->_root, eb);
+    if (rc)
+        return rc;
+    const json_t *list = wh_json_arr(out->_root, "workloads");
+    out->n = json_array_size(list);
+    out->items = wh_xcalloc(out->n ? out->n : 1, sizeof(*out->items));
+    for (size_t i = 0; i < out->n; i++) {
+        out->items[i].group = wh_json_str_or_empty(json_array_get(list, i), "Group");
+        out->items[i].kind = wh_json_str_or_empty(json_array_get(list, i), "Kind");
     }
-    return rc;
+    return WH_OK;
 }
 
 enum wh_err wh_pps_whitelist_load(struct wh_cluster *cl, const char *kruise_ns,
