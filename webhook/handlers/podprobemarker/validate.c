@@ -18,6 +18,7 @@
 #include "k8s/validation.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -379,7 +380,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         /* reflect.DeepEqual of the two *LabelSelectors as decoded: nil and empty differ */
         const json_t *a = wh_json_obj(spec, "selector");
         const json_t *b = wh_json_obj(wh_json_obj(old, "spec"), "selector");
-        if ((a == NULL) != (b == NULL) || (a && !json_equal(a, b)))
+        if (!wh_json_equal(a, b, WH_JSON_EQ_NULL_ABSENT))
             invalid_selector(&errs, "selector", a, "selector must be immutable");
     }
     wh_admission_answer_errors(resp, 400, &errs);
