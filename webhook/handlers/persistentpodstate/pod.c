@@ -26,7 +26,8 @@ static struct wh_object *select_pps(struct wh_cluster *cl, const char *ns, const
         return NULL;
     struct wh_objlist l;
     wh_objlist_init(&l);
-    wh_cache_list(c, ns, &l);
+    /* upstream lists with the Pod's namespace: an empty one is every namespace */
+    wh_cache_list(c, ns && *ns ? ns : NULL, &l);
     *any = l.n > 0;
     struct wh_object *found = NULL;
     char group[256];

@@ -75,7 +75,8 @@ static void markers_for(struct wh_pod_review *pr, struct wh_cache *c, const json
     }
     struct wh_objlist all;
     wh_objlist_init(&all);
-    wh_cache_list(c, ns, &all);
+    /* upstream lists with the Pod's namespace: an empty one is every namespace */
+    wh_cache_list(c, *ns ? ns : NULL, &all);
     const json_t *labels = wh_json_path(pod, "metadata", "labels", NULL);
     for (size_t i = 0; i < all.n; i++) {
         const struct wh_selector *s = wh_object_view(all.items[i]);
