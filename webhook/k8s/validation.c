@@ -545,7 +545,6 @@ void wh_validate_not_more_than_100_percent(struct wh_field_errors *l, const json
 }
 
 static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref);
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 
 /* schema.FromAPIVersionAndKind's version: ParseGroupVersion of apiVersion, whose failure (more
  * than one '/') leaves it empty. */
@@ -606,13 +605,13 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
                          "references for %s and %s",
                          first, cur);
                 wh_buf_init(&b, 1u << 20);
-                put(&b, "%s", "[]v1.OwnerReference{");
+                wh_buf_put(&b, "%s", "[]v1.OwnerReference{");
                 json_array_foreach(refs, k, r)
                 {
-                    put(&b, "%s", k ? ", " : "");
+                    wh_buf_put(&b, "%s", k ? ", " : "");
                     gosyntax_owner_reference(&b, r);
                 }
-                put(&b, "%s", "}");
+                wh_buf_put(&b, "%s", "}");
                 wh_ferr_invalid_raw(l, path, b.data, detail);
                 wh_buf_fini(&b);
             } else {
@@ -895,14 +894,14 @@ static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref)
 {
     static const char *const strs[][2] = {
         {"apiVersion", "APIVersion"}, {"kind", "Kind"}, {"name", "Name"}, {"uid", "UID"}};
-    put(b, "%s", "v1.OwnerReference{");
+    wh_buf_put(b, "%s", "v1.OwnerReference{");
     for (size_t i = 0; i < 4; i++) {
         char *q = wh_go_quote(wh_json_str_or_empty(ref, strs[i][0]));
-        put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
+        wh_buf_put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
         free(q);
     }
-    put(b, ", Controller:(*bool)(%s)", wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
-    put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
+    wh_buf_put(b, ", Controller:(*bool)(%s)", wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
+    wh_buf_put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
         wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
 }
 
