@@ -20,8 +20,8 @@ static char *statefulset_pod_review(void)
     json_error_t jerr;
     json_t *review = json_load_file(POD_CREATE, 0, &jerr);
     if (!review) {
-        fprintf(stderr, "bench: %s:%d: %s (run from the repository root)\n", POD_CREATE,
-                jerr.line, jerr.text);
+        fprintf(stderr, "bench: %s:%d: %s (run from the repository root)\n", POD_CREATE, jerr.line,
+                jerr.text);
         exit(1);
     }
     json_t *pod = wh_json_path(review, "request", "object", NULL);
@@ -62,8 +62,8 @@ static json_t *world(void)
         /* a PodProbeMarker selecting the Pod, with a probe that sets a condition */
         "apiVersion", "apps.kruise.io/v1alpha1", "kind", "PodProbeMarker", "metadata", "name",
         "web-healthy", "namespace", "shop", "spec", "selector", "matchLabels", "app", "web",
-        "probes", "name", "healthy", "containerName", "web", "probe", "exec", "command",
-        "/bin/sh", "/healthy.sh", "periodSeconds", 5, "podConditionType", "game.kruise.io/healthy");
+        "probes", "name", "healthy", "containerName", "web", "probe", "exec", "command", "/bin/sh",
+        "/healthy.sh", "periodSeconds", 5, "podConditionType", "game.kruise.io/healthy");
 }
 
 /* wants: what the patch must contain (its paths escape '/' as ~1), NULL-ended. */

@@ -22,6 +22,7 @@
 #include "kube/cluster.h"
 #include "util/json.h"
 #include "util/str.h"
+#include "test/support/pod_step_run.h"
 
 #define jq(text) wh_test_jq(text)
 
@@ -45,55 +46,19 @@ static char *whitelist_cm(const char *text)
     return out;
 }
 
-struct fx {
-    struct wh_config cfg;
-    struct wh_cluster *cl;
-    struct wh_handler_ctx ctx;
-};
-
-static void fx_init(struct fx *f, const char *gates, const char *objects,
+static void fx_init(struct wh_step_fx *f, const char *gates, const char *objects,
                     const struct wh_pod_step *step)
 {
-    memset(f, 0, sizeof(*f));
-    wh_features_init(&f->cfg.features);
-    struct wh_errbuf eb = {{0}};
-    if (wh_features_parse(&f->cfg.features, gates, &eb))
-        abort();
-    f->cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
     json_t *objs = jq(objects);
-    CHECK_EQ_INT(wh_cluster_new_standalone_objects(objs, &f->cl, &eb), WH_OK);
+    wh_step_fx_init(f, gates, objs, step->setup);
     json_decref(objs);
-    if (step->setup)
-        CHECK_EQ_INT(step->setup(f->cl, &f->cfg, &eb), WH_OK);
-    CHECK_EQ_INT(wh_cluster_start(f->cl, &eb), WH_OK);
-    f->ctx.cfg = &f->cfg;
-    f->ctx.cluster = f->cl;
-}
-
-struct run {
-    json_t *review;
-    struct wh_admission_request r;
-    struct wh_admission_response resp;
-    enum wh_err rc;
-    struct wh_errbuf eb;
-    char notes[4096];
-};
-
-static void on_note(void *arg, const char *step, const char *subject, bool acted,
-                    const char *reason)
-{
-    struct run *r = arg;
-    size_t n = strlen(r->notes);
-    snprintf(r->notes + n, sizeof(r->notes) - n, "[%s %s %d %s]", step, subject ? subject : "-",
-             acted, reason);
 }
 
 /* A Pod CREATE through /mutate-pod with step alone. Returns: the Pod as the step left it
  * (borrowed from r). */
-static const json_t *create(struct fx *f, struct run *r, const struct wh_pod_step *step,
-                            const char *pod)
+static const json_t *create(struct wh_step_fx *f, struct wh_step_run *r,
+                            const struct wh_pod_step *step, const char *pod)
 {
-    memset(r, 0, sizeof(*r));
     json_t *req =
         json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:o,s:n,s:{s:s,"
                   "s:s}}",
@@ -101,25 +66,12 @@ static const json_t *create(struct fx *f, struct run *r, const struct wh_pod_ste
                   "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation",
                   "CREATE", "namespace", "ns", "name", "", "object", jq(pod), "oldObject",
                   "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions");
-    r->review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
-                          "AdmissionReview", "request", req);
-    CHECK_EQ_INT(wh_admission_decode(r->review, &r->r, &r->eb), WH_OK);
-    wh_admission_response_init(&r->resp);
+    wh_step_run_start(r, json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                                   "AdmissionReview", "request", req));
     const struct wh_pod_step *steps[] = {step};
-    struct wh_pod_run_opts opts = {.explain = on_note, .explain_arg = r};
+    struct wh_pod_run_opts opts = {.explain = wh_step_run_note, .explain_arg = r};
     r->rc = wh_pod_run_mutate(steps, 1, &f->ctx, &r->r, &r->resp, &opts, &r->eb);
     return r->resp.mutated ? r->resp.mutated : r->r.object;
-}
-
-static void run_fini(struct run *r)
-{
-    wh_admission_response_fini(&r->resp);
-    json_decref(r->review);
-}
-
-static void fx_fini(struct fx *f)
-{
-    wh_cluster_free(f->cl);
 }
 
 /* --- PersistentPodState ---------------------------------------------------------------------- */
@@ -136,7 +88,7 @@ static void fx_fini(struct fx *f)
  * is the only place such an object exists (the API server creates none). */
 TEST(pps_skips_a_state_being_deleted)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(
         &f, "",
         "[" PPS("a", "v1beta1", "keys",
@@ -145,40 +97,40 @@ TEST(pps_skips_a_state_being_deleted)
                                                                                           "keys",
                                                                                           "") "]",
         &wh_pps_pod_step);
-    struct run r;
+    struct wh_step_run r;
     const json_t *pod = create(&f, &r, &wh_pps_pod_step, POD("web-0", STS_OWNER, "{}"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK_EQ_STR(wh_json_path_str(pod, "spec", "nodeSelector", "zone", NULL), "z-b");
     CHECK_EQ_STR(wh_json_annotation(pod, "kruise.io/injected-persistent-pod-state"), "b");
     CHECK(strstr(r.notes, "[persistentpodstate b 1 the Pod's recorded topology: nodeSelector "
                           "zone=z-b]") != NULL);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* A cluster whose CRD serves v1alpha1 only caches v1alpha1 objects: they are read as their
  * v1beta1 conversion (nodeTopologyKeys are keys). */
 TEST(pps_reads_a_v1alpha1_state_as_v1beta1)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" PPS("old", "v1alpha1", "nodeTopologyKeys", "") "]", &wh_pps_pod_step);
-    struct run r;
+    struct wh_step_run r;
     const json_t *pod = create(&f, &r, &wh_pps_pod_step, POD("web-0", STS_OWNER, "{}"));
     CHECK_EQ_STR(wh_json_path_str(pod, "spec", "nodeSelector", "zone", NULL), "z-old");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* Notes only where a PersistentPodState could apply: none for a Pod without an owner, one
  * when the namespace has PersistentPodStates but none targets the owner. */
 TEST(pps_explains_only_where_a_state_could_apply)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" PPS("a", "v1beta1", "keys", "") "]", &wh_pps_pod_step);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, &wh_pps_pod_step, POD("web-0", "[]", "{}"));
     CHECK_EQ_STR(r.notes, "");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     create(&f, &r, &wh_pps_pod_step,
            POD("web-0",
                "[{'apiVersion':'apps/v1','kind':'StatefulSet','name':'web','uid':'u','controller':"
@@ -186,12 +138,12 @@ TEST(pps_explains_only_where_a_state_could_apply)
                "{}"));
     CHECK_EQ_STR(r.notes, "[persistentpodstate - 0 no PersistentPodState of namespace ns "
                           "targets StatefulSet web]");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     create(&f, &r, &wh_pps_pod_step, POD("web-9", STS_OWNER, "{}"));
     CHECK_EQ_STR(r.notes, "[persistentpodstate a 0 no record of a Pod named \"web-9\" with node "
                           "topology labels (its first creation)]");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* configuration.GetPPSWatchCustomWorkloadWhiteList as json.Unmarshal decodes it: field names
@@ -226,7 +178,7 @@ TEST(pps_whitelist_decodes_as_go)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *objs = whitelist_cm(cases[i].text);
-        struct fx f;
+        struct wh_step_fx f;
         fx_init(&f, "", objs, &wh_pps_pod_step);
         free(objs);
         struct wh_pps_whitelist wl;
@@ -243,7 +195,7 @@ TEST(pps_whitelist_decodes_as_go)
             CHECK(!wh_pps_whitelist_allows(&wl, "other.io/v1", kind));
         }
         wh_pps_whitelist_fini(&wl);
-        fx_fini(&f);
+        wh_step_fx_fini(&f);
     }
 }
 
@@ -251,17 +203,17 @@ TEST(pps_whitelist_decodes_as_go)
  * as upstream's handler reads it first (500 with Go's message). */
 TEST(pps_broken_whitelist_fails_every_pod)
 {
-    struct fx f;
+    struct wh_step_fx f;
     char *objs = whitelist_cm("{\"workloads\":1}");
     fx_init(&f, "", objs, &wh_pps_pod_step);
     free(objs);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, &wh_pps_pod_step, POD("web-0", "[]", "{}"));
     CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
     CHECK(strstr(r.eb.msg, "cannot unmarshal number into Go struct field "
                            "CustomWorkloadWhiteList.workloads") != NULL);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(pps_references_equal_by_group)
@@ -280,17 +232,17 @@ TEST(pps_references_equal_by_group)
 
 TEST(enhanced_liveness_explains_pods_that_ask)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "EnhancedLivenessProbe=true", "[]", &wh_pod_enhanced_liveness_step);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, &wh_pod_enhanced_liveness_step, POD("p", STS_OWNER, "{}"));
     CHECK_EQ_STR(r.notes, "");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     create(&f, &r, &wh_pod_enhanced_liveness_step,
            POD("p", "[]", "{'apps.kruise.io/using-enhanced-liveness':'true'}"));
     CHECK_EQ_STR(r.notes, "[enhancedlivenessprobe - 0 the Pod's controller owner is not an "
                           "OpenKruise workload]");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     const json_t *pod =
         create(&f, &r, &wh_pod_enhanced_liveness_step,
                POD("p", STS_OWNER, "{'apps.kruise.io/using-enhanced-liveness':'true'}"));
@@ -299,33 +251,33 @@ TEST(enhanced_liveness_explains_pods_that_ask)
                           "kruise-daemon]");
     CHECK_EQ_STR(wh_json_annotation(pod, "apps.kruise.io/container-probe-context"),
                  "[{\"name\":\"main\",\"livenessProbe\":{\"exec\":{\"command\":[\"true\"]}}}]");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(podprobemarker_explains_each_marker)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "EnablePodProbeMarkerOnServerless=true",
             "[{'apiVersion':'apps.kruise.io/v1alpha1','kind':'PodProbeMarker','metadata':{'name':"
             "'m','namespace':'ns'},'spec':{'selector':{'matchLabels':{'app':'x'}},'probes':[]}},"
             "{'apiVersion':'apps.kruise.io/v1alpha1','kind':'PodProbeMarker','metadata':{'name':"
             "'n','namespace':'ns'},'spec':{'selector':{},'probes':[]}}]",
             &wh_ppm_pod_step);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, &wh_ppm_pod_step, POD("p", "[]", "{}"));
     CHECK_EQ_STR(r.notes, "[podprobemarker m 0 spec.selector does not match the Pod's labels]"
                           "[podprobemarker n 0 spec.selector is empty, absent or invalid, which "
                           "selects no Pod]");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     create(&f, &r, &wh_ppm_pod_step, POD("p", "[]", "{'kruise.io/podprobemarker-list':'gone,m'}"));
     CHECK_EQ_STR(r.notes,
                  "[podprobemarker gone 0 named by the Pod's kruise.io/podprobemarker-list, "
                  "but there is no such PodProbeMarker][podprobemarker m 0 no probe with "
                  "a podConditionType for a container of the Pod that another probe has "
                  "not taken]");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* --- the order ------------------------------------------------------------------------------ */

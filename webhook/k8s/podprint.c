@@ -30,7 +30,7 @@ struct ptr_field {
 static void put_pointer(struct wh_buf *b, const struct ptr_field *f, const json_t *o, bool first)
 {
     wh_buf_put(b, "%s%s:(*%s)(%s)", first ? "" : ", ", f->go, f->type,
-        wh_pv_get(o, f->json) ? GO_ADDRESS : "nil");
+               wh_pv_get(o, f->json) ? GO_ADDRESS : "nil");
 }
 
 static void start(struct wh_buf *b)
@@ -336,14 +336,15 @@ char *wh_pv_gosyntax_quantity(const json_t *v, bool rounded)
                 g.format = "DecimalSI";
         }
         wh_buf_put(&b,
-            "resource.Quantity{i:resource.int64Amount{value:0, scale:0}, "
-            "d:resource.infDecAmount{Dec:(*inf.Dec)(" GO_ADDRESS ")}, s:\"\", Format:\"%s\"}",
-            g.format);
+                   "resource.Quantity{i:resource.int64Amount{value:0, scale:0}, "
+                   "d:resource.infDecAmount{Dec:(*inf.Dec)(" GO_ADDRESS
+                   ")}, s:\"\", Format:\"%s\"}",
+                   g.format);
     } else {
         wh_buf_put(&b,
-            "resource.Quantity{i:resource.int64Amount{value:%lld, scale:%d}, "
-            "d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:",
-            g.value, g.scale);
+                   "resource.Quantity{i:resource.int64Amount{value:%lld, scale:%d}, "
+                   "d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:",
+                   g.value, g.scale);
         put_quoted(&b, g.cached ? text : "");
         wh_buf_put(&b, ", Format:\"%s\"}", g.format);
     }

@@ -900,9 +900,10 @@ static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref)
         wh_buf_put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
         free(q);
     }
-    wh_buf_put(b, ", Controller:(*bool)(%s)", wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
+    wh_buf_put(b, ", Controller:(*bool)(%s)",
+               wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
     wh_buf_put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
-        wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
+               wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
 }
 
 static void gosyntax_map(struct wh_buf *b, const json_t *m)
@@ -966,8 +967,9 @@ char *wh_gosyntax_label_selector(const json_t *sel)
         {
             const char *key = wh_json_str(e, "key"), *op = wh_json_str(e, "operator");
             char *qk = wh_go_quote(key ? key : ""), *qo = wh_go_quote(op ? op : "");
-            wh_buf_put(&b, "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "", qk,
-                qo);
+            wh_buf_put(&b,
+                       "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "",
+                       qk, qo);
             gosyntax_strings(&b, json_object_get(e, "values"));
             wh_buf_put(&b, "}");
             free(qk);
@@ -1001,7 +1003,7 @@ char *wh_gostring_label_selector(const json_t *sel)
     json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, e)
     {
         wh_buf_put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
-            wh_json_str_or_empty(e, "key"), wh_json_str_or_empty(e, "operator"));
+                   wh_json_str_or_empty(e, "key"), wh_json_str_or_empty(e, "operator"));
         size_t k;
         const json_t *v;
         json_array_foreach(wh_json_arr(e, "values"), k, v)
