@@ -57,6 +57,10 @@ struct crd {
     bool
         scale; /* the scale subresource (.spec.replicas, .status.replicas, .status.labelSelector) */
     struct column columns[12];
+    /* A kind upstream serves at this one version only, which /convert has nothing to do for:
+     * the CRD has that version, stores it, and no conversion. NULL: both versions, converted
+     * by /convert (every kind it converts has one). */
+    const char *only;
 };
 
 #define AGE                                                                                        \
@@ -82,7 +86,7 @@ static const struct crd crds[] = {
      {{"Schedule", "string", ".spec.schedule", 0, NULL},
       {"Type", "string", ".status.type", 0, NULL},
       {"LastScheduleTime", "date", ".status.lastScheduleTime", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "BroadcastJob",
      "broadcastjobs",
@@ -93,7 +97,7 @@ static const struct crd crds[] = {
       {"Active", "integer", ".status.active", 0, NULL},
       {"Succeeded", "integer", ".status.succeeded", 0, NULL},
       {"Failed", "integer", ".status.failed", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "CloneSet",
      "clonesets",
@@ -109,7 +113,7 @@ static const struct crd crds[] = {
       AGE,
       CONTAINERS,
       IMAGES,
-      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}},
+      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}, NULL},
     {WH_KRUISE_APPS,
      "ContainerRecreateRequest",
      "containerrecreaterequests",
@@ -119,7 +123,7 @@ static const struct crd crds[] = {
      {{"PHASE", "string", ".status.phase", 0, NULL},
       {"POD", "string", ".spec.podName", 0, NULL},
       {"NODE", "string", ".metadata.labels.crr\\.apps\\.kruise\\.io/node-name", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "DaemonSet",
      "daemonsets",
@@ -133,7 +137,7 @@ static const struct crd crds[] = {
       {"AVAILABLE", "integer", ".status.numberAvailable", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES}, NULL},
     {WH_KRUISE_APPS,
      "ImageListPullJob",
      "imagelistpulljobs",
@@ -143,7 +147,7 @@ static const struct crd crds[] = {
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEEDED", "integer", ".status.succeeded", 0, NULL},
       {"COMPLETED", "integer", ".status.completed", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "ImagePullJob",
      "imagepulljobs",
@@ -155,7 +159,7 @@ static const struct crd crds[] = {
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
       AGE,
-      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}},
+      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}, NULL},
     {WH_KRUISE_APPS,
      "NodeImage",
      "nodeimages",
@@ -166,8 +170,10 @@ static const struct crd crds[] = {
       {"PULLING", "integer", ".status.pulling", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
-      AGE}},
-    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}},
+      AGE}, NULL},
+    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}, NULL},
+    /* not converted: its own webhook is served here (/validate-apps-kruise-io-podprobemarker) */
+    {WH_KRUISE_APPS, "PodProbeMarker", "podprobemarkers", {NULL}, false, false, {{0}}, "v1alpha1"},
     {WH_KRUISE_APPS,
      "ResourceDistribution",
      "resourcedistributions",
@@ -176,7 +182,7 @@ static const struct crd crds[] = {
      false,
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
-      {"FAILED", "integer", ".status.failed", 0, NULL}}},
+      {"FAILED", "integer", ".status.failed", 0, NULL}}, NULL},
     {WH_KRUISE_APPS,
      "SidecarSet",
      "sidecarsets",
@@ -186,7 +192,7 @@ static const struct crd crds[] = {
      {{"MATCHED", "integer", ".status.matchedPods", 0, NULL},
       {"UPDATED", "integer", ".status.updatedPods", 0, NULL},
       {"READY", "integer", ".status.readyPods", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "StatefulSet",
      "statefulsets",
@@ -199,7 +205,7 @@ static const struct crd crds[] = {
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES}, NULL},
     {WH_KRUISE_APPS,
      "UnitedDeployment",
      "uniteddeployments",
@@ -210,7 +216,7 @@ static const struct crd crds[] = {
       {"CURRENT", "integer", ".status.replicas", 0, NULL},
       {"UPDATED", "integer", ".status.updatedReplicas", 0, NULL},
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "WorkloadSpread",
      "workloadspreads",
@@ -220,7 +226,7 @@ static const struct crd crds[] = {
      {{"WorkloadName", "string", ".spec.targetRef.name", 0, NULL},
       {"WorkloadKind", "string", ".spec.targetRef.kind", 0, NULL},
       {"Adaptive", "boolean", ".spec.scheduleStrategy.type[?(@ == \"Adaptive\")]", 0, NULL},
-      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}},
+      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}, NULL},
     {WH_KRUISE_POLICY,
      "PodUnavailableBudget",
      "podunavailablebudgets",
@@ -230,7 +236,7 @@ static const struct crd crds[] = {
      {{"Allowed", "integer", ".status.unavailableAllowed", 0, NULL},
       {"Current", "integer", ".status.currentAvailable", 0, NULL},
       {"Desired", "integer", ".status.desiredAvailable", 0, NULL},
-      {"Total", "integer", ".status.totalReplicas", 0, NULL}}},
+      {"Total", "integer", ".status.totalReplicas", 0, NULL}}, NULL},
 };
 #define NCRDS (sizeof(crds) / sizeof(crds[0]))
 
@@ -306,6 +312,7 @@ static const struct marker markers[] = {
     /* k8s.io/api's own defaults (+default) on the core types the CRDs describe */
     {"v1", "ContainerPort", "protocol", NULL, 0, "{\"default\": \"TCP\"}"},
     {"v1", "LocalObjectReference", "name", NULL, 0, "{\"default\": \"\"}"},
+    {"v1", "GRPCAction", "service", NULL, MK_OPTIONAL, "{\"default\": \"\"}"},
     {"meta.k8s.io/v1", "Condition", "type", NULL, 0,
      "{\"maxLength\": 316, \"pattern\": \"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*"
      "[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$\"}"},
@@ -581,7 +588,8 @@ static json_t *crd_version(const struct crd *c, const char *version)
     json_t *v = json_object();
     json_object_set_new(v, "name", json_string(version));
     json_object_set_new(v, "served", json_true());
-    json_object_set_new(v, "storage", json_boolean(strcmp(version, STORAGE_VERSION) == 0));
+    json_object_set_new(v, "storage",
+                        json_boolean(c->only || strcmp(version, STORAGE_VERSION) == 0));
     json_object_set_new(v, "schema", json_pack("{s:o}", "openAPIV3Schema", schema));
     json_t *sub = json_pack("{s:{}}", "status");
     if (c->scale)
@@ -626,17 +634,23 @@ static json_t *crd_object(const struct crd *c, const struct wh_config *cfg)
         json_object_set_new(names, "shortNames", sn);
     }
     json_t *vers = json_array();
-    for (size_t i = 0; i < NVERSIONS; i++)
-        json_array_append_new(vers, crd_version(c, versions[i]));
-    json_t *conversion =
-        json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy", "Webhook", "webhook",
-                  "conversionReviewVersions", "v1", "v1beta1", "clientConfig", "service", "name",
-                  cfg->service_name, "namespace", cfg->namespace_, "path", "/convert", "port", 443);
-    return json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o,s:o}}", "apiVersion",
-                     "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition", "metadata",
-                     "name", name, "spec", "group", c->group, "names", names, "scope",
-                     c->cluster_scoped ? "Cluster" : "Namespaced", "versions", vers, "conversion",
-                     conversion);
+    for (size_t i = 0; i < NVERSIONS; i++) {
+        if (!c->only || strcmp(c->only, versions[i]) == 0)
+            json_array_append_new(vers, crd_version(c, versions[i]));
+    }
+    json_t *crd = json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o}}", "apiVersion",
+                            "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition",
+                            "metadata", "name", name, "spec", "group", c->group, "names", names,
+                            "scope", c->cluster_scoped ? "Cluster" : "Namespaced", "versions",
+                            vers);
+    if (!c->only)
+        json_object_set_new(
+            json_object_get(crd, "spec"), "conversion",
+            json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy", "Webhook",
+                      "webhook", "conversionReviewVersions", "v1", "v1beta1", "clientConfig",
+                      "service", "name", cfg->service_name, "namespace", cfg->namespace_, "path",
+                      "/convert", "port", 443));
+    return crd;
 }
 
 static const char crd_header[] =
@@ -681,22 +695,26 @@ static int emit(const char *dir, const char *name, const char *header, const jso
     return rc;
 }
 
-/* Every kind /convert serves has a CRD here, and nothing else: the table follows the
- * conversion's list. */
+/* Every kind /convert serves has a CRD of both versions here, and the CRDs of one version are
+ * kinds it does not serve: the table follows the conversion's list. */
 static void check_kinds(void)
 {
-    size_t n = wh_convert_kinds(0, NULL, NULL);
+    size_t n = wh_convert_kinds(0, NULL, NULL), both = 0;
     for (size_t i = 0; i < n; i++) {
         const char *group, *kind;
         wh_convert_kinds(i, &group, &kind);
         bool found = false;
         for (size_t c = 0; c < NCRDS; c++)
-            found = found || (strcmp(crds[c].group, group) == 0 && strcmp(crds[c].kind, kind) == 0);
+            found = found || (!crds[c].only && strcmp(crds[c].group, group) == 0 &&
+                              strcmp(crds[c].kind, kind) == 0);
         if (!found)
-            die("/convert serves %s %s, which has no CRD in the table", group, kind);
+            die("/convert serves %s %s, which has no CRD of both versions in the table", group,
+                kind);
     }
-    if (NCRDS != n)
-        die("the CRD table has kinds that /convert does not serve");
+    for (size_t c = 0; c < NCRDS; c++)
+        both += !crds[c].only;
+    if (both != n)
+        die("the CRD table has kinds of both versions that /convert does not serve");
     for (size_t c = 0; c < NCRDS; c++) {
         enum wh_resource_id id = wh_resource_by_kind(crds[c].group, crds[c].kind);
         const struct wh_resource *r = id < WH_RES_COUNT ? wh_resource_get(id) : NULL;
@@ -837,9 +855,10 @@ static int cmd_facts(int argc, char **argv)
     json_t *crd_json = json_array();
     for (size_t i = 0; i < NCRDS; i++)
         json_array_append_new(crd_json,
-                              json_pack("{s:s,s:s,s:s,s:s}", "group", crds[i].group, "kind",
+                              json_pack("{s:s,s:s,s:s,s:s,s:s?}", "group", crds[i].group, "kind",
                                         crds[i].kind, "plural", crds[i].plural, "scope",
-                                        crds[i].cluster_scoped ? "Cluster" : "Namespaced"));
+                                        crds[i].cluster_scoped ? "Cluster" : "Namespaced",
+                                        "only", crds[i].only));
     json_t *out =
         json_pack("{s:o,s:o,s:o,s:o,s:o,s:[s,s],s:s}", "defaults", config_facts(&defaults),
                   "config", config_facts(&cfg), "routes", routes, "convert_kinds", kinds_json,

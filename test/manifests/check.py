@@ -248,23 +248,33 @@ def webhook_entries_time_out_fail_closed_and_skip_system_namespaces(tmp):
 def crds_declare_every_converted_kind_and_version(tmp):
     """with-crds has a CRD for every kind /convert serves: served at both versions, v1beta1
     stored, the status subresource, conversion by webhook through the tree's Service to
-    /convert on its port; and nothing else."""
+    /convert on its port; the CRDs of the table's kinds of one version (whose webhooks the
+    server serves) serve and store that version and convert nothing; and nothing else."""
     docs = render("with-crds")
     f = deployment_facts(docs)
     svc = one(docs, "Service")
     crds = {(d["spec"]["group"], d["spec"]["names"]["kind"]): d for d in docs
             if d["kind"] == "CustomResourceDefinition"}
     kinds = {(k["group"], k["kind"]) for k in f["convert_kinds"]}
-    check(set(crds) == kinds, "CRDs %s, /convert kinds %s" % (sorted(set(crds) ^ kinds), ""))
+    single = {(c["group"], c["kind"]): c["only"] for c in f["crds"] if c.get("only")}
+    check(not kinds & set(single), "converted kinds of one version: %s" % sorted(kinds & set(single)))
+    check(set(crds) == kinds | set(single),
+          "CRDs %s, /convert kinds and kinds of one version %s" % (sorted(set(crds) ^ (kinds | set(single))), ""))
     for (group, kind), d in crds.items():
         spec = d["spec"]
         vers = {v["name"]: v for v in spec["versions"]}
-        check(sorted(vers) == sorted(f["versions"]), "%s: versions %s" % (kind, sorted(vers)))
-        check([v["name"] for v in spec["versions"] if v["storage"]] == ["v1beta1"], kind + " storage")
         for v in vers.values():
             check(v["served"] and v["subresources"].get("status") == {}, "%s %s" % (kind, v["name"]))
             s = v["schema"]["openAPIV3Schema"]
             check(s.get("type") == "object" and "spec" in s["properties"], "%s: schema" % kind)
+        check(d["metadata"]["name"] == "%s.%s" % (spec["names"]["plural"], group), kind + " name")
+        if (group, kind) in single:
+            check(sorted(vers) == [single[(group, kind)]] and vers[single[(group, kind)]]["storage"],
+                  "%s: versions %s" % (kind, sorted(vers)))
+            check("conversion" not in spec, "%s: a conversion for a kind of one version" % kind)
+            continue
+        check(sorted(vers) == sorted(f["versions"]), "%s: versions %s" % (kind, sorted(vers)))
+        check([v["name"] for v in spec["versions"] if v["storage"]] == ["v1beta1"], kind + " storage")
         conv = spec["conversion"]
         target = conv["webhook"]["clientConfig"]["service"]
         check(conv["strategy"] == "Webhook" and target["path"] == "/convert" and
@@ -273,7 +283,6 @@ def crds_declare_every_converted_kind_and_version(tmp):
               target["port"] in [p["port"] for p in svc["spec"]["ports"]],
               "%s: conversion %s" % (kind, conv))
         check("v1" in conv["webhook"]["conversionReviewVersions"], kind)
-        check(d["metadata"]["name"] == "%s.%s" % (spec["names"]["plural"], group), kind + " name")
 
 
 @test

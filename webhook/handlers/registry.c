@@ -27,6 +27,8 @@
     X(wh_dp_namespace_route)                                                                       \
     X(wh_pub_validate_route)                                                                       \
     X(wh_dp_service_route)                                                                         \
+    X(wh_pps_validate_route)                                                                       \
+    X(wh_ppm_validate_route)                                                                       \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
