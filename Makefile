@@ -26,6 +26,7 @@ BENCH_BIN = $(BUILD)/test/bench
 GUARD_SO  = $(BUILD)/test/loopback-only.so
 GUARD     = test/guard/loopback-only $(abspath $(GUARD_SO))
 STORM_BIN = $(BUILD)/test/status-storm
+PTCHECK_BIN = $(BUILD)/test/podtemplate-check
 MANIFESTS_TOOL = $(BUILD)/tools/manifests
 
 # pkg-config runs once, and only after the dependency check below has had its chance to
@@ -51,7 +52,7 @@ endif
 
 .PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench bench-http fuzz \
         check-src install clean deps fuzz-merge stress crds manifests image oracle diff diff-short \
-        diff-long FORCE
+        diff-long diff-podtemplate FORCE
 
 all: $(BIN)
 
@@ -118,6 +119,12 @@ $(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(OBJS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(HARNESS): $(BUILD)/obj/test/harness/harness.o $(TSUP_OBJS) $(OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The C side of make diff-podtemplate (test/podtemplate/podtemplate_check.c).
+$(PTCHECK_BIN): $(BUILD)/obj/test/podtemplate/podtemplate_check.o $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -248,6 +255,20 @@ diff: $(BIN) oracle
 
 diff-short:
 	$(MAKE) diff CASES=150
+	$(MAKE) diff-podtemplate CASES=2000
+
+# Pod template validation at the function level (no served path exposes the whole template
+# yet): kwh-oracle podtemplate generates SEED-seeded templates, validates them with upstream's
+# convertor.ConvertPodTemplateSpec + ValidatePodTemplateSpec and compares with
+# $(PTCHECK_BIN); differences go to $(BUILD)/diff/podtemplate/, with a tally of the rules hit.
+# Then the same templates as Pods with metadata (WorkloadSpread's ValidatePodSpec).
+diff-podtemplate: $(PTCHECK_BIN) oracle
+	@if [ -x $(ORACLE) ]; then \
+	    $(ORACLE) podtemplate diff --bin $(PTCHECK_BIN) --seed $(SEED) --cases $(CASES) \
+	        --out $(BUILD)/diff/podtemplate && \
+	    $(ORACLE) podtemplate diff -pods --bin $(PTCHECK_BIN) --seed $(SEED) --cases $(CASES) \
+	        --out $(BUILD)/diff/podtemplate-pods; \
+	else echo "diff-podtemplate: skipped: no oracle (make oracle says why)"; fi
 
 diff-long:
 	$(MAKE) diff CASES=20000

@@ -44,10 +44,16 @@ void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char
 /* "<path>: Unsupported value: \"value\": supported values: \"a\", \"b\"". */
 void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
                            const char *const *valid, size_t nvalid);
+/* The same with the value printed as given: a Go value with a String method (core.ResourceName)
+ * prints through it, unquoted. */
+void wh_ferr_not_supported_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                               const char *const *valid, size_t nvalid);
 /* "<path>: Not found: \"value\"". */
 void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value);
 /* "<path>: Duplicate value: \"value\"". */
 void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *value);
+/* "<path>: Duplicate value: rendered" (a Stringer's text, unquoted). */
+void wh_ferr_duplicate_raw(struct wh_field_errors *l, const char *path, const char *rendered);
 
 /* Appends a pre-rendered error text. */
 void wh_ferr_add_text(struct wh_field_errors *l, const char *text);
