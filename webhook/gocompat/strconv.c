@@ -8,6 +8,7 @@
 
 #include "k8s/fielderr.h"
 #include "util/mem.h"
+#include "util/str.h"
 
 /* Go's *NumError text: `strconv.<fn>: parsing "<s>": <what>`, s quoted with strconv.Quote. */
 static enum wh_err num_error(struct wh_errbuf *eb, const char *fn, const char *s, const char *what)
@@ -18,8 +19,9 @@ static enum wh_err num_error(struct wh_errbuf *eb, const char *fn, const char *s
     return rc;
 }
 
-static enum wh_err parse_int(const char *fn, const char *s, int bits, int64_t *out,
-                             struct wh_errbuf *eb)
+/* ParseInt(s, 10, bits)'s verdict: NULL when it parses (*out), else what its error says; *out
+ * is then what Go returns with it. */
+static const char *parse_int_core(const char *s, int bits, int64_t *out)
 {
     const char *p = s;
     bool neg = false;
@@ -29,28 +31,36 @@ static enum wh_err parse_int(const char *fn, const char *s, int bits, int64_t *o
         p++;
     }
     if (!*p)
-        return num_error(eb, fn, s, "invalid syntax");
+        return "invalid syntax";
     uint64_t limit = bits == 32 ? (uint64_t)1 << 31 : (uint64_t)1 << 63;
     uint64_t v = 0;
     bool over = false;
-    for (; *p; p++) {
+    /* ParseUint reads digit by digit and gives up at the first that overflows 64 bits: what
+     * follows it is not looked at ("99999999999999999999x" is out of range, not a syntax
+     * error) */
+    for (; *p && !over; p++) {
         if (*p < '0' || *p > '9')
-            return num_error(eb, fn, s, "invalid syntax");
-        if (!over) {
-            uint64_t d = (uint64_t)(*p - '0');
-            if (v > (UINT64_MAX - d) / 10)
-                over = true;
-            else
-                v = v * 10 + d;
-        }
+            return "invalid syntax";
+        uint64_t d = (uint64_t)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            over = true;
+        else
+            v = v * 10 + d;
     }
     if (over || (!neg && v >= limit) || (neg && v > limit)) {
         /* Go returns the bound of the bit size, with the sign of s */
         *out = neg ? -(int64_t)(limit - 1) - 1 : (int64_t)(limit - 1);
-        return num_error(eb, fn, s, "value out of range");
+        return "value out of range";
     }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return WH_OK;
+    return NULL;
+}
+
+static enum wh_err parse_int(const char *fn, const char *s, int bits, int64_t *out,
+                             struct wh_errbuf *eb)
+{
+    const char *what = parse_int_core(s, bits, out);
+    return what ? num_error(eb, fn, s, what) : WH_OK;
 }
 
 enum wh_err wh_go_parse_int(const char *s, int bits, int64_t *out, struct wh_errbuf *eb)
@@ -61,6 +71,18 @@ enum wh_err wh_go_parse_int(const char *s, int bits, int64_t *out, struct wh_err
 enum wh_err wh_go_atoi(const char *s, int64_t *out, struct wh_errbuf *eb)
 {
     return parse_int("Atoi", s, 64, out, eb);
+}
+
+enum wh_err wh_go_atoi_message(const char *s, int64_t *out, char **message)
+{
+    const char *what = parse_int_core(s, 64, out);
+    *message = NULL;
+    if (!what)
+        return WH_OK;
+    char *q = wh_go_quote(s);
+    *message = wh_str_printf("strconv.Atoi: parsing %s: %s", q, what);
+    free(q);
+    return WH_ERR_INVALID;
 }
 
 int64_t wh_go_atoi_or_zero(const char *s)

@@ -20,6 +20,10 @@ WH_NODISCARD enum wh_err wh_go_parse_int(const char *s, int bits, int64_t *out,
 /* strconv.Atoi(s): ParseInt(s, 10, 64) with Atoi's name in its messages. */
 WH_NODISCARD enum wh_err wh_go_atoi(const char *s, int64_t *out, struct wh_errbuf *eb);
 
+/* The same with the whole message in *message (new string, caller frees), however long s is
+ * (robfig/cron quotes it in its errors). */
+WH_NODISCARD enum wh_err wh_go_atoi_message(const char *s, int64_t *out, char **message);
+
 /* strconv.ParseFloat(s, 64): Go's float literal grammar (sign, decimal or 0x hexadecimal with
  * a p exponent, underscores between digits, "inf", "infinity" and "nan" in any case). Out of
  * range: WH_ERR_INVALID with "value out of range" and *out the infinity Go returns. */
