@@ -22,6 +22,7 @@
 #include "test/support/bench_loop.h"
 #include "test/support/bench_podtemplate.h"
 #include "test/support/bench_pub.h"
+#include "test/support/bench_regex.h"
 #include "test/support/bench_sidecarset.h"
 #include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
@@ -277,6 +278,8 @@ int main(void)
         wh_bench_sidecarset();
     if (wh_bench_wanted_group("pub"))
         wh_bench_pub();
+    if (wh_bench_wanted_group("regex"))
+        wh_bench_regex();
     if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
     if (wh_bench_wanted_group("podtemplate"))

@@ -219,26 +219,14 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The first index i with a[i] >= x (Go's bsearch in strconv). */
-static size_t lower16(const uint16_t *a, size_t n, uint16_t x)
+/* The first index i with a[i] >= x (Go's bsearch in strconv), over 16- or 32-bit entries. */
+static size_t lower_bound(const void *a, size_t n, bool wide, uint32_t x)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
-        if (a[m] < x)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo;
-}
-
-static size_t lower32(const uint32_t *a, size_t n, uint32_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (a[m] < x)
+        uint32_t v = wide ? ((const uint32_t *)a)[m] : ((const uint16_t *)a)[m];
+        if (v < x)
             lo = m + 1;
         else
             hi = m;
@@ -248,26 +236,36 @@ static size_t lower32(const uint32_t *a, size_t n, uint32_t x)
 
 /* strconv.IsPrint: what strconv.Quote keeps as it is (letters, marks, numbers, punctuation,
  * symbols and the ASCII space; not the other spaces, format or unassigned runes). */
-static bool go_is_print(uint32_t r)
+bool wh_go_is_print(uint32_t r)
 {
     if (r <= 0xff)
         return (r >= 0x20 && r <= 0x7e) || (r >= 0xa1 && r != 0xad);
     if (r < 0x10000) {
         uint16_t rr = (uint16_t)r;
-        size_t i = lower16(is_print16, COUNT(is_print16), rr);
+        size_t i = lower_bound(is_print16, COUNT(is_print16), false, rr);
         if (i >= COUNT(is_print16) || rr < is_print16[i & ~(size_t)1] || is_print16[i | 1] < rr)
             return false;
-        size_t j = lower16(is_not_print16, COUNT(is_not_print16), rr);
+        size_t j = lower_bound(is_not_print16, COUNT(is_not_print16), false, rr);
         return !(j < COUNT(is_not_print16) && is_not_print16[j] == rr);
     }
-    size_t i = lower32(is_print32, COUNT(is_print32), r);
+    size_t i = lower_bound(is_print32, COUNT(is_print32), true, r);
     if (i >= COUNT(is_print32) || r < is_print32[i & ~(size_t)1] || is_print32[i | 1] < r)
         return false;
     if (r >= 0x20000)
         return true;
     uint16_t rr = (uint16_t)(r - 0x10000);
-    size_t j = lower16(is_not_print32, COUNT(is_not_print32), rr);
+    size_t j = lower_bound(is_not_print32, COUNT(is_not_print32), false, rr);
     return !(j < COUNT(is_not_print32) && is_not_print32[j] == rr);
+}
+
+size_t wh_go_rune(const char *s, uint32_t *r)
+{
+    size_t len = utf8_decode((const unsigned char *)s, strlen(s), r);
+    if (len == 0) {
+        *r = 0xfffd;
+        return 1;
+    }
+    return len;
 }
 
 char *wh_go_quote(const char *s)
@@ -289,7 +287,7 @@ char *wh_go_quote(const char *s)
         }
         if (len > 1) {
             /* non-ASCII runes are kept when strconv.IsPrint says so */
-            if (!go_is_print(cp))
+            if (!wh_go_is_print(cp))
                 rc = cp > 0xffff ? wh_buf_printf(&b, "\\U%08x", (unsigned)cp)
                                  : wh_buf_printf(&b, "\\u%04x", (unsigned)cp);
             else

@@ -638,6 +638,49 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
 /* --- security contexts --------------------------------------------------------------------------
  */
 
+/* unicode.IsSpace of the rune at s; *len its length in bytes. */
+static bool go_space_at(const unsigned char *s, size_t *len)
+{
+    *len = 1;
+    if (strchr(" \t\n\v\f\r", s[0]) && s[0])
+        return true;
+    if (s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0)) {
+        *len = 2;
+        return true;
+    }
+    if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80) { /* U+1680 */
+        *len = 3;
+        return true;
+    }
+    if (s[0] == 0xE2 && s[1] == 0x80 &&
+        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF)) {
+        *len = 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
+        return true;
+    }
+    if ((s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) || /* U+205F */
+        (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)) { /* U+3000 */
+        *len = 3;
+        return true;
+    }
+    return false;
+}
+
+/* Whether s has Unicode white space at either end (len(s) != len(strings.TrimSpace(s))). */
+static bool padded(const char *s)
+{
+    size_t n = strlen(s), sl;
+    if (!n)
+        return false;
+    if (go_space_at((const unsigned char *)s, &sl))
+        return true;
+    for (size_t i = n; i > 0; i--) {
+        if (((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
+            continue;
+        return go_space_at((const unsigned char *)s + i - 1, &sl) && i - 1 + sl == n;
+    }
+    return false;
+}
+
 void wh_pv_seccomp_profile(struct wh_field_errors *l, const json_t *sp, const char *path)
 {
     static const char *const types[] = {"Localhost", "RuntimeDefault", "Unconfined"};
@@ -665,8 +708,6 @@ void wh_pv_seccomp_profile(struct wh_field_errors *l, const json_t *sp, const ch
     }
 }
 
-static bool go_space_at(const unsigned char *s, size_t *len);
-
 void wh_pv_apparmor_profile(struct wh_field_errors *l, const json_t *prof, const char *path)
 {
     static const char *const types[] = {"Localhost", "RuntimeDefault", "Unconfined"};
@@ -682,16 +723,8 @@ void wh_pv_apparmor_profile(struct wh_field_errors *l, const json_t *prof, const
                              "must be set when AppArmor type is Localhost");
             return;
         }
-        size_t n = strlen(lp), sl;
-        bool padded = n && go_space_at((const unsigned char *)lp, &sl);
-        /* a trailing space: the last rune */
-        for (size_t i = n; !padded && i > 0; i--) {
-            if (((unsigned char)lp[i - 1] & 0xC0) == 0x80)
-                continue;
-            padded = go_space_at((const unsigned char *)lp + i - 1, &sl) && i - 1 + sl == n;
-            break;
-        }
-        if (padded)
+        size_t n = strlen(lp);
+        if (padded(lp))
             wh_ferr_invalid_str(l, P("%s.localhostProfile", path), lp,
                                 "must not be padded with whitespace");
         else if (!n)
@@ -1176,49 +1209,6 @@ void wh_pv_init_containers(struct wh_field_errors *l, const struct wh_pv_spec *s
         }
     }
     free(names);
-}
-
-/* unicode.IsSpace of the rune at s; *len its length in bytes. */
-static bool go_space_at(const unsigned char *s, size_t *len)
-{
-    *len = 1;
-    if (strchr(" \t\n\v\f\r", s[0]) && s[0])
-        return true;
-    if (s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0)) {
-        *len = 2;
-        return true;
-    }
-    if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80) { /* U+1680 */
-        *len = 3;
-        return true;
-    }
-    if (s[0] == 0xE2 && s[1] == 0x80 &&
-        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF)) {
-        *len = 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
-        return true;
-    }
-    if ((s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) || /* U+205F */
-        (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)) { /* U+3000 */
-        *len = 3;
-        return true;
-    }
-    return false;
-}
-
-/* Whether s has Unicode white space at either end (len(s) != len(strings.TrimSpace(s))). */
-static bool padded(const char *s)
-{
-    size_t n = strlen(s), sl;
-    if (!n)
-        return false;
-    if (go_space_at((const unsigned char *)s, &sl))
-        return true;
-    for (size_t i = n; i > 0; i--) {
-        if (((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
-            continue;
-        return go_space_at((const unsigned char *)s + i - 1, &sl) && i - 1 + sl == n;
-    }
-    return false;
 }
 
 static void container_only_for_pod(struct wh_field_errors *l, const json_t *c, const char *path)
