@@ -50,6 +50,9 @@ struct crd {
     bool
         scale; /* the scale subresource (.spec.replicas, .status.replicas, .status.labelSelector) */
     struct column columns[12];
+    /* The one version of a kind upstream serves only there (stored there, no conversion);
+     * NULL: v1alpha1 and v1beta1, stored as v1beta1, converted by /convert. */
+    const char *only;
 };
 
 #define AGE                                                                                        \
@@ -75,7 +78,8 @@ static const struct crd crds[] = {
      {{"Schedule", "string", ".spec.schedule", 0, NULL},
       {"Type", "string", ".status.type", 0, NULL},
       {"LastScheduleTime", "date", ".status.lastScheduleTime", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "BroadcastJob",
      "broadcastjobs",
@@ -86,7 +90,8 @@ static const struct crd crds[] = {
       {"Active", "integer", ".status.active", 0, NULL},
       {"Succeeded", "integer", ".status.succeeded", 0, NULL},
       {"Failed", "integer", ".status.failed", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "CloneSet",
      "clonesets",
@@ -102,7 +107,8 @@ static const struct crd crds[] = {
       AGE,
       CONTAINERS,
       IMAGES,
-      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}},
+      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}},
+     NULL},
     {WH_KRUISE_APPS,
      "ContainerRecreateRequest",
      "containerrecreaterequests",
@@ -112,7 +118,8 @@ static const struct crd crds[] = {
      {{"PHASE", "string", ".status.phase", 0, NULL},
       {"POD", "string", ".spec.podName", 0, NULL},
       {"NODE", "string", ".metadata.labels.crr\\.apps\\.kruise\\.io/node-name", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "DaemonSet",
      "daemonsets",
@@ -126,7 +133,22 @@ static const struct crd crds[] = {
       {"AVAILABLE", "integer", ".status.numberAvailable", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES},
+     NULL},
+    {WH_KRUISE_APPS,
+     "EphemeralJob",
+     "ephemeraljobs",
+     {"ejob"},
+     false,
+     false,
+     {{"STATUS", "string", ".status.phase", 0, NULL},
+      {"MATCH", "integer", ".status.match", 0, NULL},
+      {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
+      {"FAILED", "integer", ".status.failed", 0, NULL},
+      {"RUNNING", "integer", ".status.running", 0, NULL},
+      {"WAITING", "integer", ".status.waiting", 0, NULL},
+      AGE},
+     .only = "v1alpha1"},
     {WH_KRUISE_APPS,
      "ImageListPullJob",
      "imagelistpulljobs",
@@ -136,7 +158,8 @@ static const struct crd crds[] = {
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEEDED", "integer", ".status.succeeded", 0, NULL},
       {"COMPLETED", "integer", ".status.completed", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "ImagePullJob",
      "imagepulljobs",
@@ -148,7 +171,8 @@ static const struct crd crds[] = {
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
       AGE,
-      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}},
+      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}},
+     NULL},
     {WH_KRUISE_APPS,
      "NodeImage",
      "nodeimages",
@@ -159,8 +183,16 @@ static const struct crd crds[] = {
       {"PULLING", "integer", ".status.pulling", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
-      AGE}},
-    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}},
+      AGE},
+     NULL},
+    {WH_KRUISE_APPS,
+     "PersistentPodState",
+     "persistentpodstates",
+     {NULL},
+     false,
+     false,
+     {{0}},
+     NULL},
     {WH_KRUISE_APPS,
      "ResourceDistribution",
      "resourcedistributions",
@@ -169,7 +201,8 @@ static const struct crd crds[] = {
      false,
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
-      {"FAILED", "integer", ".status.failed", 0, NULL}}},
+      {"FAILED", "integer", ".status.failed", 0, NULL}},
+     NULL},
     {WH_KRUISE_APPS,
      "SidecarSet",
      "sidecarsets",
@@ -179,7 +212,8 @@ static const struct crd crds[] = {
      {{"MATCHED", "integer", ".status.matchedPods", 0, NULL},
       {"UPDATED", "integer", ".status.updatedPods", 0, NULL},
       {"READY", "integer", ".status.readyPods", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "StatefulSet",
      "statefulsets",
@@ -192,7 +226,8 @@ static const struct crd crds[] = {
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES},
+     NULL},
     {WH_KRUISE_APPS,
      "UnitedDeployment",
      "uniteddeployments",
@@ -203,7 +238,8 @@ static const struct crd crds[] = {
       {"CURRENT", "integer", ".status.replicas", 0, NULL},
       {"UPDATED", "integer", ".status.updatedReplicas", 0, NULL},
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
-      AGE}},
+      AGE},
+     NULL},
     {WH_KRUISE_APPS,
      "WorkloadSpread",
      "workloadspreads",
@@ -213,7 +249,8 @@ static const struct crd crds[] = {
      {{"WorkloadName", "string", ".spec.targetRef.name", 0, NULL},
       {"WorkloadKind", "string", ".spec.targetRef.kind", 0, NULL},
       {"Adaptive", "boolean", ".spec.scheduleStrategy.type[?(@ == \"Adaptive\")]", 0, NULL},
-      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}},
+      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}},
+     NULL},
     {WH_KRUISE_POLICY,
      "PodUnavailableBudget",
      "podunavailablebudgets",
@@ -223,7 +260,8 @@ static const struct crd crds[] = {
      {{"Allowed", "integer", ".status.unavailableAllowed", 0, NULL},
       {"Current", "integer", ".status.currentAvailable", 0, NULL},
       {"Desired", "integer", ".status.desiredAvailable", 0, NULL},
-      {"Total", "integer", ".status.totalReplicas", 0, NULL}}},
+      {"Total", "integer", ".status.totalReplicas", 0, NULL}},
+     NULL},
 };
 #define NCRDS (sizeof(crds) / sizeof(crds[0]))
 
@@ -258,6 +296,8 @@ static const struct marker markers[] = {
     /* Pod templates, claims, patches and the like: kept as given, as upstream keeps them. */
     {WH_KRUISE_APPS, "CronJobTemplate", "jobTemplate", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "BroadcastJobSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "EphemeralContainerTemplateSpec", "ephemeralContainers", "v1alpha1",
+     MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "CloneSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "CloneSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "DaemonSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
@@ -283,6 +323,12 @@ static const struct marker markers[] = {
     {WH_KRUISE_APPS, "BroadcastJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "BroadcastJobStatus", "desired", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "BroadcastJobStatus", "phase", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "phase", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "match", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "running", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "succeeded", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "waiting", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "failed", "v1alpha1", MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "completed", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
@@ -574,7 +620,8 @@ static json_t *crd_version(const struct crd *c, const char *version)
     json_t *v = json_object();
     json_object_set_new(v, "name", json_string(version));
     json_object_set_new(v, "served", json_true());
-    json_object_set_new(v, "storage", json_boolean(strcmp(version, STORAGE_VERSION) == 0));
+    json_object_set_new(v, "storage",
+                        json_boolean(c->only || strcmp(version, STORAGE_VERSION) == 0));
     json_object_set_new(v, "schema", json_pack("{s:o}", "openAPIV3Schema", schema));
     json_t *sub = json_pack("{s:{}}", "status");
     if (c->scale)
@@ -619,17 +666,22 @@ static json_t *crd_object(const struct crd *c, const struct wh_config *cfg)
         json_object_set_new(names, "shortNames", sn);
     }
     json_t *vers = json_array();
-    for (size_t i = 0; i < NVERSIONS; i++)
-        json_array_append_new(vers, crd_version(c, versions[i]));
-    json_t *conversion =
-        json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy", "Webhook", "webhook",
-                  "conversionReviewVersions", "v1", "v1beta1", "clientConfig", "service", "name",
-                  cfg->service_name, "namespace", cfg->namespace_, "path", "/convert", "port", 443);
-    return json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o,s:o}}", "apiVersion",
-                     "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition", "metadata",
-                     "name", name, "spec", "group", c->group, "names", names, "scope",
-                     c->cluster_scoped ? "Cluster" : "Namespaced", "versions", vers, "conversion",
-                     conversion);
+    for (size_t i = 0; i < NVERSIONS; i++) {
+        if (!c->only || strcmp(c->only, versions[i]) == 0)
+            json_array_append_new(vers, crd_version(c, versions[i]));
+    }
+    json_t *crd = json_pack(
+        "{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o}}", "apiVersion", "apiextensions.k8s.io/v1", "kind",
+        "CustomResourceDefinition", "metadata", "name", name, "spec", "group", c->group, "names",
+        names, "scope", c->cluster_scoped ? "Cluster" : "Namespaced", "versions", vers);
+    if (!c->only)
+        json_object_set_new(json_object_get(crd, "spec"), "conversion",
+                            json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy",
+                                      "Webhook", "webhook", "conversionReviewVersions", "v1",
+                                      "v1beta1", "clientConfig", "service", "name",
+                                      cfg->service_name, "namespace", cfg->namespace_, "path",
+                                      "/convert", "port", 443));
+    return crd;
 }
 
 static const char crd_header[] =
@@ -639,9 +691,15 @@ static const char crd_header[] =
     "# version go through this server's /convert, and the API server prunes what a version\n"
     "# does not define, as with upstream's CRDs. The server fills in the caBundle.\n";
 
+static const char crd_one_version_header[] =
+    "# Generated by `make crds` (tools/manifests.c) from the Go-type model of this server\n"
+    "# (webhook/gocompat/types/*.gotypes) and upstream's kubebuilder markers; do not edit.\n"
+    "# Served and stored at its one version, as upstream's CRD: nothing to convert.\n";
+
 static const char kustomization_header[] =
     "# Generated by `make crds` (tools/manifests.c); do not edit. The CRDs of every kind this\n"
-    "# server converts, for clusters without OpenKruise (whose own CRDs carry the same names):\n"
+    "# server converts or validates, for clusters without OpenKruise (whose own CRDs carry the\n"
+    "# same names):\n"
     "# manifests/with-crds/ installs them with the server.\n";
 
 static int write_file(const char *dir, const char *name, const char *header, const char *body)
@@ -674,8 +732,8 @@ static int emit(const char *dir, const char *name, const char *header, const jso
     return rc;
 }
 
-/* Every kind /convert serves has a CRD here, and nothing else: the table follows the
- * conversion's list. */
+/* Every kind /convert serves has a CRD here at both versions, and the table's other kinds are
+ * the ones of a single version: the table follows the conversion's list. */
 static void check_kinds(void)
 {
     size_t n = wh_convert_kinds(0, NULL, NULL);
@@ -684,12 +742,16 @@ static void check_kinds(void)
         wh_convert_kinds(i, &group, &kind);
         bool found = false;
         for (size_t c = 0; c < NCRDS; c++)
-            found = found || (strcmp(crds[c].group, group) == 0 && strcmp(crds[c].kind, kind) == 0);
+            found = found || (!crds[c].only && strcmp(crds[c].group, group) == 0 &&
+                              strcmp(crds[c].kind, kind) == 0);
         if (!found)
-            die("/convert serves %s %s, which has no CRD in the table", group, kind);
+            die("/convert serves %s %s, which has no two-version CRD in the table", group, kind);
     }
-    if (NCRDS != n)
-        die("the CRD table has kinds that /convert does not serve");
+    size_t converted = 0;
+    for (size_t c = 0; c < NCRDS; c++)
+        converted += !crds[c].only;
+    if (converted != n)
+        die("the CRD table has two-version kinds that /convert does not serve");
     for (size_t c = 0; c < NCRDS; c++) {
         enum wh_resource_id id = wh_resource_by_kind(crds[c].group, crds[c].kind);
         const struct wh_resource *r = id < WH_RES_COUNT ? wh_resource_get(id) : NULL;
@@ -725,7 +787,7 @@ static int cmd_crds(const char *dir)
         char name[160];
         snprintf(name, sizeof(name), "%s_%s.yaml", crds[i].group, crds[i].plural);
         json_t *obj = crd_object(&crds[i], &cfg);
-        rc = emit(dir, name, crd_header, obj);
+        rc = emit(dir, name, crds[i].only ? crd_one_version_header : crd_header, obj);
         json_decref(obj);
         json_array_append_new(files, json_string(name));
     }
