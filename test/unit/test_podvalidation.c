@@ -537,3 +537,30 @@ TEST(podvalidation_helpers)
     CHECK(wh_ip_sloppy_valid("001.2.3.4") && wh_ip_sloppy_valid("::ffff:10.1.1.1") &&
           !wh_ip_sloppy_valid("1.2.3.4%x") && !wh_ip_sloppy_valid(""));
 }
+
+/* A template upstream validates without defaulting it (AdvancedCronJob's) reads quantities as
+ * written: 1200u > 1100u is refused, in upstream's words (asked of kwh-oracle serve); the same
+ * template read as SetDefaults_ResourceList leaves it has both at 2m, and passes. */
+TEST(podvalidation_as_written_quantities)
+{
+    json_t *t = wh_test_jq(
+        "{'spec':{'containers':[{'name':'main','image':'busybox','imagePullPolicy':'IfNotPresent',"
+        "'terminationMessagePolicy':'File','resources':{'requests':{'cpu':'1200u'},"
+        "'limits':{'cpu':'1100u'}}}],'restartPolicy':'OnFailure',"
+        "'terminationGracePeriodSeconds':30,'dnsPolicy':'ClusterFirst'}}");
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    wh_validate_pod_template_spec_as_written(&l, t, "spec.template");
+    char *agg = wh_ferrs_aggregate(&l);
+    CHECK_EQ_STR(agg, "spec.template.spec.containers[0].resources.requests: Invalid value: "
+                      "\"1200u\": must be less than or equal to cpu limit of 1100u");
+    free(agg);
+    wh_ferrs_fini(&l);
+    wh_ferrs_init(&l);
+    wh_validate_pod_template_spec(&l, t, "spec.template");
+    agg = wh_ferrs_aggregate(&l);
+    CHECK(agg == NULL);
+    free(agg);
+    wh_ferrs_fini(&l);
+    json_decref(t);
+}

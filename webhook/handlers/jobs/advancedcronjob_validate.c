@@ -123,8 +123,8 @@ static char *gosyntax_node_selector(const json_t *sel)
 {
     char *names = wh_gosyntax_strings(json_object_get(sel, "names"));
     char *ls = wh_gosyntax_label_selector(sel);
-    char *out = wh_str_printf("v1beta1.ImagePullJobNodeSelector{Names:%s, LabelSelector:%s}",
-                              names, ls);
+    char *out =
+        wh_str_printf("v1beta1.ImagePullJobNodeSelector{Names:%s, LabelSelector:%s}", names, ls);
     free(names);
     free(ls);
     return out;
@@ -258,8 +258,8 @@ static void pull_template_rules(struct wh_field_errors *l, const json_t *ilp)
     const json_t *cp = wh_json_obj(spec, "completionPolicy");
     const char *type = wh_json_str_or_empty(cp, "type");
     if (strcmp(type, "Always") != 0) {
-        char *detail = wh_str_printf("completionPolicy should be Always, but current value is: %s",
-                                     type);
+        char *detail =
+            wh_str_printf("completionPolicy should be Always, but current value is: %s", type);
         wh_ferr_invalid_str(l, P ".completionPolicy.type", type, detail);
         free(detail);
         return;
@@ -305,8 +305,8 @@ static void template_rules(struct wh_field_errors *l, const json_t *spec)
         if (!t)
             continue;
         count++;
-        wh_validate_pod_template_spec(l, wh_json_obj(wh_json_obj(t, "spec"), "template"),
-                                      "spec.template");
+        wh_validate_pod_template_spec_as_written(l, wh_json_obj(wh_json_obj(t, "spec"), "template"),
+                                                 "spec.template");
     }
     const json_t *ilp = set(templates, "imageListPullJobTemplate");
     if (ilp) {
@@ -350,9 +350,13 @@ static void spec_rules(struct wh_field_errors *l, const json_t *spec)
  * old one must equal the old one (equality.Semantic). */
 static void update_rules(struct wh_field_errors *l, const json_t *obj, const json_t *old)
 {
-    static const char *const may_change[] = {
-        "schedule",    "concurrencyPolicy", "successfulJobsHistoryLimit", "failedJobsHistoryLimit",
-        "startingDeadlineSeconds", "paused", "timeZone"};
+    static const char *const may_change[] = {"schedule",
+                                             "concurrencyPolicy",
+                                             "successfulJobsHistoryLimit",
+                                             "failedJobsHistoryLimit",
+                                             "startingDeadlineSeconds",
+                                             "paused",
+                                             "timeZone"};
     const json_t *old_spec = wh_json_obj(old, "spec");
     const json_t *new_spec = wh_json_obj(obj, "spec");
     json_t *spec = new_spec ? wh_json_copy(new_spec) : json_object();
@@ -367,8 +371,7 @@ static void update_rules(struct wh_field_errors *l, const json_t *obj, const jso
     if (old_ilp)
         json_object_set_new(wh_json_obj_ensure(spec, "template"), "imageListPullJobTemplate",
                             wh_json_copy(old_ilp));
-    const struct wh_gofield *f =
-        wh_gotype_member(wh_kobj_type(KIND, WH_KOBJ_V1BETA1), "spec");
+    const struct wh_gofield *f = wh_gotype_member(wh_kobj_type(KIND, WH_KOBJ_V1BETA1), "spec");
     if (!wh_go_deep_equal(spec, old_spec, f->type, WH_GOEQ_SEMANTIC))
         wh_ferr_forbidden(l, "spec",
                           "updates to advancedcronjob spec for fields other than "
