@@ -432,8 +432,10 @@ enum wh_err wh_cron_parse(const char *spec_p, size_t spec_n, unsigned options,
     memset(out, 0, sizeof(*out));
     *message = NULL;
     set_location(out, "Local", 5);
-    if (spec.n == 0)
-        return fail(message, wh_xstrdup("empty spec string"));
+    if (spec.n == 0) {
+        rc = fail(message, wh_xstrdup("empty spec string"));
+        goto out;
+    }
     if ((spec.n >= 3 && memcmp(spec.p, "TZ=", 3) == 0) ||
         (spec.n >= 8 && memcmp(spec.p, "CRON_TZ=", 8) == 0)) {
         const char *sp = memchr(spec.p, ' ', spec.n);
