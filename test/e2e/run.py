@@ -43,7 +43,7 @@ NS = "kruise-system"
 SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
 MUTATING = "kruise-webhook-server-mutating"
 VALIDATING = "kruise-webhook-server-validating"
-CRDS = []  # every CRD of manifests/crds/ /convert converts, filled in by install_base
+CRDS = []  # every converted kind's CRD of manifests/crds/, filled in by install_base
 CFG_PATH = "/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 SS_PATH = "/apis/apps.kruise.io/%s/sidecarsets"
@@ -436,6 +436,93 @@ def sidecarsets_are_defaulted_and_validated(ctx):
           "spec.selector: Required value: no selector defined for SidecarSet" in msg,
           "invalid SidecarSet: %s %s" % (st, msg))
     check(ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-invalid") is None, "nothing stored")
+
+
+JOBS_PATH = "/apis/apps.kruise.io/%s/namespaces/e2e-jobs/%s"
+
+
+def job_pod_template(restart="Never"):
+    return {"spec": {"containers": [{"name": "main", "image": "busybox"}],
+                     "restartPolicy": restart}}
+
+
+def refused(ctx, path, obj, code, entry, message):
+    """obj POSTed to path is refused by the webhook entry with code and message, and not
+    stored."""
+    st, out = ctx.kube.call("POST", path, obj)
+    msg = (out or {}).get("message", "")
+    check(st == code and 'admission webhook "%s" denied the request: ' % entry in msg and
+          message in msg, "%s: %s %s" % (obj["metadata"]["name"], st, msg))
+    check(ctx.kube.get(path + "/" + obj["metadata"]["name"]) is None, "nothing stored")
+
+
+@scenario
+def job_kinds_are_defaulted_and_validated(ctx):
+    """A BroadcastJob (at both versions) and an AdvancedCronJob come back with upstream's
+    defaults, their Pod templates' included; an EphemeralJob is admitted; an invalid one of each
+    is refused with upstream's code and message. Leaves the namespace e2e-jobs and the objects
+    created in it."""
+    namespace(ctx, "e2e-jobs")
+    for version in ("v1beta1", "v1alpha1"):
+        name = "e2e-bcj-" + version
+        out = ctx.kube.create(JOBS_PATH % (version, "broadcastjobs"), {
+            "apiVersion": "apps.kruise.io/" + version, "kind": "BroadcastJob",
+            "metadata": {"name": name}, "spec": {"template": job_pod_template()}})
+        spec = out["spec"]
+        check(spec["completionPolicy"] == {"type": "Always"} and
+              spec["parallelism"] == 2147483647 and spec["failurePolicy"]["type"] == "FailFast",
+              "%s: defaults: %s" % (name, spec))
+        c = spec["template"]["spec"]["containers"][0]
+        check(c.get("imagePullPolicy") == "Always" and
+              c.get("terminationMessagePolicy") == "File" and
+              spec["template"]["spec"].get("dnsPolicy") == "ClusterFirst",
+              "%s: Pod template defaults: %s" % (name, spec["template"]))
+    refused(ctx, JOBS_PATH % ("v1beta1", "broadcastjobs"),
+            {"apiVersion": "apps.kruise.io/v1beta1", "kind": "BroadcastJob",
+             "metadata": {"name": "e2e-bcj-always"},
+             "spec": {"template": job_pod_template("Always")}},
+            500, "vbroadcastjob.kb.io", 'spec.template.spec.restartPolicy: Invalid value: '
+            '"Always": pod restartPolicy can only be Never or OnFailure')
+
+    def cronjob(name, schedule, **spec):
+        spec.update(schedule=schedule, template={"jobTemplate": {"spec": {
+            "template": job_pod_template("OnFailure")}}})
+        return {"apiVersion": "apps.kruise.io/v1beta1", "kind": "AdvancedCronJob",
+                "metadata": {"name": name}, "spec": spec}
+
+    out = ctx.kube.create(JOBS_PATH % ("v1beta1", "advancedcronjobs"),
+                          cronjob("e2e-acj", "CRON_TZ=Asia/Shanghai @every 1h30m"))
+    spec = out["spec"]
+    check(spec.get("concurrencyPolicy") == "Allow" and spec.get("paused") is False and
+          spec.get("successfulJobsHistoryLimit") == 3 and spec.get("failedJobsHistoryLimit") == 1,
+          "AdvancedCronJob defaults: %s" % spec)
+    c = spec["template"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    check(c.get("imagePullPolicy") == "Always", "AdvancedCronJob's Pod template: %s" % c)
+    refused(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"), cronjob("e2e-acj-bad", "0 0 * *"),
+            422, "vadvancedcronjob.kb.io",
+            'spec.schedule: Invalid value: "0 0 * *": expected exactly 5 fields, found 4: '
+            '[0 0 * *]')
+    refused(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"),
+            cronjob("e2e-acj-zone", "0 * * * *", timeZone="Mars/Olympus"),
+            422, "vadvancedcronjob.kb.io",
+            'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus')
+
+    def ephemeraljob(name, **container):
+        container.update(name="debugger", image="busybox", imagePullPolicy="IfNotPresent",
+                         terminationMessagePolicy="File")
+        return {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "EphemeralJob",
+                "metadata": {"name": name},
+                "spec": {"selector": {"matchLabels": {"app": "e2e"}}, "replicas": 1,
+                         "template": {"ephemeralContainers": [container]}}}
+
+    out = ctx.kube.create(JOBS_PATH % ("v1alpha1", "ephemeraljobs"),
+                          ephemeraljob("e2e-ejob", targetContainerName="main"))
+    check(out["spec"]["template"]["ephemeralContainers"][0]["targetContainerName"] == "main",
+          "EphemeralJob stored as sent: %s" % out["spec"])
+    refused(ctx, JOBS_PATH % ("v1alpha1", "ephemeraljobs"),
+            ephemeraljob("e2e-ejob-ports", ports=[{"containerPort": 80}]),
+            400, "vephemeraljobs.kb.io",
+            "ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container")
 
 
 @scenario
@@ -1251,8 +1338,9 @@ def install_base(ctx):
     crds = [d for d in docs if d["kind"] == "CustomResourceDefinition"]
     CRDS[:] = [d["metadata"]["name"] for d in crds if d["spec"].get("conversion")]
     check(len(CRDS) == 15, "the CRDs of every converted kind: %s" % CRDS)
-    check([d["metadata"]["name"] for d in crds if not d["spec"].get("conversion")] ==
-          ["podprobemarkers.apps.kruise.io"], "the CRD of one version: PodProbeMarker's")
+    check(sorted(d["metadata"]["name"] for d in crds if not d["spec"].get("conversion")) ==
+          ["ephemeraljobs.apps.kruise.io", "podprobemarkers.apps.kruise.io"],
+          "the CRDs of one version: EphemeralJob's and PodProbeMarker's")
     for name in [d["metadata"]["name"] for d in crds]:
         wait_for(lambda: any(c["type"] == "Established" and c["status"] == "True" for c in
                              ctx.kube.get(CRD_PATH + name).get("status", {}).get("conditions",

@@ -277,7 +277,8 @@ func normalizeMessage(m interface{}) interface{} {
 // An aggregate of field errors, "[path: detail, path: detail]", joins them in the order
 // validation found them, and Kubernetes' validation ranges over Go maps (a resource list, labels)
 // whose order varies per call: the errors are compared as a set.
-var errorStart = regexp.MustCompile(`, [a-zA-Z][A-Za-z0-9_.\[\]'/-]*: `)
+// A path's map keys may hold spaces and other bytes ("limits[Bad Name]").
+var errorStart = regexp.MustCompile(`, [a-zA-Z][A-Za-z0-9_.'/-]*(?:\[[^\]]*\][A-Za-z0-9_.'/-]*)*: `)
 
 func splitAggregate(s string) []string {
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {

@@ -29,6 +29,11 @@
     X(wh_dp_service_route)                                                                         \
     X(wh_pps_validate_route)                                                                       \
     X(wh_ppm_validate_route)                                                                       \
+    X(wh_broadcastjob_mutate_route)                                                                \
+    X(wh_broadcastjob_validate_route)                                                              \
+    X(wh_advancedcronjob_mutate_route)                                                             \
+    X(wh_advancedcronjob_validate_route)                                                           \
+    X(wh_ephemeraljob_validate_route)                                                              \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;

@@ -941,6 +941,14 @@ char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char 
     return wh_buf_take(&b, NULL);
 }
 
+char *wh_gosyntax_strings(const json_t *arr)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    gosyntax_strings(&b, arr);
+    return wh_buf_take(&b, NULL);
+}
+
 char *wh_gosyntax_string_map(const json_t *m)
 {
     struct wh_buf b;

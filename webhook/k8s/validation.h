@@ -114,6 +114,9 @@ char *wh_gostring_intstr(const json_t *v);
  * name, Go name}; an absent member prints "". Returns: new string. */
 char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
                                 size_t n);
+/* %#v of a []string given as a JSON array (anything else: []string(nil)). Returns: new
+ * string. */
+char *wh_gosyntax_strings(const json_t *arr);
 /* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
  * as fmt prints them. Returns: new string. */
 char *wh_gosyntax_string_map(const json_t *m);

@@ -48,6 +48,11 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
                                    "PersistentPodState", true},
     [WH_RES_PODPROBEMARKER] = {WH_KRUISE_APPS, {"v1alpha1"}, "podprobemarkers", "PodProbeMarker",
                                true},
+    [WH_RES_BROADCASTJOB] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "broadcastjobs",
+                             "BroadcastJob", true},
+    [WH_RES_ADVANCEDCRONJOB] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "advancedcronjobs",
+                                "AdvancedCronJob", true},
+    [WH_RES_EPHEMERALJOB] = {WH_KRUISE_APPS, {"v1alpha1"}, "ephemeraljobs", "EphemeralJob", true},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)
