@@ -39,8 +39,9 @@ void wh_k8s_default_volumes(json_t *volumes);
  * securityContext {}, terminationGracePeriodSeconds 30, schedulerName default-scheduler), the
  * host ports of a hostNetwork Pod when host_network_ports (gate
  * DefaultHostNetworkHostPortsInPodTemplates), volumes, init containers and containers (the
- * latter with WH_K8S_DEFAULT_PULL_ALWAYS and the startup probe). Anything but an object is left
- * alone. */
+ * latter with WH_K8S_DEFAULT_PULL_ALWAYS and the startup probe), ephemeral containers (their
+ * ports, env, resources, probes and handlers; not SetDefaults_Container) and the overhead
+ * rounded to milli precision. Anything but an object is left alone. */
 void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports);
 
 #endif

@@ -222,16 +222,18 @@ void wh_is_config_map_key(const char *v, struct wh_vmsgs *out)
 
 void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out)
 {
-    char tmp[512];
+    char *masked = NULL;
     if (prefix) {
-        /* maskTrailingDash: a generateName may end in '-' */
+        /* maskTrailingDash: a generateName may end in '-'; upstream replaces its last two
+         * bytes by one 'a' (name[:len(name)-2] + "a") */
         size_t n = strlen(v);
-        snprintf(tmp, sizeof(tmp), "%s", v);
-        if (n > 1 && n < sizeof(tmp) && tmp[n - 1] == '-')
-            tmp[n - 1] = 'a';
-        v = tmp;
+        if (n > 1 && v[n - 1] == '-') {
+            masked = wh_str_printf("%.*sa", (int)(n - 2), v);
+            v = masked;
+        }
     }
     wh_is_dns1123_subdomain(v, out);
+    free(masked);
 }
 
 /* --- maps, in key order ------------------------------------------------------------------------
@@ -305,6 +307,12 @@ void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotation
 
 void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, const char *path)
 {
+    wh_validate_label_selector_opts(l, sel, false, path);
+}
+
+void wh_validate_label_selector_opts(struct wh_field_errors *l, const json_t *sel,
+                                     bool allow_invalid_values, const char *path)
+{
     char p[512];
     size_t i;
     const json_t *expr;
@@ -335,7 +343,7 @@ void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, co
                                 "not a valid selector operator");
         }
         wh_validate_label_name(l, key ? key : "", wh_fpath(p, sizeof(p), "%s.key", base));
-        for (size_t k = 0; k < nv; k++) {
+        for (size_t k = 0; k < nv && !allow_invalid_values; k++) {
             const char *v = json_string_value(json_array_get(values, k));
             struct wh_vmsgs m = {0};
             wh_is_valid_label_value(v ? v : "", &m);
@@ -579,6 +587,16 @@ static void labels_annotations_owners(struct wh_field_errors *l, const json_t *m
                      wh_fpath(p, sizeof(p), "%s.ownerReferences", path));
 }
 
+/* validateKubeFinalizerName: a name without '/' must be a standard one (whether a name is
+ * qualified is apimachinery's check, on create only, at the list's path). */
+static void kube_finalizer_name(struct wh_field_errors *l, const char *s, const char *path)
+{
+    if (!strchr(s, '/') && strcmp(s, "kubernetes") && strcmp(s, "orphan") &&
+        strcmp(s, "foregroundDeletion"))
+        wh_ferr_invalid_str(l, path, s,
+                            "name is neither a standard finalizer name nor is it fully qualified");
+}
+
 void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
                              wh_name_fn name_fn, const char *path)
 {
@@ -632,9 +650,136 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
         orphan |= s && strcmp(s, "orphan") == 0;
         foreground |= s && strcmp(s, "foregroundDeletion") == 0;
     }
-    if (orphan && foreground)
-        wh_ferr_invalid_raw(l, p, "[]string{...}",
+    if (orphan && foreground) {
+        struct wh_buf b;
+        wh_buf_init(&b, 1u << 20);
+        gosyntax_strings(&b, wh_json_arr(meta, "finalizers"));
+        wh_ferr_invalid_raw(l, p, b.data ? b.data : "",
                             "finalizer orphan and foregroundDeletion cannot be both set");
+        wh_buf_fini(&b);
+    }
+}
+
+void wh_validate_kube_object_meta(struct wh_field_errors *l, const json_t *meta,
+                                  bool requires_namespace, wh_name_fn name_fn, const char *path)
+{
+    char p[512];
+    size_t i;
+    const json_t *f;
+    wh_validate_object_meta(l, meta, requires_namespace, name_fn, path);
+    json_array_foreach(wh_json_arr(meta, "finalizers"), i, f)
+    {
+        kube_finalizer_name(l, json_is_string(f) ? json_string_value(f) : "",
+                            wh_fpath(p, sizeof(p), "%s.finalizers[%zu]", path, i));
+    }
+}
+
+/* netutils.ParseIPSloppy (a fork of Go 1.16's net.ParseIP: IPv4 components may have leading
+ * zeros). */
+static bool dtoi(const char **s, int *n)
+{
+    int v = 0, i = 0;
+    for (; (*s)[i] >= '0' && (*s)[i] <= '9'; i++) {
+        v = v * 10 + ((*s)[i] - '0');
+        if (v >= 0xFFFFFF)
+            return false;
+    }
+    if (i == 0)
+        return false;
+    *s += i;
+    *n = v;
+    return true;
+}
+
+static bool parse_ipv4(const char *s)
+{
+    for (int i = 0; i < 4; i++) {
+        int n;
+        if (!*s)
+            return false;
+        if (i > 0) {
+            if (*s != '.')
+                return false;
+            s++;
+        }
+        if (!dtoi(&s, &n) || n > 0xFF)
+            return false;
+    }
+    return *s == '\0';
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+static bool parse_ipv6(const char *s)
+{
+    int ellipsis = -1, i = 0;
+    if (s[0] == ':' && s[1] == ':') {
+        ellipsis = 0;
+        s += 2;
+        if (!*s)
+            return true;
+    }
+    while (i < 16) {
+        int n = 0, c = 0;
+        for (; hexval(s[c]) >= 0; c++) {
+            n = n * 16 + hexval(s[c]);
+            if (n >= 0xFFFFFF)
+                return false;
+        }
+        if (c == 0 || n > 0xFFFF)
+            return false;
+        if (s[c] == '.') {
+            if ((ellipsis < 0 && i != 12) || i + 4 > 16 || !parse_ipv4(s))
+                return false;
+            s = "";
+            i += 4;
+            break;
+        }
+        i += 2;
+        s += c;
+        if (!*s)
+            break;
+        if (*s != ':' || !s[1])
+            return false;
+        s++;
+        if (*s == ':') {
+            if (ellipsis >= 0)
+                return false;
+            ellipsis = i;
+            s++;
+            if (!*s)
+                break;
+        }
+    }
+    if (*s)
+        return false;
+    if (i < 16)
+        return ellipsis >= 0;
+    return ellipsis < 0;
+}
+
+bool wh_ip_sloppy_valid(const char *value)
+{
+    for (const char *c = value; *c; c++) {
+        if (*c == '.')
+            return parse_ipv4(value);
+        if (*c == ':')
+            return parse_ipv6(value);
+    }
+    return false;
+}
+
+void wh_validate_ip(struct wh_field_errors *l, const char *value, const char *path)
+{
+    if (!wh_ip_sloppy_valid(value))
+        wh_ferr_invalid_str(l, path, value,
+                            "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
 }
 
 /* --- Go syntax (%#v) -----------------------------------------------------------------------------
@@ -912,16 +1057,7 @@ void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *met
     const json_t *f;
     json_array_foreach(fin, i, f)
     {
-        const char *s = json_is_string(f) ? json_string_value(f) : "";
-        wh_fpath(p, sizeof(p), "%s.finalizers[%zu]", path, i);
-        struct wh_vmsgs m = {0};
-        wh_is_qualified_name(s, &m);
-        for (size_t k = 0; k < m.n; k++)
-            wh_ferr_invalid_str(l, p, s, m.m[k]);
-        if (!strchr(s, '/') && strcmp(s, "kubernetes") && strcmp(s, "orphan") &&
-            strcmp(s, "foregroundDeletion"))
-            wh_ferr_invalid_str(l, p, s,
-                                "name is neither a standard finalizer name nor is it fully "
-                                "qualified");
+        kube_finalizer_name(l, json_is_string(f) ? json_string_value(f) : "",
+                            wh_fpath(p, sizeof(p), "%s.finalizers[%zu]", path, i));
     }
 }
