@@ -100,11 +100,10 @@ void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char
     add(l, path, "Invalid value", rendered, detail);
 }
 
-void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
-                           const char *const *valid, size_t nvalid)
+void wh_ferr_not_supported_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                               const char *const *valid, size_t nvalid)
 {
     struct wh_buf d;
-    char *q = wh_go_quote(value ? value : "");
     wh_buf_init(&d, ERROR_TEXT_CAP);
     enum wh_err rc = WH_OK;
     if (nvalid)
@@ -115,8 +114,15 @@ void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const ch
         free(v);
     }
     char *detail = wh_buf_take(&d, NULL);
-    add(l, path, "Unsupported value", q, detail);
+    add(l, path, "Unsupported value", rendered, detail);
     free(detail);
+}
+
+void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
+                           const char *const *valid, size_t nvalid)
+{
+    char *q = wh_go_quote(value ? value : "");
+    wh_ferr_not_supported_raw(l, path, q, valid, nvalid);
     free(q);
 }
 

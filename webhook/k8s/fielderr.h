@@ -44,10 +44,19 @@ void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char
 /* "<path>: Unsupported value: \"value\": supported values: \"a\", \"b\"". */
 void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
                            const char *const *valid, size_t nvalid);
+/* The same with a value printed as given (a struct's %#v). */
+void wh_ferr_not_supported_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                               const char *const *valid, size_t nvalid);
 /* "<path>: Not found: \"value\"". */
 void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value);
 /* "<path>: Duplicate value: \"value\"". */
 void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *value);
+
+/* The address Go's %#v prints for a non-nil pointer inside a value, in the messages that show
+ * one: Go prints the pointer, which differs per run; this is a plausible heap address. */
+#define WH_GO_ADDRESS "0xc000010000"
+/* The same address as %d prints a pointer (a decimal integer). */
+#define WH_GO_ADDRESS_DECIMAL "824633786368"
 
 /* Appends a pre-rendered error text. */
 void wh_ferr_add_text(struct wh_field_errors *l, const char *text);

@@ -30,6 +30,8 @@
 
 /* the readiness gate and condition of Kruise's in-place updates (KruisePodReadyConditionType) */
 #define WH_KRUISE_POD_READY "KruisePodReady"
+/* the readiness gate a workload needs for in-place updates (apis/apps/pub: InPlaceUpdateReady) */
+#define WH_KRUISE_POD_INPLACE_UPDATE_READY "InPlaceUpdateReady"
 /* in-place update (apis/apps/pub: InPlaceUpdateStateKey, InPlaceUpdateGraceKey) */
 #define WH_KRUISE_ANN_INPLACE_UPDATE_STATE "apps.kruise.io/inplace-update-state"
 #define WH_KRUISE_ANN_INPLACE_UPDATE_GRACE "apps.kruise.io/inplace-update-grace"
