@@ -8,6 +8,7 @@
 #include "handlers/pub/pub.h"
 #include "handlers/sidecarset/mutate.h"
 #include "handlers/sidecarset/validate.h"
+#include "handlers/workloads/workloads.h"
 #include "handlers/workloadspread/validate.h"
 
 /* CRD conversion, whose engine sits below handlers/ (conversion/convert.h). The CRDs name the
@@ -25,13 +26,13 @@ static const struct wh_route *const routes[] = {
     &wh_sidecarset_mutate_route,
     &wh_pod_mutate_route,
     &wh_dp_deployment_route,
-    &wh_dp_cloneset_route,
+    &wh_cloneset_validate_route,
     &wh_sidecarset_validate_route,
-    &wh_dp_advanced_statefulset_route,
-    &wh_dp_uniteddeployment_route,
+    &wh_statefulset_validate_route,
+    &wh_uniteddeployment_validate_route,
     &wh_ws_validate_route,
-    &wh_dp_cloneset_alias_route,
-    &wh_dp_uniteddeployment_alias_route,
+    &wh_cloneset_validate_alias_route,
+    &wh_uniteddeployment_validate_alias_route,
     &wh_dp_replicaset_route,
     &wh_dp_statefulset_route,
     &wh_dp_crd_route,
@@ -40,6 +41,11 @@ static const struct wh_route *const routes[] = {
     &wh_dp_namespace_route,
     &wh_pub_validate_route,
     &wh_dp_service_route,
+    &wh_cloneset_mutate_route,
+    &wh_statefulset_mutate_route,
+    &wh_daemonset_mutate_route,
+    &wh_uniteddeployment_mutate_route,
+    &wh_daemonset_validate_route,
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
