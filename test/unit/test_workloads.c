@@ -1,6 +1,6 @@
 /* The workload webhooks (CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment)
  * and the Go behaviours they stand on: strconv's parsing, reflect.DeepEqual and
- * equality.Semantic of decoded values, gomodules' CreatePatch order. Upstream's own test tables
+ * equality.Semantic of decoded values, appscode jsonpatch's CreatePatch order. Upstream's own test tables
  * are vectors in test/handler-vectors/workloads/, run by make vectors. */
 #include <float.h>
 #include <math.h>
@@ -137,6 +137,13 @@ TEST(go_jsonpatch_order)
                       "{'a':[9],'b':1.0,'c':{'y':2},'e':null,'d':1}");
     json_t *want = wh_test_jq("[['remove','/a/2'],['remove','/a/1'],['replace','/a/0'],"
                               "['add','/c/y'],['remove','/c/x'],['add','/e'],['replace','/d']]");
+    CHECK_EQ_JSON(got, want);
+    json_decref(got);
+    json_decref(want);
+    /* appscode's: null to a value is an add; a "simple" array is walked by edit distance */
+    got = ops("{'containers':null,'env':[{'name':'A','value':'1'}]}",
+              "{'containers':[{'name':'c'}],'env':[{'name':'B','value':'1'},{'name':'A','value':'1'}]}");
+    want = wh_test_jq("[['add','/containers'],['add','/env/0']]");
     CHECK_EQ_JSON(got, want);
     json_decref(got);
     json_decref(want);

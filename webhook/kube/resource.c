@@ -44,6 +44,7 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
     [WH_RES_PUB] = {WH_KRUISE_POLICY, {"v1beta1", "v1alpha1"}, "podunavailablebudgets",
                     "PodUnavailableBudget", true},
     [WH_RES_JOB] = {"batch", {"v1"}, "jobs", "Job", true},
+    [WH_RES_STORAGECLASS] = {"storage.k8s.io", {"v1"}, "storageclasses", "StorageClass", false},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)

@@ -32,6 +32,7 @@ enum wh_resource_id {
     WH_RES_WORKLOADSPREAD,
     WH_RES_PUB,
     WH_RES_JOB,
+    WH_RES_STORAGECLASS,
     WH_RES_COUNT
 };
 

@@ -82,7 +82,9 @@ static void pod_to_delete(struct check *c, const json_t *meta, const char *name)
     const char *ns = wh_json_str_or_empty(meta, "namespace");
     enum wh_err rc;
     if (c->ctx->cluster) {
-        rc = wh_cluster_get_live(c->ctx->cluster, "", "v1", "pods", ns, name, &pod, &eb);
+        const struct wh_resource *pods = wh_resource_get(WH_RES_POD);
+        rc = wh_cluster_get_live(c->ctx->cluster, pods->group, pods->versions[0], pods->resource,
+                                 ns, name, &pod, &eb);
         if (rc == WH_ERR_NOT_FOUND)
             (void)wh_cache_not_found(&eb, "", "Pod", name);
     } else {

@@ -85,9 +85,14 @@ char *wl_gosyntax_int32_map(const json_t *m)
     return wh_buf_take(&b, NULL);
 }
 
-char *wl_gosyntax_pointer(const char *type, const json_t *v)
+char *wl_gosyntax_pointer_at(const char *type, const json_t *v, const char *address)
 {
     if (!v || json_is_null(v))
         return wh_str_printf("(*%s)(nil)", type);
-    return wh_str_printf("(*%s)(" WH_GO_ADDRESS ")", type);
+    return wh_str_printf("(*%s)(%s)", type, address);
+}
+
+char *wl_gosyntax_pointer(const char *type, const json_t *v)
+{
+    return wl_gosyntax_pointer_at(type, v, WH_GO_ADDRESS);
 }

@@ -463,6 +463,7 @@ static enum wh_err pick_default_sc(void *arg, json_t *sc)
 static void claim_template_resize(const struct wh_handler_ctx *ctx, const json_t *sts,
                                   const json_t *old, struct wh_field_errors *l)
 {
+    const struct wh_resource *sc_res = wh_resource_get(WH_RES_STORAGECLASS);
     const json_t *spec = wh_json_obj(sts, "spec");
     const char *type = wh_json_path_str(spec, "volumeClaimUpdateStrategy", "type", NULL);
     if (!type || !*type || strcmp(type, "OnDelete") == 0)
@@ -516,8 +517,8 @@ static void claim_template_resize(const struct wh_handler_ctx *ctx, const json_t
         if (!json_is_string(scn)) {
             struct default_sc d = {0};
             if (!ctx->cluster ||
-                wh_cluster_list_live(ctx->cluster, "storage.k8s.io", "v1", "storageclasses", NULL,
-                                     NULL, pick_default_sc, &d, &lerr)) {
+                wh_cluster_list_live(ctx->cluster, sc_res->group, sc_res->versions[0],
+                                     sc_res->resource, NULL, NULL, pick_default_sc, &d, &lerr)) {
                 json_decref(d.best);
                 wh_ferr_invalid_str(l, path, "nil", "can not list storage class");
                 return;
@@ -525,9 +526,9 @@ static void claim_template_resize(const struct wh_handler_ctx *ctx, const json_t
             if (!d.best)
                 continue; /* no default class: nothing to check */
             sc = d.best;
-        } else if (!ctx->cluster ||
-                   wh_cluster_get_live(ctx->cluster, "storage.k8s.io", "v1", "storageclasses", NULL,
-                                       json_string_value(scn), &sc, &lerr)) {
+        } else if (!ctx->cluster || wh_cluster_get_live(ctx->cluster, sc_res->group,
+                                                        sc_res->versions[0], sc_res->resource, NULL,
+                                                        json_string_value(scn), &sc, &lerr)) {
             wh_ferr_invalid_str(l, path, json_string_value(scn), "can not get sc");
             return;
         }

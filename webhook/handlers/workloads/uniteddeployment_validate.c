@@ -187,7 +187,8 @@ static int64_t int_or_percent(const json_t *v)
     return wh_go_atoi_or_zero(s);
 }
 
-static void sts_template_update_strategy(struct check *c, const json_t *spec, const char *path)
+static void sts_template_update_strategy(struct check *c, const json_t *spec, const char *path,
+                                         const char *addr)
 {
     char p[512];
     const json_t *us = wh_json_obj(spec, "updateStrategy");
@@ -198,8 +199,8 @@ static void sts_template_update_strategy(struct check *c, const json_t *spec, co
         type = "RollingUpdate"; /* the template's normalization */
     if (strcmp(type, "OnDelete") == 0) {
         if (has_ru) {
-            char *mu =
-                wl_gosyntax_pointer("intstr.IntOrString", json_object_get(ru, "maxUnavailable"));
+            char *mu = wl_gosyntax_pointer_at("intstr.IntOrString",
+                                              json_object_get(ru, "maxUnavailable"), addr);
             char *g = wh_str_printf("apps.RollingUpdateStatefulSetStrategy{Partition:0, "
                                     "MaxUnavailable:%s}",
                                     mu);
@@ -222,7 +223,7 @@ static void sts_template_update_strategy(struct check *c, const json_t *spec, co
         }
     } else {
         char *t = wh_go_quote(type);
-        char *r = wl_gosyntax_pointer("apps.RollingUpdateStatefulSetStrategy", ru);
+        char *r = wl_gosyntax_pointer_at("apps.RollingUpdateStatefulSetStrategy", ru, addr);
         char *g = wh_str_printf("apps.StatefulSetUpdateStrategy{Type:%s, RollingUpdate:%s}", t, r);
         wh_ferr_invalid_raw(&c->errs, P(p, sizeof(p), "%s.updateStrategy", path), g,
                             "must be 'RollingUpdate' or 'OnDelete'");
@@ -233,16 +234,16 @@ static void sts_template_update_strategy(struct check *c, const json_t *spec, co
 }
 
 /* ValidateStatefulSetSpec of the template's spec as upstream normalizes it; path is the
- * template's spec path. */
+ * template's spec path; addr the address the values converted for it are printed at. */
 static void sts_template_spec(struct check *c, const json_t *spec, const json_t *selector,
-                              const char *path)
+                              const char *path, const char *addr)
 {
     char p[512];
     const char *pmp = wh_json_str_or_empty(spec, "podManagementPolicy");
     if (*pmp && strcmp(pmp, "OrderedReady") && strcmp(pmp, "Parallel"))
         wh_ferr_invalid_str(&c->errs, P(p, sizeof(p), "%s.podManagementPolicy", path), pmp,
                             "must be 'OrderedReady' or 'Parallel'");
-    sts_template_update_strategy(c, spec, path);
+    sts_template_update_strategy(c, spec, path, addr);
     const json_t *ret = json_object_get(spec, "persistentVolumeClaimRetentionPolicy");
     if (ret && !json_is_null(ret)) {
         static const char *const valid[] = {"Retain", "Delete"};
@@ -300,7 +301,7 @@ static void statefulset_template(struct check *c, const json_t *sts, const json_
                             P(p, sizeof(p), "%s.spec.updateStrategy.rollingUpdate.partition", path),
                             json_integer_value(json_object_get(ru, "partition")),
                             "partition in statefulSetTemplate will not be used");
-    sts_template_spec(c, spec, selector, P(p, sizeof(p), "%s.spec", path));
+    sts_template_spec(c, spec, selector, P(p, sizeof(p), "%s.spec", path), WH_GO_ADDRESS);
 }
 
 /* --- the templates ------------------------------------------------------------------------ */
@@ -710,7 +711,8 @@ static void statefulset_template_update(struct check *c, const json_t *sts, cons
                                         const json_t *selector)
 {
     const json_t *spec = wh_json_obj(sts, "spec"), *old_spec = wh_json_obj(old, "spec");
-    sts_template_spec(c, spec, selector, "spec.template.statefulSetTemplate.spec");
+    /* converted again: errors that print its pointers are not those of the first pass */
+    sts_template_spec(c, spec, selector, "spec.template.statefulSetTemplate.spec", WL_GO_ADDRESS_2);
     /* the fields the update may change, and the two the normalization makes the same */
     static const char *const skip[] = {"replicas",
                                        "template",

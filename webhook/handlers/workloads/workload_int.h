@@ -127,7 +127,7 @@ void wl_selector_matches_labels(struct wh_field_errors *l, const json_t *selecto
 bool wl_validate_selector(struct wh_field_errors *l, const json_t *selector, const char *kind_word,
                           const char *path);
 
-/* An update of an InPlaceOnly workload: the first operation of CreatePatch between Go's
+/* An update of an InPlaceOnly workload: the first operation of appscode jsonpatch's CreatePatch between Go's
  * encodings of the old and the new template spec (both v1 PodSpecs as JSON) that is not a
  * "replace" of a path matching re (anchored: "^/containers/([0-9]+)/image$" for CloneSet,
  * unanchored "/containers/([0-9]+)/image" for Advanced StatefulSet). Returns false and writes
@@ -149,5 +149,9 @@ char *wl_gosyntax_readiness_gates(const json_t *arr); /* []v1.PodReadinessGate *
 char *wl_gosyntax_int32_map(const json_t *m);         /* map[string]int32 */
 /* A pointer field as %#v prints it inside a struct: (*T)(nil) or (*T)(0xc...). */
 char *wl_gosyntax_pointer(const char *type, const json_t *v);
+/* The same with the address to print: values Go converted twice have two addresses, so the
+ * same error found in both is not merged by the aggregate (a second WL_GO_ADDRESS_2). */
+char *wl_gosyntax_pointer_at(const char *type, const json_t *v, const char *address);
+#define WL_GO_ADDRESS_2 "0xc000010040"
 
 #endif
