@@ -22,6 +22,7 @@
 #include "test/support/bench_loop.h"
 #include "test/support/bench_pub.h"
 #include "test/support/bench_sidecarset.h"
+#include "test/support/bench_workloads.h"
 #include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -278,6 +279,8 @@ int main(void)
         wh_bench_pub();
     if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
+    if (wh_bench_wanted_group("workloads"))
+        wh_bench_workloads();
     if (wh_bench_wanted_group("cache"))
         bench_cache_memory();
     wh_arena_release();
