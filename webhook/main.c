@@ -30,6 +30,7 @@
 #include "certs/controller.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
+#include "cli/check.h"
 #include "cli/convert.h"
 #include "cli/inject.h"
 #include "config/config.h"
@@ -279,22 +280,16 @@ static int serve(int argc, char **argv)
     /* Settings that load but that the server cannot run with: refused at start-up and by
      * --check-config alike. */
     if (wh_certs_env_check_renew_before(wh_certs_env_parse_renew_before(cfg.renew_before, NULL),
-                                        cfg.renew_before, &eb)) {
+                                        cfg.renew_before,
+                                        wh_config_origin(&cfg, "certs-renew-before"), &eb)) {
         fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
         status = 2;
         goto out;
     }
     if (cfg.check_config) {
-        /* Everything start-up reads from files before it listens: --state, which the server
-         * would otherwise only find broken when it starts (same messages, file:line:col). */
+        /* the standalone loader logs what it reads; the check keeps stderr for its findings */
         wh_log_setup(WH_LOG_WARN, cfg.log_format);
-        if (cfg.state[0] && wh_cluster_new_standalone(cfg.state, &cluster, &eb)) {
-            fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
-            status = 2;
-            goto out;
-        }
-        printf("configuration ok\n");
-        status = 0;
+        status = wh_check_config_run(&cfg, stdout, stderr);
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gocompat/goenc.h"
 #include "gocompat/gotime.h"
 #include "k8s/quantity.h"
 #include "util/arena.h"
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/map.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -605,17 +607,71 @@ const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char 
     return member_n(t, name, strlen(name));
 }
 
+/* Whether key (klen bytes) equals the ASCII field name as encoding/json folds both (foldName:
+ * ASCII letters by case, any other rune to the smallest of its case-fold set). The only
+ * non-ASCII runes that fold to ASCII letters are U+017F (long s, to 'S') and U+212A (the Kelvin
+ * sign, to 'K'); every other one cannot match an ASCII name. */
+static bool fold_equal(const char *key, size_t klen, const char *name)
+{
+    size_t i = 0;
+    for (const char *n = name; *n; n++) {
+        char want = (char)(*n >= 'a' && *n <= 'z' ? *n - 'a' + 'A' : *n);
+        if (i >= klen)
+            return false;
+        unsigned char c = (unsigned char)key[i];
+        if (c < 0x80) {
+            if ((char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c) != want)
+                return false;
+            i++;
+        } else if (klen - i >= 2 && memcmp(key + i, "\xc5\xbf", 2) == 0 && want == 'S') {
+            i += 2;
+        } else if (klen - i >= 3 && memcmp(key + i, "\xe2\x84\xaa", 3) == 0 && want == 'K') {
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return i == klen;
+}
+
+/* The field member key decodes into: the one of that name, else (fold) the first whose name
+ * folds alike, as encoding/json picks it. */
+static const struct wh_gofield *field_for(const struct wh_gotype *t, const char *key, size_t klen,
+                                          bool fold)
+{
+    const struct wh_gofield *f = member_n(t, key, klen);
+    for (size_t i = 0; !f && fold && i < t->nfields; i++) {
+        if (fold_equal(key, klen, t->fields[i].name))
+            f = &t->fields[i];
+    }
+    return f;
+}
+
 /* ---- type checking ------------------------------------------------------------------------ */
 
 /* Deeper than any type of the model nests. */
 #define MAX_DEPTH 64
 
+/* A step of a path: a member name (key, len) or, when key is NULL, a list index. */
+struct segment {
+    const char *key;
+    size_t len;
+};
+
 struct chk {
     char *msg;                     /* the error so far (new string), NULL while there is none */
+    bool fold;                     /* encoding/json: member names also match ignoring case */
     bool stop;                     /* an error of a type's own JSON method: decoding has ended */
     const struct wh_gotype *owner; /* the struct whose field is being decoded, or NULL */
     const char *stack[MAX_DEPTH];  /* JSON names of the fields from the root */
     size_t depth;
+    /* wh_gotype_check_where only: the member names and list indices from the root to the
+     * value being decoded (stack leaves lists and maps out), copied when an error is kept */
+    bool where;
+    struct segment trail[2 * MAX_DEPTH];
+    size_t trail_len;
+    struct segment at[2 * MAX_DEPTH];
+    size_t at_len;
 };
 
 /* The literal Go quotes for a number that does not fit: jansson keeps the value, not the text,
@@ -642,6 +698,10 @@ static bool keeps(struct chk *k, bool stop)
     free(k->msg);
     k->msg = NULL;
     k->stop = stop;
+    if (k->where) {
+        memcpy(k->at, k->trail, k->trail_len * sizeof(k->trail[0]));
+        k->at_len = k->trail_len;
+    }
     return true;
 }
 
@@ -785,6 +845,20 @@ static bool plainly_right(const json_t *v, const struct wh_gotype *t)
     }
 }
 
+static void enter(struct chk *k, const char *key, size_t len)
+{
+    if (!k->where)
+        return;
+    WH_ASSERT(k->trail_len < 2 * MAX_DEPTH);
+    k->trail[k->trail_len++] = (struct segment){key, len};
+}
+
+static void leave(struct chk *k)
+{
+    if (k->where)
+        k->trail_len--;
+}
+
 static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype *t)
 {
     const struct wh_gotype *outer = k->owner;
@@ -792,7 +866,7 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     json_t *obj = (json_t *)(uintptr_t)v;
     for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
         const struct wh_gofield *f =
-            member_n(t, json_object_iter_key(it), json_object_iter_key_len(it));
+            field_for(t, json_object_iter_key(it), json_object_iter_key_len(it), k->fold);
         json_t *m = json_object_iter_value(it);
         if (!f || json_is_null(m) || plainly_right(m, f->type))
             continue;
@@ -800,7 +874,9 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
         k->owner = t;
         k->stack[depth] = f->name;
         k->depth = depth + 1;
+        enter(k, f->name, strlen(f->name));
         check_value(k, m, f->type);
+        leave(k);
         k->owner = outer;
         k->depth = depth;
         if (k->stop)
@@ -808,11 +884,16 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     }
 }
 
-/* A list element or map value. Returns true when decoding has ended. */
-static bool check_element(struct chk *k, const json_t *e, const struct wh_gotype *t)
+/* A list element (key NULL, len its index) or map value (key, len its key). Returns true
+ * when decoding has ended. */
+static bool check_element(struct chk *k, const char *key, size_t len, const json_t *e,
+                          const struct wh_gotype *t)
 {
-    if (!plainly_right(e, t))
+    if (!plainly_right(e, t)) {
+        enter(k, key, len);
         check_value(k, e, t);
+        leave(k);
+    }
     return k->stop;
 }
 
@@ -903,7 +984,7 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            if (check_element(k, e, t->elem))
+            if (check_element(k, NULL, i, e, t->elem))
                 return;
         }
         return;
@@ -915,7 +996,8 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         }
         json_t *obj = (json_t *)(uintptr_t)v;
         for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            if (check_element(k, json_object_iter_value(it), t->elem))
+            if (check_element(k, json_object_iter_key(it), json_object_iter_key_len(it),
+                              json_object_iter_value(it), t->elem))
                 return;
         }
         return;
@@ -931,6 +1013,27 @@ enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, cha
     return k.msg ? WH_ERR_INVALID : WH_OK;
 }
 
+enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t, char **msg,
+                                  json_t **path)
+{
+    struct chk *k = wh_xcalloc(1, sizeof(*k)); /* 2 KiB of trail: not on the stack */
+    k->where = true;
+    check_value(k, v, t);
+    *msg = k->msg;
+    *path = NULL;
+    if (k->msg) {
+        *path = json_array();
+        for (size_t i = 0; i < k->at_len; i++) {
+            const struct segment *g = &k->at[i];
+            WH_ASSERT(json_array_append_new(*path, g->key ? json_stringn(g->key, g->len)
+                                                          : json_integer((json_int_t)g->len)) ==
+                      0);
+        }
+    }
+    free(k);
+    return *msg ? WH_ERR_INVALID : WH_OK;
+}
+
 enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct wh_errbuf *eb)
 {
     char *msg = NULL;
@@ -943,8 +1046,14 @@ enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct w
 
 /* ---- normalising ---------------------------------------------------------------------------- */
 
-static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded);
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded);
+/* How norm builds: NORM_DECODED, Go's value after decoding (see wh_gotype_decode), else its
+ * encoding; NORM_FOLD, member names matched as encoding/json matches them (wh_gotype_unmarshal),
+ * else exactly. */
+#define NORM_DECODED 1u
+#define NORM_FOLD 2u
+
+static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode);
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, unsigned mode);
 
 /* The encoding of t's zero value (a field that was never set). */
 static json_t *zero_value(const struct wh_gotype *t)
@@ -961,7 +1070,7 @@ static json_t *zero_value(const struct wh_gotype *t)
     case WH_GK_QUANTITY:
         return json_string("0");
     case WH_GK_STRUCT:
-        return norm_struct(NULL, t, false);
+        return norm_struct(NULL, t, 0);
     default: /* times, raw JSON, slices, maps: nil */
         return json_null();
     }
@@ -1002,12 +1111,33 @@ static void set_member(json_t *o, const char *name, json_t *v)
         WH_PANIC("json_object_set_new failed");
 }
 
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded)
+/* The member of obj that decodes into field f: with NORM_FOLD the last of those whose names
+ * pick f (a later one overwrites the field, as in Go; a later null only does for the kinds
+ * null sets to nil), else the one named f's name. */
+static const json_t *member_for(const json_t *obj, const struct wh_gotype *t,
+                                const struct wh_gofield *f, unsigned mode)
+{
+    if (!obj || !(mode & NORM_FOLD))
+        return obj ? json_object_get(obj, f->name) : NULL;
+    const json_t *found = NULL;
+    const char *key;
+    size_t klen;
+    json_t *v;
+    json_object_keylen_foreach((json_t *)(uintptr_t)obj, key, klen, v)
+    {
+        if (field_for(t, key, klen, true) == f && (!json_is_null(v) || nilable(f)))
+            found = v;
+    }
+    return found;
+}
+
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, unsigned mode)
 {
     json_t *out = json_object();
+    bool decoded = mode & NORM_DECODED;
     for (size_t i = 0; i < t->nfields; i++) {
         const struct wh_gofield *f = &t->fields[i];
-        const json_t *mv = obj ? json_object_get(obj, f->name) : NULL;
+        const json_t *mv = member_for(obj, t, f, mode);
         bool omit = f->flags & WH_GOF_OMITEMPTY;
         if (!mv || json_is_null(mv)) {
             if (nilable(f)) {
@@ -1022,7 +1152,7 @@ static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool de
                 set_member(out, f->name, z);
             continue;
         }
-        json_t *nv = norm(mv, f->type, decoded);
+        json_t *nv = norm(mv, f->type, mode);
         /* Decoded, an empty list or map given is an empty, not a nil, Go value: only the
          * encoding would leave it out. */
         bool kept = decoded && (f->type->kind == WH_GK_SLICE || f->type->kind == WH_GK_MAP);
@@ -1083,7 +1213,7 @@ static json_t *norm_bytes(const json_t *v)
 
 /* v is well-typed for t (wh_gotype_check passed). decoded: Go's value after decoding (see
  * wh_gotype_decode) rather than its encoding. */
-static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
+static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode)
 {
     if (!v || json_is_null(v))
         return zero_value(t);
@@ -1109,15 +1239,14 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
     case WH_GK_RAW:
         return wh_json_copy(v);
     case WH_GK_STRUCT:
-        return norm_struct(v, t, decoded);
+        return norm_struct(v, t, mode);
     case WH_GK_SLICE: {
         json_t *a = json_array();
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            json_t *ne =
-                t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem, decoded);
+            json_t *ne = t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem, mode);
             if (json_array_append_new(a, ne))
                 WH_PANIC("json_array_append_new failed");
         }
@@ -1128,7 +1257,7 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
         const char **keys = wh_json_sorted_keys(v, &n);
         json_t *o = json_object();
         for (size_t k = 0; k < n; k++)
-            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem, decoded));
+            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem, mode));
         free(keys);
         return o;
     }
@@ -1143,7 +1272,7 @@ enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t, json
     enum wh_err rc = wh_gotype_check(v, t, eb);
     if (rc)
         return rc;
-    *out = norm(v, t, false);
+    *out = norm(v, t, 0);
     return WH_OK;
 }
 
@@ -1154,6 +1283,29 @@ enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t 
     enum wh_err rc = wh_gotype_check(v, t, eb);
     if (rc)
         return rc;
-    *out = norm(v, t, true);
+    *out = norm(v, t, NORM_DECODED);
     return WH_OK;
+}
+
+enum wh_err wh_gotype_unmarshal(const char *text, size_t len, const struct wh_gotype *t,
+                                json_t **out, struct wh_errbuf *eb)
+{
+    *out = NULL;
+    char msg[sizeof(eb->msg)];
+    if (!wh_goenc_valid(text, len, msg, sizeof(msg)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg);
+    struct wh_jsonparse_error perr;
+    json_t *v = wh_json_parse(text, len, &perr);
+    if (!v) /* Go's syntax check passed: what is left is a NUL in an object key */
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", perr.text);
+    struct chk k = {.fold = true};
+    check_value(&k, v, t);
+    enum wh_err rc = WH_OK;
+    if (k.msg)
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", k.msg);
+    else
+        *out = norm(v, t, NORM_DECODED | NORM_FOLD);
+    free(k.msg);
+    json_decref(v);
+    return rc;
 }

@@ -101,6 +101,13 @@ WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype
 WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
                                               char **msg);
 
+/* The same, and where: *path (new ref) is the JSON array of member names and list indices
+ * from v to the value the error is about ([] for v itself), for messages that point into a
+ * file (util/yaml marks); Go's own message names struct fields only. Both NULL without an
+ * error; *msg is a new string (caller frees) otherwise. */
+WH_NODISCARD enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t,
+                                               char **msg, json_t **path);
+
 /* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
  * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,
  * missing non-omitempty members added with Go's zero encoding ("" 0 false; null for nil
@@ -115,5 +122,19 @@ WH_NODISCARD enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_go
  * map v gives stays ([] and {}), since Go decodes it into an empty, not a nil, value. */
 WH_NODISCARD enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t **out,
                                           struct wh_errbuf *eb);
+
+/* json.Unmarshal of text (len bytes) into t with Go's own encoding/json, which upstream uses
+ * for what is not an API object (the settings of the kruise-configuration ConfigMap, package
+ * kruise.io/configuration of the model). Unlike the API machinery's decoder above, a member
+ * name matches a field exactly or else as encoding/json folds case ("GROUP" and "group" are
+ * Group's; the long s folds to "s", the Kelvin sign to "k"), and of the members that pick the
+ * same field the last one counts (Go would merge two objects given for one struct or map field;
+ * the model takes the last). Returns in *out: new ref, the value wh_gotype_decode gives
+ * for it, fields by their own names. Errors: WH_ERR_INVALID with Go's message: the syntax
+ * error ("invalid character 'x' looking for beginning of value", "unexpected end of JSON
+ * input"), or the type error as wh_gotype_check words it. */
+WH_NODISCARD enum wh_err wh_gotype_unmarshal(const char *text, size_t len,
+                                             const struct wh_gotype *t, json_t **out,
+                                             struct wh_errbuf *eb);
 
 #endif

@@ -28,8 +28,9 @@ struct wh_handler_ctx {
 };
 
 /* An admission handler answers through resp (allow, deny, warn; mutating handlers edit
- * wh_admission_mutable_object). A returned error other than WH_OK is answered as allowed=false
- * with status code 500 and the errbuf text, as upstream's admission.Errored(500, err). */
+ * wh_admission_mutable_object or hand over their result with wh_admission_set_mutated_new). A
+ * returned error other than WH_OK is answered as allowed=false with status code 500 and the
+ * errbuf text, as upstream's admission.Errored(500, err). */
 typedef enum wh_err (*wh_admit_fn)(const struct wh_handler_ctx *ctx,
                                    const struct wh_admission_request *req,
                                    struct wh_admission_response *resp, struct wh_errbuf *eb);

@@ -3,50 +3,50 @@
 #include <string.h>
 
 #include "conversion/convert.h"
-#include "handlers/deletion/protection.h"
-#include "handlers/pod/pipeline.h"
-#include "handlers/pub/pub.h"
-#include "handlers/sidecarset/mutate.h"
-#include "handlers/sidecarset/validate.h"
-#include "handlers/workloads/workloads.h"
-#include "handlers/workloadspread/validate.h"
+
+/* Every route, in this order: the only list that knows every path. A feature defines its
+ * routes next to its code (handlers/handler.h); a new path is that and one line here, which
+ * declares the route as well: this file includes no feature's header. */
+#define ROUTES(X)                                                                                  \
+    X(wh_convert_route)                                                                            \
+    X(wh_sidecarset_mutate_route)                                                                  \
+    X(wh_pod_mutate_route)                                                                         \
+    X(wh_dp_deployment_route)                                                                      \
+    X(wh_cloneset_validate_route)                                                                  \
+    X(wh_sidecarset_validate_route)                                                                \
+    X(wh_statefulset_validate_route)                                                               \
+    X(wh_uniteddeployment_validate_route)                                                          \
+    X(wh_ws_validate_route)                                                                        \
+    X(wh_cloneset_validate_alias_route)                                                            \
+    X(wh_uniteddeployment_validate_alias_route)                                                    \
+    X(wh_dp_replicaset_route)                                                                      \
+    X(wh_dp_statefulset_route)                                                                     \
+    X(wh_dp_crd_route)                                                                             \
+    X(wh_dp_ingress_route)                                                                         \
+    X(wh_pod_validate_route)                                                                       \
+    X(wh_dp_namespace_route)                                                                       \
+    X(wh_pub_validate_route)                                                                       \
+    X(wh_dp_service_route)                                                                         \
+    X(wh_cloneset_mutate_route)                                                                    \
+    X(wh_statefulset_mutate_route)                                                                 \
+    X(wh_daemonset_mutate_route)                                                                   \
+    X(wh_uniteddeployment_mutate_route)                                                            \
+    X(wh_daemonset_validate_route)                                                                 \
+    /* end of the list */
+
+#define DECLARE(route) extern const struct wh_route route;
+ROUTES(DECLARE)
 
 /* CRD conversion, whose engine sits below handlers/ (conversion/convert.h). The CRDs name the
  * path (tools/manifests.c), no webhook entry does. */
-static const struct wh_route convert_route = {
+const struct wh_route wh_convert_route = {
     .path = "/convert",
     .kind = WH_ROUTE_CONVERT,
     .convert = wh_convert_objects,
 };
 
-/* Every route, in this order: the only list that knows every path. A new path is a route in
- * its feature's file and a line here. */
-static const struct wh_route *const routes[] = {
-    &convert_route,
-    &wh_sidecarset_mutate_route,
-    &wh_pod_mutate_route,
-    &wh_dp_deployment_route,
-    &wh_cloneset_validate_route,
-    &wh_sidecarset_validate_route,
-    &wh_statefulset_validate_route,
-    &wh_uniteddeployment_validate_route,
-    &wh_ws_validate_route,
-    &wh_cloneset_validate_alias_route,
-    &wh_uniteddeployment_validate_alias_route,
-    &wh_dp_replicaset_route,
-    &wh_dp_statefulset_route,
-    &wh_dp_crd_route,
-    &wh_dp_ingress_route,
-    &wh_pod_validate_route,
-    &wh_dp_namespace_route,
-    &wh_pub_validate_route,
-    &wh_dp_service_route,
-    &wh_cloneset_mutate_route,
-    &wh_statefulset_mutate_route,
-    &wh_daemonset_mutate_route,
-    &wh_uniteddeployment_mutate_route,
-    &wh_daemonset_validate_route,
-};
+#define ENTRY(route) &route,
+static const struct wh_route *const routes[] = {ROUTES(ENTRY)};
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

@@ -25,6 +25,9 @@
 #define WH_KRUISE_CONFIG_SIDECARSET_WHITELIST "SidecarSet_PatchPodMetadata_WhiteList"
 /* WSWatchCustomWorkloadWhiteList */
 #define WH_KRUISE_CONFIG_WS_WHITELIST "WorkloadSpread_Watch_Custom_Workload_WhiteList"
+/* the Go-type model's package of these settings (configuration.SidecarSetPatchMetadataWhiteList,
+ * .WSCustomWorkloadWhiteList, .CustomWorkloadWhiteList), for wh_gotype_unmarshal */
+#define WH_KRUISE_CONFIG_TYPES "kruise.io/configuration"
 
 /* --- Pods ------------------------------------------------------------------------------------- */
 

@@ -663,6 +663,18 @@ static void register_route_metrics(struct wh_http *h)
     }
 }
 
+/* A listener that did not start (libmicrohttpd's log line before says why: a port in use, a
+ * host not on this machine): which option moves it, and where its value came from. */
+static enum wh_err listen_failed(const struct wh_config *cfg, const char *what, const char *at,
+                                 const char *option, struct wh_errbuf *eb)
+{
+    return wh_errbuf_set(eb, WH_ERR_IO,
+                         "cannot listen for %s on %s (the line above says why); it is set by "
+                         "--%s or %s, here by %s: choose another address or port there",
+                         what, at, option, wh_config_env_name(option),
+                         wh_config_origin(cfg, option));
+}
+
 enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_ctx *ctx,
                           struct wh_http **out, struct wh_errbuf *eb)
 {
@@ -685,8 +697,10 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     if (start_listener(h, &h->https, "https", cfg->bind_address, (int)cfg->port,
                        (unsigned int)cfg->threads, &https_limits)) {
         wh_http_stop(h, 0);
-        return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen for HTTPS on %s:%lld",
-                             cfg->bind_address[0] ? cfg->bind_address : "*", cfg->port);
+        char at[300];
+        snprintf(at, sizeof(at), "%s:%lld", cfg->bind_address[0] ? cfg->bind_address : "*",
+                 cfg->port);
+        return listen_failed(cfg, "HTTPS", at, "port", eb);
     }
     bool health_on = !wh_config_addr_disabled(cfg->health_addr);
     bool metrics_on = !wh_config_addr_disabled(cfg->metrics_addr);
@@ -698,16 +712,15 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
         h->health.metrics = shared;
         if (start_plain(h, &h->health, "health", cfg->health_addr)) {
             wh_http_stop(h, 0);
-            return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --health-addr %s",
-                                 cfg->health_addr);
+            return listen_failed(cfg, shared ? "/healthz, /readyz and /metrics" : "/healthz and /readyz",
+                                 cfg->health_addr, "health-addr", eb);
         }
     }
     if (metrics_on && !shared) {
         h->metrics.metrics = true;
         if (start_plain(h, &h->metrics, "metrics", cfg->metrics_addr)) {
             wh_http_stop(h, 0);
-            return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --metrics-addr %s",
-                                 cfg->metrics_addr);
+            return listen_failed(cfg, "/metrics", cfg->metrics_addr, "metrics-addr", eb);
         }
     }
     *out = h;

@@ -3,32 +3,37 @@
 #include <string.h>
 
 #include "gocompat/gotype.h"
-#include "handlers/pod/launch_priority.h"
-#include "handlers/pod/readiness_gate.h"
-#include "handlers/pub/pub.h"
-#include "handlers/sidecarset/inject.h"
-#include "handlers/workloadspread/pod.h"
 #include "log/log.h"
 #include "util/json.h"
 #include "util/str.h"
 
-/* The step lists: the only place that knows every Pod step. Upstream's order
+/* The step lists: the only place that knows every Pod step. A feature defines its step next
+ * to its code (handlers/pod/step.h); a new step is that and one line in each list it runs in,
+ * which declares the step as well: this file includes no feature's header. Upstream's order
  * (pod_create_update_handler.go, mutating and validating). Steps upstream has that are not
  * built here: on /mutate-pod, after PodUnavailableBudget, PersistentPodState, the enhanced
  * liveness probe (gate EnhancedLivenessProbe) and the probe marker on serverless (gate
  * EnablePodProbeMarkerOnServerless), in that order. */
-static const struct wh_pod_step *const mutate_steps[] = {
-    &wh_pod_readiness_gate_step,
-    &wh_workloadspread_pod_step,
-    &wh_sidecarset_pod_step,
-    &wh_pod_launch_priority_step,
-    &wh_pub_pod_step,
-};
+#define MUTATE_STEPS(X)                                                                            \
+    X(wh_pod_readiness_gate_step)                                                                  \
+    X(wh_workloadspread_pod_step)                                                                  \
+    X(wh_sidecarset_pod_step)                                                                      \
+    X(wh_pod_launch_priority_step)                                                                 \
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
 
-static const struct wh_pod_step *const validate_steps[] = {
-    &wh_workloadspread_pod_step,
-    &wh_pub_pod_step,
-};
+#define VALIDATE_STEPS(X)                                                                          \
+    X(wh_workloadspread_pod_step)                                                                  \
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
+
+#define DECLARE(step) extern const struct wh_pod_step step;
+MUTATE_STEPS(DECLARE)
+VALIDATE_STEPS(DECLARE)
+
+#define ENTRY(step) &step,
+static const struct wh_pod_step *const mutate_steps[] = {MUTATE_STEPS(ENTRY)};
+static const struct wh_pod_step *const validate_steps[] = {VALIDATE_STEPS(ENTRY)};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -8,7 +8,7 @@
  *                consistent (sections 5.2, 5.3 steps 2-3)
  *  check.c       the budget check and its decision inside the status write (5.3)
  *  metrics.c     the decisions' metrics, and upstream's refusal counter
- *  pod.c         the /validate-pod step: which requests are examined (5.1)
+ *  pod.c         the /validate-pod step: which requests are examined (5.1); the setup
  *  validate.c    the object webhook (7)
  * Thread rule: as pub.h. */
 
@@ -65,6 +65,13 @@ const char *wh_pub_related_name(const json_t *pod);
 
 /* The /mutate-pod step (section 4). */
 WH_NODISCARD enum wh_err wh_pub_mutate(struct wh_pod_review *pr, struct wh_errbuf *eb);
+
+/* --- pod.c ------------------------------------------------------------------------------------ */
+
+/* The setup of the step and of the object webhook: wh_pub_caches_setup, and the metric series
+ * at zero (metrics.c). */
+WH_NODISCARD enum wh_err wh_pub_setup(struct wh_cluster *cl, const struct wh_config *cfg,
+                                      struct wh_errbuf *eb);
 
 /* --- unavailable.c ---------------------------------------------------------------------------- */
 

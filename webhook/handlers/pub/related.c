@@ -126,7 +126,6 @@ enum wh_err wh_pub_caches_setup(struct wh_cluster *cl, const struct wh_config *c
                                                     WH_RES_ADVANCED_STATEFULSET};
     for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
         (void)wh_cluster_declare(cl, workloads[i], NULL);
-    wh_pub_metrics_setup();
     return WH_OK;
 }
 

@@ -23,6 +23,7 @@
 #include "k8s/pod.h"
 #include "k8s/quantity.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -363,10 +364,10 @@ static bool label_added(const json_t *old_pod, const json_t *new_pod)
     return !wh_pub_has_unavailable_label(old_pod) && wh_pub_has_unavailable_label(new_pod);
 }
 
-/* json_equal, with an absent value equal to an absent one. */
+/* JSON equality, an absent value equal only to an absent one. */
 static bool same(const json_t *a, const json_t *b)
 {
-    return (!a && !b) || (a && b && json_equal(a, b));
+    return wh_json_equal(a, b, WH_JSON_EQ_EXACT);
 }
 
 bool wh_pub_unavailable_changed(const json_t *old_pod, const json_t *new_pod)

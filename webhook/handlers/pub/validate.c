@@ -16,6 +16,7 @@
 #include "k8s/ref.h"
 #include "k8s/validation.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/str.h"
 
 /* A member that is there: present and not null (a nil pointer in Go). */
@@ -23,31 +24,6 @@ static const json_t *member(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return v && !json_is_null(v) ? v : NULL;
-}
-
-/* Values equal as Go compares the decoded structs: a null member is an absent one. */
-static bool go_equal(const json_t *a, const json_t *b)
-{
-    if (!a || json_is_null(a) || !b || json_is_null(b))
-        return (!a || json_is_null(a)) && (!b || json_is_null(b));
-    if (json_is_object(a) && json_is_object(b)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)a, k,
-                            v) if (!go_equal(v, json_object_get(b, k))) return false;
-        json_object_foreach((json_t *)(uintptr_t)b, k,
-                            v) if (!go_equal(json_object_get(a, k), v)) return false;
-        return true;
-    }
-    if (json_is_array(a) && json_is_array(b)) {
-        if (json_array_size(a) != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!go_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        return true;
-    }
-    return json_equal(a, b);
 }
 
 /* %#v of a v1beta1.TargetReference. Returns: new string. */
@@ -338,8 +314,11 @@ static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx
     ignored_selector(l, spec);
     if (old) {
         const json_t *ospec = wh_json_obj(old, "spec");
-        if (!go_equal(member(spec, "selector"), member(ospec, "selector")) ||
-            !go_equal(member(spec, "targetRef"), member(ospec, "targetRef")))
+        /* reflect.DeepEqual of the decoded fields: a null member is an absent one */
+        if (!wh_json_equal(member(spec, "selector"), member(ospec, "selector"),
+                           WH_JSON_EQ_NULL_ABSENT) ||
+            !wh_json_equal(member(spec, "targetRef"), member(ospec, "targetRef"),
+                           WH_JSON_EQ_NULL_ABSENT))
             wh_ferr_required(l, "spec.selector, targetRef",
                              "selector and targetRef cannot be modified");
     }
@@ -436,7 +415,7 @@ out:
 enum wh_err wh_pub_validate_setup(struct wh_cluster *cl, const struct wh_config *cfg,
                                   struct wh_errbuf *eb)
 {
-    return wh_pub_gates_on(cfg) ? wh_pub_caches_setup(cl, cfg, eb) : WH_OK;
+    return wh_pub_gates_on(cfg) ? wh_pub_setup(cl, cfg, eb) : WH_OK;
 }
 
 const struct wh_route wh_pub_validate_route = {

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "gocompat/gotime.h"
-#include "handlers/pod/pipeline.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gocompat/gotype.h"
 #include "handlers/sidecarset/defaults.h"
 #include "handlers/sidecarset/hash.h"
-#include "jsonpatch/diff.h"
-#include "gocompat/gotype.h"
 #include "k8s/kruise.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 
 /* Upstream's defaulting dereferences sourceContainerNameFrom.fieldRef without a nil check; the
  * panic is recovered by controller-runtime and answered as a 500 (spec 11.12). */
@@ -78,13 +78,12 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     rc = wh_gotype_normalize(defaulted, type, &encoded, eb);
     if (rc)
         goto out;
-    if (wh_patch_equal(decoded, encoded)) {
+    if (wh_json_equal(decoded, encoded, WH_JSON_EQ_EXACT)) {
         wh_admission_allow(resp, NULL);
         goto out;
     }
-    json_t *obj = wh_admission_mutable_object(resp, req);
-    json_object_clear(obj);
-    json_object_update(obj, encoded);
+    wh_admission_set_mutated_new(resp, encoded);
+    encoded = NULL;
     wh_admission_allow(resp, NULL);
 out:
     json_decref(decoded);

@@ -545,14 +545,12 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
             snprintf(err, errsz, "SidecarSet patch metadata whitelist not found");
         goto out;
     }
-    if (!wh_goenc_valid(text, strlen(text), err, errsz))
-        goto out;
-    wl = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (wl && !json_is_object(wl) && !json_is_null(wl)) {
-        snprintf(err, errsz,
-                 "json: cannot unmarshal %s into Go value of type "
-                 "configuration.SidecarSetPatchMetadataWhiteList",
-                 wh_json_type_name(wl));
+    struct wh_errbuf deb = {{0}};
+    if (wh_gotype_unmarshal(
+            text, strlen(text),
+            wh_gotype_lookup(WH_KRUISE_CONFIG_TYPES, "SidecarSetPatchMetadataWhiteList"), &wl,
+            &deb)) {
+        snprintf(err, errsz, "%s", deb.msg);
         goto out;
     }
     size_t i, k;
