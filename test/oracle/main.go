@@ -35,6 +35,8 @@ func main() {
 		os.Exit(applyMain(args))
 	case "port":
 		os.Exit(portMain(args))
+	case "podtemplate":
+		os.Exit(podtemplateMain(args))
 	case "-h", "--help", "help":
 		usage()
 	default:

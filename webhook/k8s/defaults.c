@@ -122,8 +122,10 @@ static void default_container_parts(json_t *c, unsigned flags)
         wh_k8s_default_field_ref(wh_json_path(item, "valueFrom", "fieldRef", NULL));
     }
     json_t *res = wh_json_obj(c, "resources");
-    default_resource_list(wh_json_obj(res, "limits"));
-    default_resource_list(wh_json_obj(res, "requests"));
+    if (!(flags & WH_K8S_DEFAULT_KEEP_QUANTITIES)) {
+        default_resource_list(wh_json_obj(res, "limits"));
+        default_resource_list(wh_json_obj(res, "requests"));
+    }
     default_probe(wh_json_obj(c, "livenessProbe"));
     default_probe(wh_json_obj(c, "readinessProbe"));
     if (flags & WH_K8S_DEFAULT_STARTUP_PROBE)
@@ -228,7 +230,7 @@ static void default_host_ports(json_t *containers)
     }
 }
 
-void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
+static void default_pod_spec(json_t *spec, bool host_network_ports, unsigned keep)
 {
     if (!json_is_object(spec))
         return;
@@ -248,18 +250,29 @@ void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
     json_t *c;
     json_array_foreach(wh_json_arr(spec, "initContainers"), i, c)
     {
-        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE);
+        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);
     }
     json_array_foreach(wh_json_arr(spec, "containers"), i, c)
     {
-        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | WH_K8S_DEFAULT_PULL_ALWAYS);
+        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | WH_K8S_DEFAULT_PULL_ALWAYS | keep);
     }
     json_array_foreach(wh_json_arr(spec, "ephemeralContainers"), i, c)
     {
         if (json_is_object(c))
-            default_container_parts(c, WH_K8S_DEFAULT_STARTUP_PROBE);
+            default_container_parts(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);
     }
-    default_resource_list(wh_json_obj(spec, "overhead"));
+    if (!keep)
+        default_resource_list(wh_json_obj(spec, "overhead"));
+}
+
+void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
+{
+    default_pod_spec(spec, host_network_ports, 0);
+}
+
+void wh_k8s_default_pod_spec_for_validation(json_t *spec, bool host_network_ports)
+{
+    default_pod_spec(spec, host_network_ports, WH_K8S_DEFAULT_KEEP_QUANTITIES);
 }
 
 void wh_k8s_default_pvc_template(json_t *pvc)

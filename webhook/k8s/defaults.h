@@ -29,6 +29,9 @@ enum {
     /* an empty imagePullPolicy is Always whatever the image (SetDefaultPodSpec does this to
      * containers, not init containers, "for in-place update") */
     WH_K8S_DEFAULT_PULL_ALWAYS = 2u,
+    /* resources keep the text they were written with (for a copy that is only validated: Go's
+     * rounding to milli precision happens in memory, and k8s/podvalidation.h applies it) */
+    WH_K8S_DEFAULT_KEEP_QUANTITIES = 4u,
 };
 
 /* SetDefaults_Container (imagePullPolicy by the image's tag, terminationMessagePath and
@@ -58,5 +61,12 @@ void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports);
  * (kruise does not call it: a template's volumeMode stays unset). Anything but an object is left
  * alone. */
 void wh_k8s_default_pvc_template(json_t *pvc);
+
+/* The same for a copy that is only validated, as upstream's validating webhooks default before
+ * validating (convertor.ConvertPodTemplateSpec, ConvertPod): every default but the rounding of
+ * resources and overhead, whose text is kept (WH_K8S_DEFAULT_KEEP_QUANTITIES). The validation
+ * rounds as Go rounds in memory, and prints a quantity with %#v from the text the user wrote,
+ * which Go shows; the rounded text would show another. */
+void wh_k8s_default_pod_spec_for_validation(json_t *spec, bool host_network_ports);
 
 #endif

@@ -401,7 +401,8 @@ static bool is_integer_resource(const char *name)
     return in_list(name, ints, sizeof(ints) / sizeof(ints[0])) || is_extended(name);
 }
 
-/* validateContainerResourceName. */
+/* validateContainerResourceName. A core.ResourceName prints through its String method:
+ * unquoted. */
 static void container_resource_name(struct wh_field_errors *l, const char *name, const char *path)
 {
     static const char *const standard[] = {"cpu",
@@ -426,19 +427,20 @@ static void container_resource_name(struct wh_field_errors *l, const char *name,
                                            "services.loadbalancers"};
     struct wh_vmsgs m = {0};
     wh_is_qualified_name(name, &m);
-    wh_pv_invalid_msgs(l, path, name, &m);
+    for (size_t i = 0; i < m.n; i++)
+        wh_ferr_invalid_raw(l, path, name, m.m[i]);
     bool slash = strchr(name, '/') != NULL;
     /* validateResourceName returns early: a name that is not qualified is not also called
      * non-standard */
     if (!m.n && !slash && !is_hugepages(name) && !wh_str_has_prefix(name, "requests.hugepages-") &&
         !in_list(name, standard, sizeof(standard) / sizeof(standard[0])))
-        wh_ferr_invalid_str(l, path, name, "must be a standard resource type or fully qualified");
+        wh_ferr_invalid_raw(l, path, name, "must be a standard resource type or fully qualified");
     if (!slash) {
         if (strcmp(name, "cpu") && strcmp(name, "memory") && strcmp(name, "ephemeral-storage") &&
             !is_hugepages(name))
-            wh_ferr_invalid_str(l, path, name, "must be a standard resource for containers");
+            wh_ferr_invalid_raw(l, path, name, "must be a standard resource for containers");
     } else if (!is_native(name) && !is_extended(name)) {
-        wh_ferr_invalid_str(l, path, name, "doesn't follow extended resource name standard");
+        wh_ferr_invalid_raw(l, path, name, "doesn't follow extended resource name standard");
     }
 }
 
@@ -452,10 +454,20 @@ static void quantity_value(struct wh_field_errors *l, const char *name, const js
         wh_ferr_invalid_str(l, path, shown, WH_PV_NONNEG_MSG);
     }
     if (is_integer_resource(name) && wh_quantity_scaled_value(q, -3) % 1000 != 0) {
-        char *g = wh_pv_gosyntax_quantity(v);
+        char *g = wh_pv_gosyntax_quantity(v, true);
         wh_ferr_invalid_raw(l, path, g, "must be an integer");
         free(g);
     }
+}
+
+/* A container's resource quantity as SetDefaults_ResourceList leaves it: rounded up to milli
+ * precision (a no-op on text defaulting has rounded already). */
+static bool rounded_quantity(const json_t *v, struct wh_quantity *q)
+{
+    if (!wh_pv_quantity(v, q))
+        return false;
+    (void)wh_quantity_round_up(q, -3);
+    return true;
 }
 
 /* validateResourceClaimNames. */
@@ -492,10 +504,14 @@ static void claim_names(struct wh_field_errors *l, const json_t *claims, const s
             if (exact) {
                 wh_ferr_duplicate(l, p, key);
             } else if (!*req) {
-                size_t nl = strlen(name);
-                for (size_t k = 0; k < nkeys; k++)
-                    if (strncmp(keys[k], name, nl) == 0 && keys[k][nl] == '/')
+                /* an earlier "claim/request" of this claim: the key's part before its first
+                 * '/' (a claim name with '/' never matches) */
+                for (size_t k = 0; k < nkeys; k++) {
+                    const char *slash = strchr(keys[k], '/');
+                    if (slash && (size_t)(slash - keys[k]) == strlen(name) &&
+                        strncmp(keys[k], name, strlen(name)) == 0)
                         wh_ferr_duplicate(l, p, name);
+                }
             }
             keys[nkeys++] = key;
         }
@@ -541,7 +557,7 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         char *kp = wh_str_printf("%s[%s]", lp, name);
         struct wh_quantity q;
         container_resource_name(l, name, kp);
-        if (wh_pv_quantity(v, &q))
+        if (rounded_quantity(v, &q))
             quantity_value(l, name, v, &q, kp);
         huge |= is_hugepages(name);
         lim_cpu_mem |= !strcmp(name, "cpu") || !strcmp(name, "memory");
@@ -554,13 +570,13 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         const json_t *v = json_object_get(requests, name);
         char *kp = wh_str_printf("%s[%s]", rp, name);
         struct wh_quantity q, lq;
-        bool have = wh_pv_quantity(v, &q);
+        bool have = rounded_quantity(v, &q);
         container_resource_name(l, name, kp);
         if (have)
             quantity_value(l, name, v, &q, kp);
         bool overcommit = is_native(name) && !is_hugepages(name);
         const json_t *lv = json_object_get(limits, name);
-        if (lv && have && wh_pv_quantity(lv, &lq)) {
+        if (lv && have && rounded_quantity(lv, &lq)) {
             char shown[WH_QUANTITY_MAX_DIGITS + 8], lshown[WH_QUANTITY_MAX_DIGITS + 8];
             wh_quantity_format(&q, shown, sizeof(shown));
             wh_quantity_format(&lq, lshown, sizeof(lshown));
@@ -602,12 +618,13 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
         bool dup = false;
         for (k = 0; k < i && !dup; k++)
             dup = strcmp(wh_json_str_or_empty(json_array_get(list, k), "resourceName"), name) == 0;
+        /* the resource name (core.ResourceName) prints unquoted, through its String method */
         if (dup)
-            wh_ferr_duplicate(l, P("%s[%zu]", path, i), name);
+            wh_ferr_duplicate_raw(l, P("%s[%zu]", path, i), name);
         if (!*name)
             wh_ferr_required(l, path, "");
         else if (strcmp(name, "cpu") && strcmp(name, "memory"))
-            wh_ferr_not_supported(l, path, name, names, 2);
+            wh_ferr_not_supported_raw(l, path, name, names, 2);
         if (!*pol)
             wh_ferr_required(l, path, "");
         else if (strcmp(pol, "NotRequired") && strcmp(pol, "RestartContainer"))
@@ -620,6 +637,49 @@ static void resize_policy(struct wh_field_errors *l, const json_t *list, const c
 
 /* --- security contexts --------------------------------------------------------------------------
  */
+
+/* unicode.IsSpace of the rune at s; *len its length in bytes. */
+static bool go_space_at(const unsigned char *s, size_t *len)
+{
+    *len = 1;
+    if (strchr(" \t\n\v\f\r", s[0]) && s[0])
+        return true;
+    if (s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0)) {
+        *len = 2;
+        return true;
+    }
+    if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80) { /* U+1680 */
+        *len = 3;
+        return true;
+    }
+    if (s[0] == 0xE2 && s[1] == 0x80 &&
+        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF)) {
+        *len = 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
+        return true;
+    }
+    if ((s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) || /* U+205F */
+        (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)) { /* U+3000 */
+        *len = 3;
+        return true;
+    }
+    return false;
+}
+
+/* Whether s has Unicode white space at either end (len(s) != len(strings.TrimSpace(s))). */
+static bool padded(const char *s)
+{
+    size_t n = strlen(s), sl;
+    if (!n)
+        return false;
+    if (go_space_at((const unsigned char *)s, &sl))
+        return true;
+    for (size_t i = n; i > 0; i--) {
+        if (((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
+            continue;
+        return go_space_at((const unsigned char *)s + i - 1, &sl) && i - 1 + sl == n;
+    }
+    return false;
+}
 
 void wh_pv_seccomp_profile(struct wh_field_errors *l, const json_t *sp, const char *path)
 {
@@ -648,8 +708,6 @@ void wh_pv_seccomp_profile(struct wh_field_errors *l, const json_t *sp, const ch
     }
 }
 
-static bool go_space_at(const unsigned char *s, size_t *len);
-
 void wh_pv_apparmor_profile(struct wh_field_errors *l, const json_t *prof, const char *path)
 {
     static const char *const types[] = {"Localhost", "RuntimeDefault", "Unconfined"};
@@ -665,16 +723,8 @@ void wh_pv_apparmor_profile(struct wh_field_errors *l, const json_t *prof, const
                              "must be set when AppArmor type is Localhost");
             return;
         }
-        size_t n = strlen(lp), sl;
-        bool padded = n && go_space_at((const unsigned char *)lp, &sl);
-        /* a trailing space: the last rune */
-        for (size_t i = n; !padded && i > 0; i--) {
-            if (((unsigned char)lp[i - 1] & 0xC0) == 0x80)
-                continue;
-            padded = go_space_at((const unsigned char *)lp + i - 1, &sl) && i - 1 + sl == n;
-            break;
-        }
-        if (padded)
+        size_t n = strlen(lp);
+        if (padded(lp))
             wh_ferr_invalid_str(l, P("%s.localhostProfile", path), lp,
                                 "must not be padded with whitespace");
         else if (!n)
@@ -933,8 +983,8 @@ static void handler(struct wh_field_errors *l, const json_t *h, enum handler_kin
             if (v < 1 || v > 65535)
                 wh_ferr_invalid_int(l, P("%s.port", hp), v,
                                     "must be between 1 and 65535, inclusive");
-        } else if (s->grace) {
-            long long sec = wh_pv_int(a, "seconds"), grace = json_integer_value(s->grace);
+        } else if (s->has_grace) {
+            long long sec = wh_pv_int(a, "seconds"), grace = s->grace;
             if (sec <= 0 || sec > grace) {
                 char *d = wh_str_printf("must be greater than 0 and less than "
                                         "terminationGracePeriodSeconds (%lld). Enable "
@@ -1159,49 +1209,6 @@ void wh_pv_init_containers(struct wh_field_errors *l, const struct wh_pv_spec *s
         }
     }
     free(names);
-}
-
-/* unicode.IsSpace of the rune at s; *len its length in bytes. */
-static bool go_space_at(const unsigned char *s, size_t *len)
-{
-    *len = 1;
-    if (strchr(" \t\n\v\f\r", s[0]) && s[0])
-        return true;
-    if (s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0)) {
-        *len = 2;
-        return true;
-    }
-    if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80) { /* U+1680 */
-        *len = 3;
-        return true;
-    }
-    if (s[0] == 0xE2 && s[1] == 0x80 &&
-        ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF)) {
-        *len = 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
-        return true;
-    }
-    if ((s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) || /* U+205F */
-        (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)) { /* U+3000 */
-        *len = 3;
-        return true;
-    }
-    return false;
-}
-
-/* Whether s has Unicode white space at either end (len(s) != len(strings.TrimSpace(s))). */
-static bool padded(const char *s)
-{
-    size_t n = strlen(s), sl;
-    if (!n)
-        return false;
-    if (go_space_at((const unsigned char *)s, &sl))
-        return true;
-    for (size_t i = n; i > 0; i--) {
-        if (((unsigned char)s[i - 1] & 0xC0) == 0x80 && n - i < 3)
-            continue;
-        return go_space_at((const unsigned char *)s + i - 1, &sl) && i - 1 + sl == n;
-    }
-    return false;
 }
 
 static void container_only_for_pod(struct wh_field_errors *l, const json_t *c, const char *path)

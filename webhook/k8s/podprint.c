@@ -288,7 +288,24 @@ static void go_parse(const char *str, struct go_quantity *g)
             scale % 3 == 0 && !(ns >= 3 && strcmp(numbuf + ns - 3, "000") == 0) && numbuf[0] != '0';
 }
 
-char *wh_pv_gosyntax_quantity(const json_t *v)
+/* negativeScaleInt64: base / 10^scale, rounded away from zero. */
+static long long negative_scale(long long base, int scale)
+{
+    long long value = base;
+    bool fraction = false;
+    for (int i = 0; i < scale; i++) {
+        if (!fraction && value % 10 != 0)
+            fraction = true;
+        value /= 10;
+        if (value == 0)
+            return fraction ? (base > 0 ? 1 : -1) : 0;
+    }
+    if (fraction)
+        value += base > 0 ? 1 : -1;
+    return value;
+}
+
+char *wh_pv_gosyntax_quantity(const json_t *v, bool rounded)
 {
     char text[96];
     if (json_is_string(v)) {
@@ -311,6 +328,13 @@ char *wh_pv_gosyntax_quantity(const json_t *v)
     }
     struct go_quantity g;
     go_parse(text, &g);
+    /* RoundUp(milliScale): an int64Amount below milli precision is scaled, and its cached text
+     * goes */
+    if (rounded && !g.dec && g.scale < -3) {
+        g.value = negative_scale(g.value, -3 - g.scale);
+        g.scale = -3;
+        g.cached = false;
+    }
     struct wh_buf b;
     start(&b);
     if (g.dec) {

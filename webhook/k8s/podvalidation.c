@@ -102,7 +102,12 @@ static void spec_init(struct wh_pv_spec *s, const json_t *spec, const json_t *po
     s->share_process_namespace = wh_pv_get(spec, "shareProcessNamespace");
     s->host_users = wh_pv_get(spec, "hostUsers");
     s->host_users_effective = !s->host_users || json_is_true(s->host_users);
-    s->grace = wh_pv_get(spec, "terminationGracePeriodSeconds");
+    const json_t *grace = wh_pv_get(spec, "terminationGracePeriodSeconds");
+    s->has_grace = grace != NULL;
+    s->grace = json_integer_value(grace);
+    /* Convert_v1_Pod_To_core_Pod (a Pod's, not a template's) reads a negative period as 1 */
+    if (pod_meta && s->has_grace && s->grace < 0)
+        s->grace = 1;
     s->restart_policy = wh_json_str_or_empty(spec, "restartPolicy");
     s->pod_meta = pod_meta;
     /* gatherPodResourceClaimNames, sorted for the messages that list them */
@@ -337,6 +342,15 @@ static void pod_security_context(struct wh_field_errors *l, const struct wh_pv_s
 /* --- DNS and host namespaces ---------------------------------------------------------------------
  */
 
+/* An Invalid whose value is a []string. */
+static void invalid_strings(struct wh_field_errors *l, const char *path, const json_t *arr,
+                            const char *detail)
+{
+    char *g = wh_pv_gosyntax_strings(arr);
+    wh_ferr_invalid_raw(l, path, g, detail);
+    free(g);
+}
+
 static void dns_config(struct wh_field_errors *l, const json_t *spec, const char *path)
 {
     char p[WH_PV_PATH];
@@ -357,34 +371,24 @@ static void dns_config(struct wh_field_errors *l, const json_t *spec, const char
         return;
     size_t i, total = 0;
     const json_t *v;
-    if (json_array_size(ns) > 3) {
-        char *g = wh_pv_gosyntax_strings(ns);
-        wh_ferr_invalid_raw(l, P("%s.nameservers", path), g,
-                            "must not have more than 3 nameservers");
-        free(g);
-    }
+    if (json_array_size(ns) > 3)
+        invalid_strings(l, P("%s.nameservers", path), ns, "must not have more than 3 nameservers");
     json_array_foreach(ns, i, v)
     {
         wh_validate_ip(l, json_is_string(v) ? json_string_value(v) : "",
                        P("%s.nameservers[%zu]", path, i));
     }
-    if (json_array_size(searches) > 32) {
-        char *g = wh_pv_gosyntax_strings(searches);
-        wh_ferr_invalid_raw(l, P("%s.searches", path), g,
-                            "must not have more than 32 search paths");
-        free(g);
-    }
+    if (json_array_size(searches) > 32)
+        invalid_strings(l, P("%s.searches", path), searches,
+                        "must not have more than 32 search paths");
     json_array_foreach(searches, i, v)
     {
         total += (i ? 1 : 0) + strlen(json_is_string(v) ? json_string_value(v) : "");
     }
-    if (total > 2048) {
-        char *g = wh_pv_gosyntax_strings(searches);
-        wh_ferr_invalid_raw(l, P("%s.searches", path), g,
-                            "must not have more than 2048 characters (including spaces) in the "
-                            "search list");
-        free(g);
-    }
+    if (total > 2048)
+        invalid_strings(l, P("%s.searches", path), searches,
+                        "must not have more than 2048 characters (including spaces) in the "
+                        "search list");
     json_array_foreach(searches, i, v)
     {
         char *search = wh_xstrdup(json_is_string(v) ? json_string_value(v) : "");
@@ -597,7 +601,7 @@ static void spec_validate(struct wh_field_errors *l, struct wh_pv_spec *s, const
     const json_t *spec = s->spec;
     size_t i, k;
     const json_t *v, *h;
-    if (!s->grace)
+    if (!s->has_grace)
         wh_ferr_required(l, P("%s.terminationGracePeriodSeconds", path), "");
     wh_pv_volumes(l, wh_json_arr(spec, "volumes"), s->pod_meta, P("%s.volumes", path), &s->vols);
     resource_claims(l, s, P("%s.resourceClaims", path));

@@ -9,12 +9,15 @@
  * AllowInvalidTopologySpreadConstraintLabelSelector set, every other option unset, ResourceIsPod
  * false). The one home of these rules: workloads, SidecarSet and WorkloadSpread call it.
  *
- * Input. Every value is v1 JSON as Go decodes it (wh_gotype_decode, or a request's own JSON):
- * absent and null are Go's nil, [] and {} are set but empty (Go tells them apart in places:
- * validateFieldAllowList, a Windows Pod's supplementalGroups). Where upstream defaults before
- * validating (convertor.ConvertPodTemplateSpec and ConvertPod run kruise's SetDefaultPodSpec),
- * the caller defaults first with wh_k8s_default_pod_spec (k8s/defaults.h). Members of the wrong
- * JSON type are read as their zero value (the decoder has refused them already).
+ * Input. Every value is v1 JSON as Go decodes it: best the request's own JSON once it
+ * type-checks (wh_gotype_check), which keeps the text a quantity was written with; the output of
+ * wh_gotype_decode works too, but holds quantities canonical. Absent and null are Go's nil, []
+ * and {} are set but empty (Go tells them apart in places: validateFieldAllowList, a Windows
+ * Pod's supplementalGroups). Where upstream defaults before validating
+ * (convertor.ConvertPodTemplateSpec and ConvertPod run kruise's SetDefaultPodSpec), the caller
+ * defaults its copy first with wh_k8s_default_pod_spec_for_validation (k8s/defaults.h), a
+ * template without spec given "spec": {} first (Go defaults the zero PodSpec). Members of the
+ * wrong JSON type are read as their zero value (the decoder has refused them already).
  * What Convert_v1_PodTemplateSpec_To_core_PodTemplateSpec changes is applied here, not asked of
  * the caller: hostNetwork, hostPID, hostIPC, shareProcessNamespace and hostUsers move into the
  * Pod's security context, which always exists in core; serviceAccount stands in for an empty
@@ -26,8 +29,9 @@
  * keys are visited in byte order here, Go's order is random. A value Go prints with %#v is
  * printed as Go prints it, a non-nil pointer inside as (*T)(0xc000010000): Go prints the
  * address, which differs per run. A resource.Quantity printed with %#v (an integer resource's
- * fraction: "must be an integer") shows the form ParseQuantity gives the defaulted text; Go
- * has kept no text cache for a value that defaulting rounded to milli precision, this shows it.
+ * fraction: "must be an integer") shows what ParseQuantity made of its text and RoundUp to
+ * milli precision, as Go holds it; text that wh_k8s_default_pod_spec rounded already shows its
+ * cached form, which Go's in-memory rounding would not have.
  *
  * Process settings, as kruise-manager's defaults: --allow-privileged=true (so neither
  * "disallowed by cluster policy" rule fires), Kubernetes feature gates at their v1.32 defaults
@@ -39,7 +43,9 @@
  * zero sleep action, the pod-deletion-cost annotation, hugepage divisibility, the ResourceIsPod
  * rules (an image volume's reference, hostPort == containerPort), init containers' resize
  * policy when sidecars may resize (AllowSidecarResizePolicy unset: always refused),
- * the SELinuxChangePolicy restriction (AllowOnlyRecursiveSELinuxChangePolicy unset).
+ * the SELinuxChangePolicy restriction (AllowOnlyRecursiveSELinuxChangePolicy unset). A volume
+ * without a source ("must specify a volume type") cannot follow defaulting, which gives it an
+ * emptyDir; it is checked all the same for callers that do not default.
  *
  * Thread rule: thread-safe (no shared state); inputs are only read. */
 
@@ -62,7 +68,9 @@ void wh_validate_pod_template_meta(struct wh_field_errors *l, const json_t *temp
 
 /* ValidatePodSpec(spec, podMeta, path): spec_v1 a v1 PodSpec, pod_meta the Pod's v1 ObjectMeta
  * or NULL (Go's nil, as for a template: the ephemeral volumes' claim names and the mirror Pod's
- * resource claims are then not checked). Both borrowed. path: "spec", or the spec's path. */
+ * resource claims are then not checked). With pod_meta the spec is taken to be a Pod's,
+ * converted by Convert_v1_Pod_To_core_Pod, which reads a negative terminationGracePeriodSeconds
+ * as 1. Both borrowed. path: "spec", or the spec's path. */
 void wh_validate_pod_spec_at(struct wh_field_errors *l, const json_t *spec_v1,
                              const json_t *pod_meta, const char *path);
 

@@ -37,7 +37,8 @@ struct wh_pv_spec {
     const json_t *share_process_namespace; /* a JSON boolean, or NULL (nil) */
     const json_t *host_users;              /* a JSON boolean, or NULL (nil) */
     bool host_users_effective;             /* nil or true */
-    const json_t *grace;                   /* terminationGracePeriodSeconds, or NULL (nil) */
+    bool has_grace;                        /* terminationGracePeriodSeconds is set (not nil) */
+    long long grace;                       /* its value as core holds it */
     const char *restart_policy;
     const json_t *pod_meta; /* or NULL */
     struct wh_pv_vols vols;
@@ -90,7 +91,8 @@ void wh_pv_init_containers(struct wh_field_errors *l, const struct wh_pv_spec *s
 void wh_pv_ephemeral_containers(struct wh_field_errors *l, const struct wh_pv_spec *s,
                                 const char *path);
 /* ValidateContainerResourceRequirements(requirements, podClaimNames, path) of a v1
- * ResourceRequirements (borrowed); validateOverhead passes {limits: overhead}. */
+ * ResourceRequirements (borrowed); validateOverhead passes {limits: overhead}. The quantities
+ * are read as SetDefaultPodSpec leaves them in memory: rounded up to milli precision. */
 void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits,
                                  const json_t *requests, const json_t *claims,
                                  const struct wh_pv_spec *s, const char *path);
@@ -127,8 +129,9 @@ void wh_pv_resource_field_selector(struct wh_field_errors *l, const json_t *fs, 
 /* --- %#v (podprint.c) ------------------------------------------------------------------------- */
 
 /* Each Returns: new string. */
-char *wh_pv_gosyntax_strings(const json_t *arr);          /* []string */
-char *wh_pv_gosyntax_quantity(const json_t *v);           /* resource.Quantity */
+char *wh_pv_gosyntax_strings(const json_t *arr); /* []string */
+/* resource.Quantity as ParseQuantity makes it of v's text, then (rounded) RoundUp(-3) */
+char *wh_pv_gosyntax_quantity(const json_t *v, bool rounded);
 char *wh_pv_gosyntax_security_context(const json_t *sc);  /* core.SecurityContext */
 char *wh_pv_gosyntax_seccomp_profile(const json_t *sp);   /* core.SeccompProfile */
 char *wh_pv_gosyntax_resize_policies(const json_t *arr);  /* []core.ContainerResizePolicy */

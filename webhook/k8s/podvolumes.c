@@ -776,9 +776,9 @@ static void csi(struct wh_field_errors *l, const json_t *s, const char *path)
     }
 }
 
-/* The checks of one volume source, the first one set; sp is its path. */
+/* The checks of one volume source, the first one set; sp is its path, vp the volume's. */
 static void one_source(struct wh_field_errors *l, const char *m, const json_t *s, const char *name,
-                       const json_t *pod_meta, const char *sp)
+                       const json_t *pod_meta, const char *vp, const char *sp)
 {
     char p[WH_PV_PATH];
     if (strcmp(m, "emptyDir") == 0) {
@@ -926,7 +926,7 @@ static void one_source(struct wh_field_errors *l, const char *m, const json_t *s
             wh_name_is_dns_subdomain(pvc, false, &msgs);
             for (size_t i = 0; i < msgs.n; i++) {
                 char *d = wh_str_printf("PVC name %s: %s", q, msgs.m[i]);
-                wh_ferr_invalid_str(l, P("%s.name", sp), name, d);
+                wh_ferr_invalid_str(l, P("%s.name", vp), name, d);
                 free(d);
             }
             free(q);
@@ -987,7 +987,7 @@ static void volume_source(struct wh_field_errors *l, const json_t *v, const char
             wh_ferr_forbidden(l, P("%s.%s", path, order[k].forbid), MORE_THAN_ONE);
         } else {
             count++;
-            one_source(l, order[k].member, s, name, pod_meta,
+            one_source(l, order[k].member, s, name, pod_meta, path,
                        wh_fpath(sp, sizeof(sp), "%s.%s", path, order[k].inner));
         }
         /* an iSCSI source's initiator limits the volume's name, first source or not */

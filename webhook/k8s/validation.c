@@ -535,6 +535,20 @@ void wh_validate_not_more_than_100_percent(struct wh_field_errors *l, const json
     free(g);
 }
 
+static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref);
+static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
+
+/* schema.FromAPIVersionAndKind's version: ParseGroupVersion of apiVersion, whose failure (more
+ * than one '/') leaves it empty. */
+static const char *owner_version(const char *av, bool *legacy)
+{
+    const char *slash = strchr(av, '/');
+    *legacy = !slash || slash == av;
+    if (!slash)
+        return av;
+    return strchr(slash + 1, '/') ? "" : slash + 1;
+}
+
 static void owner_references(struct wh_field_errors *l, const json_t *refs, const char *path)
 {
     size_t i;
@@ -543,17 +557,12 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
     char first[512] = "";
     json_array_foreach(refs, i, ref)
     {
-        const char *av = wh_json_str(ref, "apiVersion");
-        const char *kind = wh_json_str(ref, "kind");
-        const char *name = wh_json_str(ref, "name");
-        const char *uid = wh_json_str(ref, "uid");
-        av = av ? av : "";
-        kind = kind ? kind : "";
-        name = name ? name : "";
-        uid = uid ? uid : "";
-        /* schema.FromAPIVersionAndKind: the version is what follows the last '/' */
-        const char *slash = strrchr(av, '/');
-        const char *version = slash ? slash + 1 : av;
+        const char *av = wh_json_str_or_empty(ref, "apiVersion");
+        const char *kind = wh_json_str_or_empty(ref, "kind");
+        const char *name = wh_json_str_or_empty(ref, "name");
+        const char *uid = wh_json_str_or_empty(ref, "uid");
+        bool legacy;
+        const char *version = owner_version(av, &legacy);
         if (!*version)
             wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.apiVersion", path), av,
                                 "version must not be empty");
@@ -566,16 +575,37 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
         if (!*uid)
             wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s.uid", path), uid,
                                 "uid must not be empty");
+        /* BannedOwners: the core Event */
+        if (legacy && strcmp(version, "v1") == 0 && strcmp(kind, "Event") == 0) {
+            struct wh_buf b;
+            wh_buf_init(&b, 1u << 20);
+            gosyntax_owner_reference(&b, ref);
+            wh_ferr_invalid_raw(l, path, b.data ? b.data : "",
+                                "/v1, Kind=Event is disallowed from being an owner");
+            wh_buf_fini(&b);
+        }
         if (wh_json_bool(ref, "controller")) {
             char cur[512];
             snprintf(cur, sizeof(cur), "%s/%s", kind, name);
             if (first[0]) {
                 char detail[1200];
+                struct wh_buf b;
+                size_t k;
+                const json_t *r;
                 snprintf(detail, sizeof(detail),
                          "Only one reference can have Controller set to true. Found \"true\" in "
                          "references for %s and %s",
                          first, cur);
-                wh_ferr_invalid_raw(l, path, "[]v1.OwnerReference{...}", detail);
+                wh_buf_init(&b, 1u << 20);
+                put(&b, "%s", "[]v1.OwnerReference{");
+                json_array_foreach(refs, k, r)
+                {
+                    put(&b, "%s", k ? ", " : "");
+                    gosyntax_owner_reference(&b, r);
+                }
+                put(&b, "%s", "}");
+                wh_ferr_invalid_raw(l, path, b.data, detail);
+                wh_buf_fini(&b);
             } else {
                 snprintf(first, sizeof(first), "%s", cur);
             }
@@ -583,7 +613,44 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
     }
 }
 
-/* What creates and updates check alike: labels, annotations, owner references. */
+/* ValidateManagedFields (apimachinery's meta/v1 validation). */
+static void managed_fields(struct wh_field_errors *l, const json_t *list, const char *path)
+{
+    size_t i;
+    const json_t *f;
+    char p[512];
+    json_array_foreach(list, i, f)
+    {
+        const char *op = wh_json_str_or_empty(f, "operation");
+        const char *ft = wh_json_str_or_empty(f, "fieldsType");
+        const char *manager = wh_json_str_or_empty(f, "manager");
+        if (strcmp(op, "Apply") && strcmp(op, "Update"))
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s[%zu].operation", path, i), op,
+                                "must be `Apply` or `Update`");
+        if (*ft && strcmp(ft, "FieldsV1"))
+            wh_ferr_invalid_str(l, wh_fpath(p, sizeof(p), "%s[%zu].fieldsType", path, i), ft,
+                                "must be `FieldsV1`");
+        wh_fpath(p, sizeof(p), "%s[%zu].manager", path, i);
+        if (strlen(manager) > 128)
+            wh_ferr_too_long(l, p, 128);
+        for (size_t k = 0; manager[k];) {
+            uint32_t r;
+            size_t n = wh_go_rune(manager + k, &r);
+            if (!wh_go_is_print(r)) {
+                char detail[96];
+                snprintf(detail, sizeof(detail), "invalid character U+%04X (at position %zu)",
+                         (unsigned)r, k);
+                wh_ferr_invalid_str(l, p, manager, detail);
+            }
+            k += n;
+        }
+        if (strlen(wh_json_str_or_empty(f, "subresource")) > 256)
+            wh_ferr_too_long(l, wh_fpath(p, sizeof(p), "%s[%zu].subresource", path, i), 256);
+    }
+}
+
+/* What creates and updates check alike: labels, annotations, owner references (then the
+ * managed fields, after the finalizers on create). */
 static void labels_annotations_owners(struct wh_field_errors *l, const json_t *meta,
                                       const char *path)
 {
@@ -666,6 +733,8 @@ void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool
                             "finalizer orphan and foregroundDeletion cannot be both set");
         wh_buf_fini(&b);
     }
+    managed_fields(l, wh_json_arr(meta, "managedFields"),
+                   wh_fpath(p, sizeof(p), "%s.managedFields", path));
 }
 
 void wh_validate_kube_object_meta(struct wh_field_errors *l, const json_t *meta,
@@ -821,6 +890,21 @@ static void gosyntax_strings(struct wh_buf *b, const json_t *arr)
         free(q);
     }
     put(b, "}");
+}
+
+static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref)
+{
+    static const char *const strs[][2] = {
+        {"apiVersion", "APIVersion"}, {"kind", "Kind"}, {"name", "Name"}, {"uid", "UID"}};
+    put(b, "%s", "v1.OwnerReference{");
+    for (size_t i = 0; i < 4; i++) {
+        char *q = wh_go_quote(wh_json_str_or_empty(ref, strs[i][0]));
+        put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
+        free(q);
+    }
+    put(b, ", Controller:(*bool)(%s)", wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
+    put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
+        wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
 }
 
 static void gosyntax_map(struct wh_buf *b, const json_t *m)
@@ -1068,6 +1152,8 @@ void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *met
                             "field is immutable");
     }
     labels_annotations_owners(l, meta, path);
+    managed_fields(l, wh_json_arr(meta, "managedFields"),
+                   wh_fpath(p, sizeof(p), "%s.managedFields", path));
     /* validateKubeFinalizerName: qualified, and a name without '/' must be a standard one */
     size_t i;
     const json_t *f;

@@ -1,6 +1,7 @@
 #include "util/yaml.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "util/buf.h"
@@ -1056,11 +1059,26 @@ static enum wh_err read_file(const char *path, size_t max_bytes, struct wh_buf *
     enum wh_err rc = WH_OK;
     char chunk[16384];
     wh_buf_init(b, max_bytes);
-    FILE *f = fopen(path, "rb");
+    /* Opened without waiting: a FIFO (or a device) named here would block the open, and with it
+     * the start-up, until something writes to it; it is refused instead. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return wh_errbuf_set(eb, WH_ERR_IO, "%s: not a regular file (%s): only files are read",
+                             path,
+                             S_ISFIFO(st.st_mode)  ? "a FIFO"
+                             : S_ISDIR(st.st_mode) ? "a directory"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "a device");
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         char why[128];
         if (strerror_r(errno, why, sizeof(why)) != 0)
             snprintf(why, sizeof(why), "errno %d", errno);
+        if (fd >= 0)
+            close(fd);
         return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open: %s", path, why);
     }
     for (;;) {
