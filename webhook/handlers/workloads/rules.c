@@ -87,7 +87,7 @@ void wl_validate_template(struct wh_field_errors *l, json_t *template_, const js
                           const struct wh_config *cfg, const char *path)
 {
     json_t *spec = wh_json_obj_ensure(template_, "spec");
-    wh_k8s_default_pod_spec(
+    wh_k8s_default_pod_spec_for_validation(
         spec, wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     if (!json_array_size(claims)) {
         wh_validate_pod_template_spec(l, template_, path);

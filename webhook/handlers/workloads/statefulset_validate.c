@@ -300,7 +300,7 @@ static void selector_and_template(struct check *c, json_t *spec)
         return;
     json_t *tmpl = wh_json_obj_ensure(spec, "template");
     json_t *pod_spec = wh_json_obj_ensure(tmpl, "spec");
-    wh_k8s_default_pod_spec(pod_spec,
+    wh_k8s_default_pod_spec_for_validation(pod_spec,
                             wh_feature_on(&c->ctx->cfg->features,
                                           WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     wl_selector_matches_labels(&c->errs, sel, wh_json_obj(wh_json_obj(tmpl, "metadata"), "labels"),

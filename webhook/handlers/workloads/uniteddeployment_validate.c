@@ -321,7 +321,7 @@ static json_t *defaulted_pod_template(struct check *c, const json_t *workload)
         json_decref(t);
         t = json_object();
     }
-    wh_k8s_default_pod_spec(wh_json_obj_ensure(t, "spec"),
+    wh_k8s_default_pod_spec_for_validation(wh_json_obj_ensure(t, "spec"),
                             wh_feature_on(&c->ctx->cfg->features,
                                           WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     return t;
