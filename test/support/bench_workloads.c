@@ -1,14 +1,17 @@
 #include "test/support/bench_workloads.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
 #include "handlers/registry.h"
+#include "jsonpatch/apply.h"
 #include "server/dispatch.h"
 #include "test/support/bench_loop.h"
+#include "util/base64.h"
 #include "util/json.h"
 
 /* A container of a web application's kind: env, resources, probes, mounts, ports. */
@@ -36,32 +39,91 @@ static json_t *container(int i)
                      "port", 8080 + i, "volumeMounts", "name", "config", "mountPath", "/etc/app");
 }
 
-static json_t *cloneset(void)
+/* The Pod template of every kind's object: four such containers (about 4 KiB of JSON). */
+static json_t *pod_template(void)
 {
     json_t *cs = json_array();
     for (int i = 0; i < 4; i++)
         json_array_append_new(cs, container(i));
-    json_t *spec = json_pack(
-        "{s:i,s:{s:{s:s,s:s}},s:{s:{s:{s:s,s:s},s:{s:s}},s:{s:o,s:[{s:s,s:{s:s}}],"
-        "s:{s:s},s:[{s:s,s:s,s:s}]}},s:{s:s,s:{s:s,s:i}}}",
-        "replicas", 5, "selector", "matchLabels", "app", "shop", "tier", "web", "template",
-        "metadata", "labels", "app", "shop", "tier", "web", "annotations", "example.com/owner",
-        "team-shop", "spec", "containers", cs, "volumes", "name", "config", "configMap", "name",
-        "shop-config", "nodeSelector", "pool", "web", "tolerations", "key", "dedicated", "operator",
-        "Exists", "effect", "NoSchedule", "updateStrategy", "type", "RollingUpdate",
-        "rollingUpdate", "podUpdatePolicy", "InPlaceIfPossible", "maxSurge", 1);
-    return json_pack("{s:s,s:s,s:{s:s,s:s},s:o}", "apiVersion", "apps.kruise.io/v1beta1", "kind",
-                     "CloneSet", "metadata", "name", "shop", "namespace", "default", "spec", spec);
+    return json_pack("{s:{s:{s:s,s:s},s:{s:s}},s:{s:o,s:[{s:s,s:{s:s}}],s:{s:s},"
+                     "s:[{s:s,s:s,s:s}]}}",
+                     "metadata", "labels", "app", "shop", "tier", "web", "annotations",
+                     "example.com/owner", "team-shop", "spec", "containers", cs, "volumes", "name",
+                     "config", "configMap", "name", "shop-config", "nodeSelector", "pool", "web",
+                     "tolerations", "key", "dedicated", "operator", "Exists", "effect",
+                     "NoSchedule");
 }
 
-static char *review(const char *op, json_t *object, json_t *old)
+static json_t *selector(void)
+{
+    return json_pack("{s:{s:s,s:s}}", "matchLabels", "app", "shop", "tier", "web");
+}
+
+/* A typical object of each kind, as kubectl sends it (no defaults yet). */
+static json_t *cloneset_spec(void)
+{
+    return json_pack("{s:i,s:o,s:o,s:{s:s,s:{s:s,s:i}}}", "replicas", 5, "selector", selector(),
+                     "template", pod_template(), "updateStrategy", "type", "RollingUpdate",
+                     "rollingUpdate", "podUpdatePolicy", "InPlaceIfPossible", "maxSurge", 1);
+}
+
+static json_t *statefulset_spec(void)
+{
+    json_t *claim = json_pack("{s:{s:s},s:{s:[s],s:{s:{s:s}}}}", "metadata", "name", "data",
+                              "spec", "accessModes", "ReadWriteOnce", "resources", "requests",
+                              "storage", "10Gi");
+    /* in-place updates want the readiness gate; a maxUnavailable above 1 wants Parallel */
+    json_t *tmpl = pod_template();
+    json_object_set_new(json_object_get(tmpl, "spec"), "readinessGates",
+                        json_pack("[{s:s}]", "conditionType", "InPlaceUpdateReady"));
+    return json_pack("{s:i,s:s,s:s,s:o,s:o,s:[o],s:{s:s,s:{s:s,s:i}}}", "replicas", 3,
+                     "serviceName", "shop", "podManagementPolicy", "Parallel", "selector",
+                     selector(), "template", tmpl,
+                     "volumeClaimTemplates", claim, "updateStrategy", "type", "RollingUpdate",
+                     "rollingUpdate", "podUpdatePolicy", "InPlaceIfPossible", "maxUnavailable", 2);
+}
+
+static json_t *daemonset_spec(void)
+{
+    return json_pack("{s:o,s:o,s:{s:s,s:{s:s}}}", "selector", selector(), "template",
+                     pod_template(), "updateStrategy", "type", "RollingUpdate", "rollingUpdate",
+                     "maxUnavailable", "10%");
+}
+
+static json_t *uniteddeployment_spec(void)
+{
+    json_t *sts = json_pack("{s:{s:{s:s,s:s}},s:{s:o,s:o}}", "metadata", "labels", "app", "shop",
+                            "tier", "web", "spec", "selector", selector(), "template",
+                            pod_template());
+    return json_pack("{s:i,s:o,s:{s:o},s:{s:[{s:s,s:s},{s:s}]}}", "replicas", 6, "selector",
+                     selector(), "template", "advancedStatefulSetTemplate", sts, "topology",
+                     "subsets", "name", "zone-a", "replicas", "50%", "name", "zone-b");
+}
+
+struct kind {
+    const char *kind, *resource, *mutate, *validate;
+    json_t *(*spec)(void);
+};
+
+static const struct kind KINDS[] = {
+    {"CloneSet", "clonesets", "/mutate-apps-kruise-io-cloneset",
+     "/validate-apps-kruise-io-cloneset", cloneset_spec},
+    {"StatefulSet", "statefulsets", "/mutate-apps-kruise-io-statefulset",
+     "/validate-apps-kruise-io-statefulset", statefulset_spec},
+    {"DaemonSet", "daemonsets", "/mutate-apps-kruise-io-daemonset",
+     "/validate-apps-kruise-io-daemonset", daemonset_spec},
+    {"UnitedDeployment", "uniteddeployments", "/mutate-apps-kruise-io-uniteddeployment",
+     "/validate-apps-kruise-io-uniteddeployment", uniteddeployment_spec},
+};
+
+static char *review(const struct kind *k, const char *op, json_t *object, json_t *old)
 {
     json_t *r = json_pack(
         "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,"
         "s:o,s:o,s:{s:s},s:{s:s}}}",
         "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid", "bench",
-        "kind", "group", "apps.kruise.io", "version", "v1beta1", "kind", "CloneSet", "resource",
-        "group", "apps.kruise.io", "version", "v1beta1", "resource", "clonesets", "operation", op,
+        "kind", "group", "apps.kruise.io", "version", "v1beta1", "kind", k->kind, "resource",
+        "group", "apps.kruise.io", "version", "v1beta1", "resource", k->resource, "operation", op,
         "namespace", "default", "name", "shop", "object", object, "oldObject",
         old ? old : json_null(), "options", "kind",
         strcmp(op, "CREATE") ? "UpdateOptions" : "CreateOptions", "userInfo", "username", "bench");
@@ -70,10 +132,10 @@ static char *review(const char *op, json_t *object, json_t *old)
     return body;
 }
 
-/* Runs body through path and prints the time per request; the first answer must be allowed
- * (with a patch when patched). */
-static void run(const char *label, const struct wh_config *cfg, const char *path, const char *body,
-                bool patched)
+/* Runs body through path once and checks the answer: allowed, with a patch when patched.
+ * Returns: the answer's patch applied to object (new ref), or a new ref to object. */
+static json_t *answer_of(const char *label, const struct wh_config *cfg, const char *path,
+                         const char *body, bool patched, const json_t *object)
 {
     const struct wh_route *route = wh_routes_find(cfg, path);
     struct wh_handler_ctx ctx = {.cfg = cfg};
@@ -85,55 +147,82 @@ static void run(const char *label, const struct wh_config *cfg, const char *path
         fprintf(stderr, "bench %s: unexpected answer: %.600s\n", label, reply.body);
         exit(1);
     }
+    json_t *out = json_incref((json_t *)(uintptr_t)object);
+    if (patch) {
+        unsigned char *raw = NULL;
+        size_t len = 0;
+        json_t *ops = NULL, *patched_obj = NULL;
+        struct wh_errbuf eb = {{0}};
+        if (wh_base64_decode(patch, strlen(patch), &raw, &len) ||
+            !(ops = json_loadb((const char *)raw, len, 0, NULL)) ||
+            wh_patch_apply(object, ops, &patched_obj, &eb)) {
+            fprintf(stderr, "bench %s: the patch does not apply: %s\n", label, eb.msg);
+            exit(1);
+        }
+        free(raw);
+        json_decref(ops);
+        json_decref(out);
+        out = patched_obj;
+    }
     json_decref(answer);
     wh_reply_fini(&reply);
-    if (wh_bench_wanted(label)) {
-        double ns = wh_bench_dispatch_ns(label, route, &ctx, body, strlen(body), 500000000, NULL);
-        printf("%-52s %10.0f ns/op  (%zu-byte review)\n", label, ns, strlen(body));
-    }
+    return out;
+}
+
+/* Prints the CPU time per request of body through path. */
+static void run(const char *label, const struct wh_config *cfg, const char *path, const char *body)
+{
+    if (!wh_bench_wanted(label))
+        return;
+    const struct wh_route *route = wh_routes_find(cfg, path);
+    struct wh_handler_ctx ctx = {.cfg = cfg};
+    double ns = wh_bench_dispatch_cpu_ns(label, route, &ctx, body, strlen(body), 300000000, NULL);
+    printf("%-56s %10.0f ns/op (CPU time, %zu-byte review)\n", label, ns, strlen(body));
 }
 
 void wh_bench_workloads(void)
 {
     struct wh_config cfg;
     wh_bench_config(&cfg);
-    json_t *raw = cloneset();
-    char *tmpl = wh_json_dumps(wh_json_path(raw, "spec", "template", NULL));
-    printf("workloads: the CloneSet's Pod template is %zu bytes of JSON\n", strlen(tmpl));
-    free(tmpl);
-    char *body = review("CREATE", json_incref(raw), NULL);
-    run("workloads: mutate CloneSet CREATE (4 KiB template)", &cfg,
-        "/mutate-apps-kruise-io-cloneset", body, true);
-    free(body);
+    json_t *tmpl = pod_template();
+    char *text = wh_json_dumps(tmpl);
+    printf("workloads: each object's Pod template is %zu bytes of JSON\n", strlen(text));
+    free(text);
+    json_decref(tmpl);
+    for (size_t i = 0; i < sizeof(KINDS) / sizeof(KINDS[0]); i++) {
+        const struct kind *k = &KINDS[i];
+        char label[96];
+        json_t *raw = json_pack("{s:s,s:s,s:{s:s,s:s},s:o}", "apiVersion",
+                                "apps.kruise.io/v1beta1", "kind", k->kind, "metadata", "name",
+                                "shop", "namespace", "default", "spec", k->spec());
+        snprintf(label, sizeof(label), "workloads: mutate %s CREATE", k->kind);
+        char *body = review(k, "CREATE", json_incref(raw), NULL);
+        /* the validating webhook sees the object as defaulting left it */
+        json_t *defaulted = answer_of(label, &cfg, k->mutate, body, true, raw);
+        run(label, &cfg, k->mutate, body);
+        free(body);
 
-    /* the validating webhook sees the object as defaulting left it */
-    json_t *defaulted = json_deep_copy(raw);
-    json_t *spec = json_object_get(defaulted, "spec");
-    json_object_set_new(spec, "revisionHistoryLimit", json_integer(10));
-    json_t *ru = wh_json_path(spec, "updateStrategy", "rollingUpdate", NULL);
-    json_object_set_new(ru, "partition", json_integer(0));
-    json_object_set_new(ru, "maxUnavailable", json_string("20%"));
-    json_t *ps = wh_json_path(spec, "template", "spec", NULL);
-    json_object_set_new(ps, "restartPolicy", json_string("Always"));
-    json_object_set_new(ps, "dnsPolicy", json_string("ClusterFirst"));
-    json_object_set_new(ps, "terminationGracePeriodSeconds", json_integer(30));
-    json_object_set_new(ps, "schedulerName", json_string("default-scheduler"));
-    json_object_set_new(ps, "securityContext", json_object());
-    body = review("CREATE", json_incref(defaulted), NULL);
-    run("workloads: validate CloneSet CREATE (4 KiB template)", &cfg,
-        "/validate-apps-kruise-io-cloneset", body, false);
-    free(body);
+        snprintf(label, sizeof(label), "workloads: validate %s CREATE", k->kind);
+        body = review(k, "CREATE", json_incref(defaulted), NULL);
+        json_decref(answer_of(label, &cfg, k->validate, body, false, defaulted));
+        run(label, &cfg, k->validate, body);
+        free(body);
 
-    json_t *scaled = json_deep_copy(defaulted);
-    json_object_set_new(json_object_get(scaled, "spec"), "replicas", json_integer(8));
-    json_object_set_new(json_object_get(scaled, "metadata"), "resourceVersion", json_string("2"));
-    json_object_set_new(json_object_get(defaulted, "metadata"), "resourceVersion",
-                        json_string("1"));
-    body = review("UPDATE", scaled, json_incref(defaulted));
-    run("workloads: validate CloneSet UPDATE (scaled)", &cfg, "/validate-apps-kruise-io-cloneset",
-        body, false);
-    free(body);
-    json_decref(defaulted);
-    json_decref(raw);
+        if (i == 0) { /* an UPDATE that scales the CloneSet */
+            json_t *scaled = json_deep_copy(defaulted);
+            json_object_set_new(json_object_get(scaled, "spec"), "replicas", json_integer(8));
+            json_object_set_new(json_object_get(scaled, "metadata"), "resourceVersion",
+                                json_string("2"));
+            json_object_set_new(json_object_get(defaulted, "metadata"), "resourceVersion",
+                                json_string("1"));
+            snprintf(label, sizeof(label), "workloads: validate %s UPDATE (scaled)", k->kind);
+            body = review(k, "UPDATE", scaled, json_incref(defaulted));
+            json_decref(answer_of(label, &cfg, k->validate, body, false, defaulted));
+            run(label, &cfg, k->validate, body);
+            free(body);
+        }
+        json_decref(defaulted);
+        json_decref(raw);
+    }
     wh_config_fini(&cfg);
 }

@@ -18,16 +18,29 @@
 #include "util/json.h"
 #include "util/str.h"
 
+/* What both scalings do before reading a string: a nil value is an error, an integer is itself.
+ * Returns: true when *rc is the answer. */
+static bool int_or_nil(const json_t *v, int64_t *out, struct wh_errbuf *eb, enum wh_err *rc)
+{
+    *out = 0;
+    *rc = WH_OK;
+    if (!v || json_is_null(v)) {
+        *rc = wh_errbuf_set(eb, WH_ERR_INVALID, "nil value for IntOrString");
+        return true;
+    }
+    if (!json_is_string(v)) {
+        *out = json_integer_value(v);
+        return true;
+    }
+    return false;
+}
+
 enum wh_err wl_scaled_value(const json_t *v, int64_t total, bool round_up, int64_t *out,
                             struct wh_errbuf *eb)
 {
-    *out = 0;
-    if (!v || json_is_null(v))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "nil value for IntOrString");
-    if (!json_is_string(v)) {
-        *out = json_integer_value(v);
-        return WH_OK;
-    }
+    enum wh_err rc;
+    if (int_or_nil(v, out, eb, &rc))
+        return rc;
     const char *s = json_string_value(v);
     size_t n = strlen(s);
     if (!n || s[n - 1] != '%')
@@ -45,13 +58,9 @@ enum wh_err wl_scaled_value(const json_t *v, int64_t total, bool round_up, int64
 enum wh_err wl_legacy_value(const json_t *v, int64_t total, bool round_up, int64_t *out,
                             struct wh_errbuf *eb)
 {
-    *out = 0;
-    if (!v || json_is_null(v))
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "nil value for IntOrString");
-    if (!json_is_string(v)) {
-        *out = json_integer_value(v);
-        return WH_OK;
-    }
+    enum wh_err rc;
+    if (int_or_nil(v, out, eb, &rc))
+        return rc;
     const char *s = json_string_value(v);
     char digits[128];
     size_t k = 0;
