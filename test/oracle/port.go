@@ -83,6 +83,9 @@ func portMain(args []string) int {
 type portCase struct {
 	name, test, note string
 	c                testCase
+	// defaulted: the objects of a recorded validation call are first defaulted by upstream's
+	// defaulting webhook, as the API server sends them (it runs the mutating webhooks first)
+	defaulted bool
 }
 
 var notWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
@@ -143,6 +146,12 @@ func readRecords(path string) ([]portCase, error) {
 		name := fmt.Sprintf("upstream-%s-%02d-%s", test, count[test], what)
 		note, _ := rec["note"].(string)
 		out = append(out, portCase{name: name, test: full, note: note, c: c})
+		if rec["request"] == nil && strings.HasPrefix(c.Path, "/validate-") {
+			d := c
+			d.Requests = []map[string]interface{}{deepCopy(req)}
+			out = append(out, portCase{name: name + "-defaulted", test: full, c: d, defaulted: true,
+				note: "The objects the test hands the validation, first defaulted by upstream's defaulting webhook as a CREATE, as the API server sends them."})
+		}
 	}
 	return out, sc.Err()
 }
@@ -183,6 +192,18 @@ func portOne(p *pair, pc portCase, out string) (bool, error) {
 		return false, err
 	}
 	req := pc.c.Requests[0]
+	if pc.defaulted {
+		for _, member := range []string{"object", "oldObject"} {
+			if req[member] == nil {
+				continue
+			}
+			d, err := defaultedByOracle(p, strings.Replace(pc.c.Path, "/validate-", "/mutate-", 1), req, req[member])
+			if err != nil {
+				return false, err
+			}
+			req[member] = d
+		}
+	}
 	review := envelope(&pc.c, req)
 	ao, err := p.oracle.post(pc.c.Path, review)
 	if err != nil {
@@ -230,4 +251,28 @@ func portOne(p *pair, pc portCase, out string) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// defaultedByOracle: object as upstream's defaulting webhook at path leaves a CREATE of it.
+func defaultedByOracle(p *pair, path string, req map[string]interface{}, object interface{}) (interface{}, error) {
+	create := deepCopy(req)
+	create["operation"] = "CREATE"
+	create["object"] = object
+	create["oldObject"] = nil
+	create["options"] = obj{"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}
+	a, err := p.oracle.post(path, envelope(&testCase{Path: path}, create))
+	if err != nil {
+		return nil, err
+	}
+	if patch, _ := get(a.Body, "response", "patch").(string); patch != "" {
+		return applyPatch(object, patch)
+	}
+	return object, nil
+}
+
+func deepCopy(m map[string]interface{}) map[string]interface{} {
+	b, _ := json.Marshal(m)
+	var out map[string]interface{}
+	_ = json.Unmarshal(b, &out)
+	return out
 }
