@@ -45,6 +45,8 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
                     "PodUnavailableBudget", true},
     [WH_RES_JOB] = {"batch", {"v1"}, "jobs", "Job", true},
     [WH_RES_STORAGECLASS] = {"storage.k8s.io", {"v1"}, "storageclasses", "StorageClass", false},
+    [WH_RES_ADVANCED_DAEMONSET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "daemonsets",
+                                   "DaemonSet", true},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)

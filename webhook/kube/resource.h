@@ -33,6 +33,7 @@ enum wh_resource_id {
     WH_RES_PUB,
     WH_RES_JOB,
     WH_RES_STORAGECLASS,
+    WH_RES_ADVANCED_DAEMONSET,
     WH_RES_COUNT
 };
 
