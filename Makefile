@@ -203,7 +203,9 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/frictions.py --bin $(BIN)
 
 # test/vectors: the shared cases, kept identical to the specification's; test/diff-vectors: the
-# cases the differential run found (make diff), in the same format.
+# cases the differential run found (make diff); test/handler-vectors: upstream's own _test.go
+# tables as requests, answered by upstream's handlers (test/oracle/upstream-tests/record.py, then
+# kwh-oracle port); all in the same format.
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/diff-vectors

@@ -25,6 +25,7 @@
 #include "test/support/bench_pub.h"
 #include "test/support/bench_regex.h"
 #include "test/support/bench_sidecarset.h"
+#include "test/support/bench_workloads.h"
 #include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -283,6 +284,8 @@ int main(void)
         wh_bench_regex();
     if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
+    if (wh_bench_wanted_group("workloads"))
+        wh_bench_workloads();
     if (wh_bench_wanted_group("podtemplate"))
         wh_bench_podtemplate();
     if (wh_bench_wanted_group("podsteps"))

@@ -713,10 +713,11 @@ def v1alpha1_is_stored_as_v1beta1_and_read_back(ctx):
 
 @scenario
 def schemas_prune_what_a_version_does_not_define(ctx):
-    """The generated schemas at work (a CloneSet: no mutating webhook rewrites it): a field no
-    version defines is pruned by the API server, as with upstream's CRDs, while the parts
-    upstream keeps as given (the pod template) keep unknown fields, and a v1alpha1 write is
-    stored as v1beta1 through /convert."""
+    """The generated schemas at work (a CloneSet): a field no version defines is pruned by the
+    API server, as with upstream's CRDs, and a v1alpha1 write is stored as v1beta1 through
+    /convert. The Pod template's schema keeps unknown fields, but the defaulting webhook stores
+    Go's encoding of the object, as upstream's patch does: a container field Go does not know
+    is gone too."""
     namespace(ctx, "e2e-prune")
     obj = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
            "metadata": {"name": "web", "namespace": "e2e-prune"},
@@ -725,15 +726,153 @@ def schemas_prune_what_a_version_does_not_define(ctx):
                     "scaleStrategy": {"maxUnavailable": 1, "notAFieldEither": True},
                     "template": {"metadata": {"labels": {"app": "web"}},
                                  "spec": {"containers": [{"name": "app", "image": "nginx",
-                                                          "futureContainerField": "kept"}]}}}}
+                                                          "futureContainerField": "gone"}]}}}}
     ctx.kube.create("/apis/apps.kruise.io/v1alpha1/namespaces/e2e-prune/clonesets", obj)
     stored = json.loads(ctx.cluster.etcd_get("/registry/apps.kruise.io/clonesets/e2e-prune/web"))
     spec = stored["spec"]
     check(stored["apiVersion"] == "apps.kruise.io/v1beta1", "stored %s" % stored["apiVersion"])
     check("notAField" not in spec and "notAFieldEither" not in spec["scaleStrategy"] and
           spec["scaleStrategy"].get("maxUnavailable") == 1, "unknown fields pruned: %s" % spec)
-    check(spec["template"]["spec"]["containers"][0].get("futureContainerField") == "kept",
-          "the schemaless pod template kept as given: %s" % spec["template"])
+    check("futureContainerField" not in spec["template"]["spec"]["containers"][0],
+          "the template as Go encodes it: %s" % spec["template"])
+
+
+WL_NS = "e2e-workloads"
+
+
+def workload(kind, name, spec):
+    return {"apiVersion": "apps.kruise.io/v1beta1", "kind": kind,
+            "metadata": {"name": name, "namespace": WL_NS}, "spec": spec}
+
+
+def pod_template(app, **extra):
+    labels = {"app": app}
+    labels.update(extra)
+    return {"metadata": {"labels": labels},
+            "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}}
+
+
+def wl_path(kind, name=""):
+    return "/apis/apps.kruise.io/v1beta1/namespaces/%s/%ss%s" % (WL_NS, kind.lower(),
+                                                                 "/" + name if name else "")
+
+
+def check_template_defaults(t, what):
+    """SetDefaultPodSpec's marks: the core defaults and kruise's Always pull policy for a tagged
+    image (for in-place update)."""
+    s = t["spec"]
+    c = s["containers"][0]
+    check((s.get("dnsPolicy"), s.get("restartPolicy"), s.get("schedulerName"),
+           s.get("terminationGracePeriodSeconds"), s.get("securityContext")) ==
+          ("ClusterFirst", "Always", "default-scheduler", 30, {}), "%s: Pod spec defaults: %s" % (what, s))
+    check((c.get("imagePullPolicy"), c.get("terminationMessagePath"),
+           c.get("terminationMessagePolicy")) == ("Always", "/dev/termination-log", "File"),
+          "%s: container defaults: %s" % (what, c))
+
+
+@scenario
+def workloads_are_defaulted_as_upstream(ctx):
+    """A CloneSet applied with kubectl, and an Advanced StatefulSet, an Advanced DaemonSet and a
+    UnitedDeployment created through the API server, come back with upstream's defaults
+    (apis/apps/defaults: the strategies, limits and the Pod templates')."""
+    namespace(ctx, WL_NS)
+    kubectl_apply(ctx, [workload("CloneSet", "web", {"replicas": 2,
+                                                     "selector": {"matchLabels": {"app": "web"}},
+                                                     "template": pod_template("web")})])
+    cs = ctx.kube.get(wl_path("CloneSet", "web"))["spec"]
+    check(cs.get("revisionHistoryLimit") == 10 and cs["updateStrategy"] ==
+          {"type": "RollingUpdate", "rollingUpdate": {"podUpdatePolicy": "ReCreate", "partition": 0,
+                                                      "maxUnavailable": "20%", "maxSurge": 0}},
+          "CloneSet defaults: %s" % cs)
+    check_template_defaults(cs["template"], "CloneSet")
+
+    sts = ctx.kube.create(wl_path("StatefulSet"), workload(
+        "StatefulSet", "db", {"serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                              "template": pod_template("db")}))["spec"]
+    check((sts.get("replicas"), sts.get("revisionHistoryLimit"), sts.get("podManagementPolicy")) ==
+          (1, 10, "OrderedReady") and sts["updateStrategy"] ==
+          {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1,
+                                                      "podUpdatePolicy": "ReCreate",
+                                                      "minReadySeconds": 0}} and
+          sts.get("persistentVolumeClaimRetentionPolicy") ==
+          {"whenDeleted": "Retain", "whenScaled": "Retain"}, "Advanced StatefulSet defaults: %s" % sts)
+    check_template_defaults(sts["template"], "Advanced StatefulSet")
+
+    ds = ctx.kube.create(wl_path("DaemonSet"), workload(
+        "DaemonSet", "agent", {"selector": {"matchLabels": {"app": "agent"}},
+                               "template": pod_template("agent")}))["spec"]
+    check(ds.get("burstReplicas") == 250 and ds.get("revisionHistoryLimit") == 10 and
+          ds["updateStrategy"] == {"type": "RollingUpdate",
+                                   "rollingUpdate": {"rollingUpdateType": "Standard",
+                                                     "maxUnavailable": 1, "maxSurge": 0}},
+          "Advanced DaemonSet defaults: %s" % ds)
+
+    ud = ctx.kube.create(wl_path("UnitedDeployment"), workload(
+        "UnitedDeployment", "multi", {
+            "selector": {"matchLabels": {"app": "multi"}},
+            "template": {"statefulSetTemplate": {"metadata": {"labels": {"app": "multi"}},
+                                                 "spec": {"selector": {"matchLabels": {"app": "multi"}},
+                                                          "template": pod_template("multi")}}},
+            "topology": {"subsets": [{"name": "a", "maxReplicas": 3}, {"name": "b"}]}}))["spec"]
+    check((ud.get("replicas"), ud.get("revisionHistoryLimit"), ud.get("updateStrategy")) ==
+          (1, 10, {"type": "Manual", "manualUpdate": {}}) and
+          [x.get("minReplicas") for x in ud["topology"]["subsets"]] == [0, 0],
+          "UnitedDeployment defaults: %s" % ud)
+    check_template_defaults(ud["template"]["statefulSetTemplate"]["spec"]["template"],
+                            "UnitedDeployment's statefulSetTemplate")
+
+
+def refused(ctx, method, path, body, webhook, code, message):
+    st, out = ctx.kube.call(method, path, body)
+    msg = (out or {}).get("message", "")
+    check(st == code and ('admission webhook "%s" denied the request: ' % webhook) in msg and
+          message in msg, "%s %s: expected %d with %r, got %s %s" % (method, path, code, message, st, msg))
+
+
+@scenario
+def invalid_workloads_are_refused_with_upstream_messages(ctx):
+    """Each kind's invalid object refused through the API server with upstream's answer code and
+    message, nothing stored; a CloneSet UPDATE that changes the selector is refused (the
+    CloneSet of workloads_are_defaulted_as_upstream is left as it was)."""
+    namespace(ctx, WL_NS)
+    bad = workload("CloneSet", "bad", {"replicas": 1, "selector": {"matchLabels": {"app": "bad"}},
+                                       "template": pod_template("other")})
+    refused(ctx, "POST", wl_path("CloneSet"), bad, "vcloneset.kb.io", 422,
+            "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"other\"}: "
+            "`selector` does not match template `labels`")
+    check(ctx.kube.get(wl_path("CloneSet", "bad")) is None, "no invalid CloneSet stored")
+
+    cs = ctx.kube.get(wl_path("CloneSet", "web"))
+    cs["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "front"}}
+    cs["spec"]["template"]["metadata"]["labels"]["tier"] = "front"
+    refused(ctx, "PUT", wl_path("CloneSet", "web"), cs, "vcloneset.kb.io", 422,
+            "spec: Forbidden: updates to cloneset spec for fields other than")
+    check(ctx.kube.get(wl_path("CloneSet", "web"))["spec"]["selector"] ==
+          {"matchLabels": {"app": "web"}}, "the CloneSet's selector unchanged")
+
+    bad = workload("StatefulSet", "bad", {"selector": {"matchLabels": {"app": "bad"}},
+                                          "podManagementPolicy": "Sometimes",
+                                          "template": pod_template("bad")})
+    refused(ctx, "POST", wl_path("StatefulSet"), bad, "vstatefulset.kb.io", 422,
+            "spec.podManagementPolicy: Invalid value: \"Sometimes\": must be 'OrderedReady' or 'Parallel'")
+
+    bad = workload("DaemonSet", "bad", {"selector": {"matchLabels": {"app": "bad"}},
+                                        "template": pod_template("bad"),
+                                        "updateStrategy": {"type": "Sometimes"}})
+    refused(ctx, "POST", wl_path("DaemonSet"), bad, "vdaemonset.kb.io", 500,  # upstream's code
+            "spec.updateStrategy: Unsupported value: v1beta1.DaemonSetUpdateStrategy{Type:\"Sometimes\", "
+            "RollingUpdate:(*v1beta1.RollingUpdateDaemonSet)(nil)}: supported values: \"RollingUpdate\", \"OnDelete\"")
+
+    bad = workload("UnitedDeployment", "bad", {
+        "selector": {"matchLabels": {"app": "bad"}},
+        "template": {"deploymentTemplate": {"metadata": {"labels": {"app": "bad"}},
+                                            "spec": {"selector": {"matchLabels": {"app": "bad"}},
+                                                     "template": pod_template("bad")}}},
+        "topology": {"subsets": [{"name": "a"}, {"name": "a"}]}})
+    refused(ctx, "POST", wl_path("UnitedDeployment"), bad, "vuniteddeployment.kb.io", 422,
+            "spec.topology.subsets[1].name: Invalid value: \"a\": duplicated subset name a")
+    for kind in ("StatefulSet", "DaemonSet", "UnitedDeployment"):
+        check(ctx.kube.get(wl_path(kind, "bad")) is None, "no invalid %s stored" % kind)
 
 
 @scenario

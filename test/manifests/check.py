@@ -253,9 +253,6 @@ NOT_YET = {
     "vimagelistpulljob-v1beta1.kb.io", "mimagepulljob-v1beta1.kb.io",
     "vimagepulljob-v1beta1.kb.io", "mnodeimage.kb.io", "vnodeimage.kb.io",
     "vresourcedistribution.kb.io",
-    # the workloads' issue
-    "mcloneset.kb.io", "mdaemonset.kb.io", "vdaemonset.kb.io", "mstatefulset.kb.io",
-    "muniteddeployment.kb.io",
 }
 
 

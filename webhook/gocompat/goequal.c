@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "k8s/quantity.h"
+#include "util/jsoneq.h"
 
 /* Go's zero value and nil read the same way: absent and null. */
 static bool nil(const json_t *v)
@@ -165,7 +166,7 @@ static bool equal(const json_t *a, const json_t *b, const struct wh_gotype *t,
     case WH_GK_RAW:
         if (nil(a) || nil(b))
             return nil(a) == nil(b);
-        return json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b);
+        return wh_json_equal(a, b, WH_JSON_EQ_EXACT);
     case WH_GK_STRUCT:
         return struct_equal(a, b, t, mode, NULL);
     case WH_GK_SLICE:

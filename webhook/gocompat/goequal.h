@@ -15,6 +15,13 @@
  *    quantities compare by value (Cmp), times by their instant.
  * Both values must have passed wh_gotype_check for t (a value of the wrong JSON type compares
  * as its zero value).
+ *
+ * Why this and util/jsoneq.h both exist: wh_json_equal compares JSON as JSON (with a few number
+ * and null rules), knowing no types; this compares what the JSON decodes to, so it needs the
+ * field's Go type to know that an unknown member does not count, that "1" and "1000m" are one
+ * quantity semantically and two reflectively, that a nil pointer differs from a pointer to a
+ * zero value, or that 5 and "5" are two IntOrStrings. A raw member (apiextensions JSON,
+ * RawExtension) has no type to go by: it is left to wh_json_equal, exactly.
  * Thread rule: thread-safe (the model is immutable); the values are only read. */
 
 #include <jansson.h>

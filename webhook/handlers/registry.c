@@ -12,13 +12,13 @@
     X(wh_sidecarset_mutate_route)                                                                  \
     X(wh_pod_mutate_route)                                                                         \
     X(wh_dp_deployment_route)                                                                      \
-    X(wh_dp_cloneset_route)                                                                        \
+    X(wh_cloneset_validate_route)                                                                  \
     X(wh_sidecarset_validate_route)                                                                \
-    X(wh_dp_advanced_statefulset_route)                                                            \
-    X(wh_dp_uniteddeployment_route)                                                                \
+    X(wh_statefulset_validate_route)                                                               \
+    X(wh_uniteddeployment_validate_route)                                                          \
     X(wh_ws_validate_route)                                                                        \
-    X(wh_dp_cloneset_alias_route)                                                                  \
-    X(wh_dp_uniteddeployment_alias_route)                                                          \
+    X(wh_cloneset_validate_alias_route)                                                            \
+    X(wh_uniteddeployment_validate_alias_route)                                                    \
     X(wh_dp_replicaset_route)                                                                      \
     X(wh_dp_statefulset_route)                                                                     \
     X(wh_dp_crd_route)                                                                             \
@@ -34,6 +34,11 @@
     X(wh_advancedcronjob_mutate_route)                                                             \
     X(wh_advancedcronjob_validate_route)                                                           \
     X(wh_ephemeraljob_validate_route)                                                              \
+    X(wh_cloneset_mutate_route)                                                                    \
+    X(wh_statefulset_mutate_route)                                                                 \
+    X(wh_daemonset_mutate_route)                                                                   \
+    X(wh_uniteddeployment_mutate_route)                                                            \
+    X(wh_daemonset_validate_route)                                                                 \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;

@@ -237,19 +237,27 @@ void wh_is_config_map_key(const char *v, struct wh_vmsgs *out)
     chdir_prefix(v, out);
 }
 
+/* maskTrailingDash: a generateName may end in '-'; upstream replaces its last two bytes by
+ * one 'a' (name[:len(name)-2] + "a"). Returns: new string, or NULL when v is left as it is. */
+static char *mask_trailing_dash(const char *v)
+{
+    size_t n = strlen(v);
+    if (n > 1 && v[n - 1] == '-')
+        return wh_str_printf("%.*sa", (int)(n - 2), v);
+    return NULL;
+}
+
 void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out)
 {
-    char *masked = NULL;
-    if (prefix) {
-        /* maskTrailingDash: a generateName may end in '-'; upstream replaces its last two
-         * bytes by one 'a' (name[:len(name)-2] + "a") */
-        size_t n = strlen(v);
-        if (n > 1 && v[n - 1] == '-') {
-            masked = wh_str_printf("%.*sa", (int)(n - 2), v);
-            v = masked;
-        }
-    }
-    wh_is_dns1123_subdomain(v, out);
+    char *masked = prefix ? mask_trailing_dash(v) : NULL;
+    wh_is_dns1123_subdomain(masked ? masked : v, out);
+    free(masked);
+}
+
+void wh_name_is_dns_label(const char *v, bool prefix, struct wh_vmsgs *out)
+{
+    char *masked = prefix ? mask_trailing_dash(v) : NULL;
+    wh_is_dns1123_label(masked ? masked : v, out);
     free(masked);
 }
 

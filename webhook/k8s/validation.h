@@ -38,6 +38,8 @@ void wh_is_env_var_name(const char *v, struct wh_vmsgs *out);
 void wh_is_config_map_key(const char *v, struct wh_vmsgs *out);
 /* NameIsDNSSubdomain (prefix: a generateName, whose trailing '-' is allowed). */
 void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out);
+/* NameIsDNSLabel (apps validation's ValidateStatefulSetName). */
+void wh_name_is_dns_label(const char *v, bool prefix, struct wh_vmsgs *out);
 
 /* validationutil.MaxLenError / RegexError, for validators built elsewhere. */
 void wh_vmsg_add(struct wh_vmsgs *out, const char *fmt, ...) WH_PRINTF(2, 3);

@@ -53,6 +53,9 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
     [WH_RES_ADVANCEDCRONJOB] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "advancedcronjobs",
                                 "AdvancedCronJob", true},
     [WH_RES_EPHEMERALJOB] = {WH_KRUISE_APPS, {"v1alpha1"}, "ephemeraljobs", "EphemeralJob", true},
+    [WH_RES_STORAGECLASS] = {"storage.k8s.io", {"v1"}, "storageclasses", "StorageClass", false},
+    [WH_RES_ADVANCED_DAEMONSET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "daemonsets",
+                                   "DaemonSet", true},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)
