@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/verdicts.h"
 #include "config/config.h"
+#include "config/features.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
 #include "k8s/kruise.h"
@@ -453,12 +454,22 @@ static int explain_delete(const struct wh_handler_ctx *ctx, const char *kind, co
     struct asked a;
     ask(ctx, review, ASK_VALIDATE, route, &a);
     json_decref(review);
-    json_decref(obj);
     char what[600];
     snprintf(what, sizeof(what), "deletion of %s %s%s%s (%s)", en->resource, obj_ns,
              obj_ns[0] ? "/" : "", name, route->path);
     bool ok = print_answer(out, what, &a, true);
+    const char *label = wh_json_label(obj, WH_KRUISE_LABEL_DELETE_PROTECTION);
+    if (!wh_feature_on(&ctx->cfg->features, WH_FEATURE_ResourcesDeletionProtection))
+        fprintf(out, "  feature gate ResourcesDeletionProtection is off: deletion protection does "
+                     "not apply (--feature-gates=ResourcesDeletionProtection=true)\n");
+    else if (!label)
+        fprintf(out, "  it has no label %s: deletion protection does not apply\n",
+                WH_KRUISE_LABEL_DELETE_PROTECTION);
+    else if (ok)
+        fprintf(out, "  %s=%s, and nothing it protects against is there\n",
+                WH_KRUISE_LABEL_DELETE_PROTECTION, label);
     asked_fini(&a);
+    json_decref(obj);
     return ok ? EXIT_ALLOWED : EXIT_REFUSED;
 }
 
