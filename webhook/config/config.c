@@ -603,11 +603,12 @@ void wh_config_usage(FILE *out, const char *prog)
     fprintf(out,
             "Usage: %s [flags]               run the webhook server\n"
             "       %s inject -f POD --state FILE   inject SidecarSets into a Pod offline\n"
+            "       %s explain pod|eviction|delete ...  why, about a live Pod or deletion\n"
             "       %s convert -f FILE --to VERSION convert objects offline\n"
             "       %s certs generate|inspect ...   certificate operations\n\n"
             "Flags (environment variable in brackets; precedence: flag > environment > --config "
             "file > default):\n",
-            prog, prog, prog, prog);
+            prog, prog, prog, prog, prog);
     bool first_cli = true;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt *o = &opts[i];
