@@ -6,6 +6,7 @@
  * Thread rule: single thread per request; nothing shared. */
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "util/buf.h"
@@ -75,6 +76,8 @@ void wh_admission_set_reason(struct wh_admission_response *resp, const char *rea
 #define WH_ADMISSION_WARNING_MAX 119
 #define WH_ADMISSION_WARNINGS_MAX 4
 void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...) WH_PRINTF(2, 3);
+void wh_admission_vwarn(struct wh_admission_response *resp, const char *fmt, va_list ap)
+    WH_PRINTF(2, 0);
 
 /* For mutating handlers: the object to edit. The first call makes a deep copy of req->object
  * (an empty object when there is none); the server diffs the copy against the original into

@@ -1,7 +1,6 @@
 #include "handlers/warnings.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "kube/cluster.h"
@@ -17,12 +16,10 @@ void wh_warn(const struct wh_handler_ctx *ctx, struct wh_admission_response *res
 {
     if (!wh_warnings_on(ctx))
         return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    wh_admission_vwarn(resp, fmt, ap);
     va_end(ap);
-    wh_admission_warn(resp, "%s", buf);
 }
 
 void wh_warn_old_version(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
