@@ -564,6 +564,33 @@ def kubectl_prints_the_admission_warnings(ctx):
 
 
 @scenario
+def kubectl_prints_the_warnings_that_read_live_pods(ctx):
+    """The warnings that ask the API server for Pods: a PodUnavailableBudget whose selector
+    matches no Pod, and a SidecarSet that upstream admits (its selector and e2e-log's are
+    disjoint by upstream's rule) though an existing Pod is selected by both and both inject
+    log-agent."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason
+    namespace(ctx, "e2e-inject", {"e2e": "inject"})
+    pub = {"apiVersion": "policy.kruise.io/v1beta1", "kind": "PodUnavailableBudget",
+           "metadata": {"name": "nothing", "namespace": "e2e-inject"},
+           "spec": {"selector": {"matchLabels": {"app": "no-such-app"}}, "maxUnavailable": 1}}
+    rc, out, err = kubectl_stdin(ctx, "apply", pub)
+    check(rc == 0 and "Warning: spec.selector matches no Pod in namespace e2e-inject yet: the "
+          "budget covers none" in err, "kubectl apply PUB: %d %s %s" % (rc, out, err))
+    create_pod(ctx, "e2e-inject", "both", {"app": "web", "tier": "front"})
+    tier = sidecarset("e2e-tier", "log-agent",
+                      selector={"matchExpressions": [{"key": "tier", "operator": "Exists"}]})
+    rc, out, err = kubectl_stdin(ctx, "apply", tier)
+    check(rc == 0, "kubectl apply SidecarSet: %d %s %s" % (rc, out, err))
+    check("Warning: container log-agent is injected by SidecarSet e2e-log too, into Pods both "
+          "select (e2e-inject/" in err, "kubectl apply SidecarSet: %s" % err)
+    ctx.kube.delete(SS_PATH % "v1beta1" + "/e2e-tier")
+    ctx.kube.delete("/apis/policy.kruise.io/v1beta1/namespaces/e2e-inject/"
+                    "podunavailablebudgets/nothing")
+
+
+@scenario
 def explain_pod_gives_the_decision_mutate_pod_made(ctx):
     """For Pods created through the API server, one the SidecarSet e2e-log (left by the
     injection scenario) selects and one it does not, `explain pod` says what /mutate-pod did:
