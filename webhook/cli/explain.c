@@ -52,7 +52,8 @@ static const char usage[] =
     "            replicaset, statefulset, cloneset, uniteddeployment, service, ingress, ...):\n"
     "            whether deletion protection (policy.kruise.io/delete-protection) refuses it\n"
     "\n"
-    "  -n, --namespace NS  namespace of a NAME without NS/ (default: default)\n"
+    "  -n NS               namespace of a NAME without NS/ (default: default); --namespace\n"
+    "                      is the server's: the kruise namespace ($POD_NAMESPACE)\n"
     "  --kubeconfig FILE   the cluster (default $KUBECONFIG, else in-cluster); --state PATH\n"
     "                      a standalone one, as the server's\n"
     "  server options      as the server takes them (--feature-gates, --kube-timeout, ...)\n"
@@ -81,14 +82,13 @@ static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
         bool takes_next = false;
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             a->help = true;
-        } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--namespace") == 0) {
+        } else if (strcmp(arg, "-n") == 0) {
+            /* kubectl's -n; --namespace stays the server's option (the kruise namespace) */
             if (i + 1 >= argc) {
                 wh_cli_error(err, "explain", "%s needs a value", arg);
                 return false;
             }
             a->ns = argv[++i];
-        } else if (wh_str_has_prefix(arg, "--namespace=")) {
-            a->ns = arg + strlen("--namespace=");
         } else if (wh_config_is_flag(arg, &takes_next)) {
             a->server[a->nserver++] = argv[i];
             if (takes_next) {
