@@ -201,6 +201,7 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/workloadspread.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/hostile.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/frictions.py --bin $(BIN)
+	$(GUARD) $(PYTHON) test/integration/explain.py --bin $(BIN)
 
 # test/vectors: the shared cases, kept identical to the specification's; test/diff-vectors: the
 # cases the differential run found (make diff); test/handler-vectors: upstream's own _test.go

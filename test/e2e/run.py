@@ -891,6 +891,143 @@ def protected_namespace_deletion_is_refused(ctx):
     check(st == 200 and out["status"]["phase"] == "Terminating", "free: %s %s" % (st, out))
 
 
+def kubectl_stdin(ctx, verb, doc):
+    """`kubectl VERB -f -` of doc; returns (exit status, stdout, stderr)."""
+    r = subprocess.run([ctx.kubectl, "--kubeconfig", ctx.kubeconfig, verb, "-f", "-"],
+                       input=yaml.safe_dump(doc), capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+def explain(ctx, *args):
+    """`kruise-webhook explain ARGS` against the suite's API server; (exit status, stdout)."""
+    r = subprocess.run([ctx.bin, "explain"] + list(args) + ["--kubeconfig", ctx.kubeconfig],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode in (0, 1), "explain %s: %d %s %s" % (args, r.returncode, r.stdout,
+                                                           r.stderr))
+    return r.returncode, r.stdout
+
+
+@scenario
+def kubectl_prints_the_admission_warnings(ctx):
+    """`kubectl apply` of a SidecarSet whose namespaceSelector matches no namespace prints
+    the server's warning, and `kubectl create` of a v1alpha1 object prints its own; both are
+    created (a warning never refuses)."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason
+    nowhere = sidecarset("e2e-nowhere", "nowhere-agent",
+                         namespaceSelector={"matchLabels": {"e2e": "no-such-namespace"}})
+    rc, out, err = kubectl_stdin(ctx, "apply", nowhere)
+    check(rc == 0 and "Warning: spec.namespaceSelector matches no namespace that exists: nothing "
+          "is injected until one does" in err, "kubectl apply: %d %s %s" % (rc, out, err))
+    check(ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-nowhere") is not None, "created")
+    old = sidecarset("e2e-old", "old-agent", "v1alpha1",
+                     selector={"matchLabels": {"app": "e2e-old"}})
+    rc, out, err = kubectl_stdin(ctx, "create", old)
+    check(rc == 0 and "Warning: apps.kruise.io/v1alpha1 SidecarSet is an older version; "
+          "apps.kruise.io/v1beta1 is served (use it)" in err,
+          "kubectl create: %d %s %s" % (rc, out, err))
+    for name in ("e2e-nowhere", "e2e-old"):
+        ctx.kube.delete(SS_PATH % "v1beta1" + "/" + name)
+
+
+@scenario
+def kubectl_prints_the_warnings_that_read_live_pods(ctx):
+    """The warnings that ask the API server for Pods: a PodUnavailableBudget whose selector
+    matches no Pod, and a SidecarSet that upstream admits (its selector and e2e-log's are
+    disjoint by upstream's rule) though an existing Pod is selected by both and both inject
+    log-agent."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason
+    namespace(ctx, "e2e-inject", {"e2e": "inject"})
+    pub = {"apiVersion": "policy.kruise.io/v1beta1", "kind": "PodUnavailableBudget",
+           "metadata": {"name": "nothing", "namespace": "e2e-inject"},
+           "spec": {"selector": {"matchLabels": {"app": "no-such-app"}}, "maxUnavailable": 1}}
+    rc, out, err = kubectl_stdin(ctx, "apply", pub)
+    check(rc == 0 and "Warning: spec.selector matches no Pod in namespace e2e-inject yet: the "
+          "budget covers none" in err, "kubectl apply PUB: %d %s %s" % (rc, out, err))
+    create_pod(ctx, "e2e-inject", "both", {"app": "web", "tier": "front"})
+    tier = sidecarset("e2e-tier", "log-agent",
+                      selector={"matchExpressions": [{"key": "tier", "operator": "Exists"}]})
+    rc, out, err = kubectl_stdin(ctx, "apply", tier)
+    check(rc == 0, "kubectl apply SidecarSet: %d %s %s" % (rc, out, err))
+    check("Warning: container log-agent is injected by SidecarSet e2e-log too, into Pods both "
+          "select (e2e-inject/" in err, "kubectl apply SidecarSet: %s" % err)
+    ctx.kube.delete(SS_PATH % "v1beta1" + "/e2e-tier")
+    ctx.kube.delete("/apis/policy.kruise.io/v1beta1/namespaces/e2e-inject/"
+                    "podunavailablebudgets/nothing")
+
+
+@scenario
+def explain_pod_gives_the_decision_mutate_pod_made(ctx):
+    """For Pods created through the API server, one the SidecarSet e2e-log (left by the
+    injection scenario) selects and one it does not, `explain pod` says what /mutate-pod did:
+    injected at the SidecarSet's current hash, or not and why."""
+    namespace(ctx, "e2e-inject", {"e2e": "inject"})
+    namespace(ctx, "e2e-plain")
+    pod = create_pod(ctx, "e2e-inject", "explained")
+    plain = create_pod(ctx, "e2e-plain", "explained")
+    check("log-agent" in container_names(pod) and "log-agent" not in container_names(plain),
+          "injection: %s %s" % (container_names(pod), container_names(plain)))
+    rc, out = explain(ctx, "pod", "e2e-inject/explained")
+    line = [l.split() for l in out.splitlines() if l.split()[:1] == ["e2e-log"]]
+    check(rc == 0 and line and line[0][1] == "injected", out)
+    check("e2e-log: the Pod has it, at the SidecarSet's current hash" in out, out)
+    rc, out = explain(ctx, "pod", "e2e-plain/explained")
+    line = [l.split() for l in out.splitlines() if l.split()[:1] == ["e2e-log"]]
+    check(rc == 0 and line and line[0][1:3] == ["not", "injected"], out)
+
+
+@scenario
+def explain_eviction_predicts_the_next_eviction(ctx):
+    """A PodUnavailableBudget of 2 over 5 ready Pods (its status as the PUB controller, which
+    does not run here, would write it): before each of three evictions `explain eviction`
+    predicts its answer (allowed, allowed, refused with "2 of 5 Pods are unavailable"), and
+    the API server's answer to the eviction is that one; the refusal carries the warning."""
+    ns = "e2e-pub"
+    namespace(ctx, ns)
+    pubs = "/apis/policy.kruise.io/v1beta1/namespaces/%s/podunavailablebudgets" % ns
+    ctx.kube.create(pubs, {"apiVersion": "policy.kruise.io/v1beta1",
+                           "kind": "PodUnavailableBudget", "metadata": {"name": "budget"},
+                           "spec": {"selector": {"matchLabels": {"app": "budgeted"}},
+                                    "maxUnavailable": 2}})
+    for i in range(5):
+        pod = ctx.kube.create("/api/v1/namespaces/%s/pods" % ns, {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "b-%d" % i, "labels": {"app": "budgeted"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}})
+        check(pod["metadata"].get("annotations", {}).get("kruise.io/related-pub") == "budget",
+              "the Pod names its PUB: %s" % pod["metadata"].get("annotations"))
+        pod["status"] = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                         "containerStatuses": [{"name": "app", "image": "nginx:1.25",
+                                                "imageID": "nginx@sha256:0", "ready": True,
+                                                "restartCount": 0, "state": {"running": {}}}]}
+        ctx.kube.put("/api/v1/namespaces/%s/pods/b-%d/status" % (ns, i), pod)
+    pub = ctx.kube.get(pubs + "/budget")
+    pub["status"] = {"totalReplicas": 5, "desiredAvailable": 3, "currentAvailable": 5,
+                     "unavailableAllowed": 2, "observedGeneration": pub["metadata"]["generation"]}
+    ctx.kube.put(pubs + "/budget/status", pub)
+    for i, expect in enumerate((0, 0, 1)):
+        name = "b-%d" % i
+        rc, out = explain(ctx, "eviction", "%s/%s" % (ns, name))
+        check(rc == expect, "explain eviction %s: exit %d, expected %d: %s" % (name, rc, expect,
+                                                                              out))
+        st, body = ctx.kube.call("POST", "/api/v1/namespaces/%s/pods/%s/eviction" % (ns, name),
+                                 {"apiVersion": "policy/v1", "kind": "Eviction",
+                                  "metadata": {"name": name, "namespace": ns}})
+        check((st == 201) == (rc == 0), "eviction of %s: %s %s; explain said %s" %
+              (name, st, body, out))
+        if rc:
+            check("warning: 2 of 5 Pods are unavailable or being disrupted; the budget allows 2"
+                  in out, out)
+            check(any("2 of 5 Pods are unavailable or being disrupted; the budget allows 2" in w
+                      for w in ctx.kube.warnings), "the refusal's warning: %s" % ctx.kube.warnings)
+        else:
+            # the server's write-back must be seen before the next prediction
+            wait_for(lambda: name in (ctx.kube.get(pubs + "/budget").get("status", {})
+                                      .get("disruptedPods") or {}), 10, "%s recorded" % name)
+    return "explain predicted allowed, allowed, refused; the evictions answered the same"
+
+
 @scenario
 def reset_cabundle_is_repaired(ctx):
     """caBundle reset to Cg== (a newline) on an entry and a CRD: repaired from the watch, and

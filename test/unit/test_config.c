@@ -383,3 +383,18 @@ TEST(config_every_option_has_an_environment_variable)
     unsetenv("WEBHOOK_LEADER_ELECT");
     unsetenv("WEBHOOK_INITIALIZE_TIMEOUT");
 }
+
+/* explain takes the server's options among its own arguments. */
+TEST(config_is_flag_names_the_servers_options)
+{
+    bool next = true;
+    CHECK(wh_config_is_flag("--feature-gates", &next) && next);
+    CHECK(wh_config_is_flag("--feature-gates=A=true", &next) && !next);
+    CHECK(wh_config_is_flag("--admission-warnings", &next) && !next); /* a switch */
+    CHECK(wh_config_is_flag("--kubeconfig=/x", &next) && !next);
+    CHECK(wh_config_is_flag("--namespace", &next) && next); /* the kruise namespace */
+    CHECK(!wh_config_is_flag("--no-such-option", &next) && !next);
+    CHECK(!wh_config_is_flag("-n", &next));
+    CHECK(!wh_config_is_flag("--", &next));
+    CHECK(!wh_config_is_flag("pod", &next));
+}

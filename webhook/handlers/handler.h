@@ -23,7 +23,9 @@ struct wh_cluster; /* kube/cluster.h: cached cluster state, live reads, writes *
 struct wh_handler_ctx {
     const struct wh_config *cfg;
     struct wh_cluster *cluster; /* NULL only in unit tests that need no cluster state */
-    /* The offline inject command: no API calls, no side effects; answers are still computed. */
+    /* The commands that only tell (inject, explain): nothing is written, answers are still
+     * computed, from the cluster given (inject: a standalone state; explain: the API server,
+     * read through a read-only client). */
     bool offline;
 };
 

@@ -87,6 +87,15 @@ WH_NODISCARD enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char 
                                               const char *ns, const char *label_selector,
                                               wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb);
 
+/* Live, one page of at most limit (> 0) items, for questions a first page answers (does any
+ * object match this selector, a few examples): fn gets the items of that page only. One call,
+ * within the thread's deadline. Standalone: as wh_cluster_list_live, up to limit items. */
+WH_NODISCARD enum wh_err wh_cluster_list_page_live(struct wh_cluster *cl, const char *group,
+                                                   const char *version, const char *resource,
+                                                   const char *ns, const char *label_selector,
+                                                   long limit, wh_kube_item_fn fn, void *arg,
+                                                   struct wh_errbuf *eb);
+
 /* Live get of one object. Returns in *out: new ref. WH_ERR_NOT_FOUND when absent. */
 WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group,
                                              const char *version, const char *resource,

@@ -167,11 +167,27 @@ enum wh_err wh_pod_mutate_admit(const struct wh_handler_ctx *ctx,
     return wh_pod_run_mutate(mutate_steps, N(mutate_steps), ctx, req, resp, NULL, eb);
 }
 
+static enum wh_err run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
+                                const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts);
+
 enum wh_err wh_pod_validate_admit(const struct wh_handler_ctx *ctx,
                                   const struct wh_admission_request *req,
                                   struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wh_pod_run_validate(validate_steps, N(validate_steps), ctx, req, resp, eb);
+    (void)eb;
+    return run_validate(validate_steps, N(validate_steps), ctx, req, resp, NULL);
+}
+
+enum wh_err wh_pod_validate_run(const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts, struct wh_errbuf *eb)
+{
+    (void)eb;
+    return run_validate(validate_steps, N(validate_steps), ctx, req, resp, opts);
 }
 
 enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
@@ -180,13 +196,22 @@ enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t n
                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
+    return run_validate(steps, nsteps, ctx, req, resp, NULL);
+}
+
+static enum wh_err run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
+                                const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts)
+{
     /* Without the deleted Pod there is nothing to judge (API servers before 1.16). */
     if (strcmp(req->operation, "DELETE") == 0 && !req->old_object) {
         wh_admission_allow(resp, NULL);
         return WH_OK;
     }
     struct wh_pod_review pr;
-    review_init(&pr, ctx, req, resp, NULL, true);
+    review_init(&pr, ctx, req, resp, opts, true);
     for (size_t i = 0; i < nsteps && pr.op; i++) {
         const struct wh_pod_step *s = steps[i];
         if (!(s->validate_ops & pr.op) || !step_on(s, ctx))

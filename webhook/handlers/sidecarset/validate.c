@@ -6,6 +6,7 @@
 
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
+#include "handlers/sidecarset/warnings.h"
 #include "k8s/kruise.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
@@ -1005,6 +1006,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         free(msg);
     } else {
         wh_admission_allow(resp, "allowed to be admitted");
+        wh_sidecarset_warn(ctx, obj, resp);
     }
 out:
     wh_ferrs_fini(&v.errs);
