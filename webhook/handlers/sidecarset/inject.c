@@ -345,10 +345,18 @@ struct built_hash {
     char *tail;       /* ,"hash":...} */
 };
 
+/* At most one entry per pick: sized for them when the build starts. */
 struct hlist {
     struct built_hash *v;
     size_t n, cap;
 };
+
+static void hlist_init(struct hlist *l, size_t cap)
+{
+    l->v = wh_xcalloc(cap ? cap : 1, sizeof(*l->v));
+    l->n = 0;
+    l->cap = cap;
+}
 
 /* A later entry of a name replaces the earlier one, as in a map. Steals: tail. */
 static void hlist_push(struct hlist *l, const char *name, char *tail)
@@ -360,10 +368,7 @@ static void hlist_push(struct hlist *l, const char *name, char *tail)
             return;
         }
     }
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 4;
-        l->v = wh_xrealloc(l->v, l->cap * sizeof(*l->v));
-    }
+    WH_ASSERT(l->n < l->cap);
     l->v[l->n++] = (struct built_hash){name, tail};
 }
 
@@ -372,7 +377,6 @@ static void hlist_fini(struct hlist *l)
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i].tail);
     free(l->v);
-    memset(l, 0, sizeof(*l));
 }
 
 /* One name of the map: an entry parsed from the pod (json) or one built here (text). */
@@ -923,34 +927,29 @@ out:
 /* The SidecarSetUpgradeSpec of a SidecarSet after its updateTimestamp, as Go prints it:
  * hash, sidecarSetName, sidecarList (sorted), controllerRevision when set. Returns: new
  * string. */
+/* ,"key":"s" as Go prints it; lead is the text before the string (,"key":). */
+static enum wh_err append_member(struct wh_buf *t, const char *lead, const char *s)
+{
+    enum wh_err rc = wh_buf_adds(t, lead);
+    return rc ? rc : wh_goenc_append_string(t, s, strlen(s));
+}
+
 static char *hash_entry_tail(const char *name, const char *hash, const struct strset *list,
                              const char *revision)
 {
     struct wh_buf t;
     wh_buf_init(&t, SIZE_MAX / 2);
-    hash = hash ? hash : "";
-    enum wh_err rc = wh_buf_adds(&t, ",\"hash\":");
+    enum wh_err rc = append_member(&t, ",\"hash\":", hash ? hash : "");
     if (!rc)
-        rc = wh_goenc_append_string(&t, hash, strlen(hash));
-    if (!rc)
-        rc = wh_buf_adds(&t, ",\"sidecarSetName\":");
-    if (!rc)
-        rc = wh_goenc_append_string(&t, name, strlen(name));
+        rc = append_member(&t, ",\"sidecarSetName\":", name);
     if (!rc)
         rc = wh_buf_adds(&t, ",\"sidecarList\":[");
-    for (size_t k = 0; !rc && k < list->n; k++) {
-        if (k)
-            rc = wh_buf_addc(&t, ',');
-        if (!rc)
-            rc = wh_goenc_append_string(&t, list->v[k], strlen(list->v[k]));
-    }
+    for (size_t k = 0; !rc && k < list->n; k++)
+        rc = append_member(&t, k ? "," : "", list->v[k]);
     if (!rc)
         rc = wh_buf_addc(&t, ']');
-    if (!rc && revision && revision[0]) {
-        rc = wh_buf_adds(&t, ",\"controllerRevision\":");
-        if (!rc)
-            rc = wh_goenc_append_string(&t, revision, strlen(revision));
-    }
+    if (!rc && revision && revision[0])
+        rc = append_member(&t, ",\"controllerRevision\":", revision);
     if (!rc)
         rc = wh_buf_addc(&t, '}');
     if (rc)
@@ -1200,6 +1199,8 @@ static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_p
     b.volumes = json_array();
     b.secrets = json_array();
     b.annotations = json_object();
+    hlist_init(&b.built_hash, picks->n);
+    hlist_init(&b.built_hash_wo, picks->n);
     format_now((int64_t)(pm->now ? pm->now : time(NULL)), b.now, sizeof(b.now));
 
     for (size_t i = 0; i < picks->n; i++) {
