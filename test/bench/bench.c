@@ -21,6 +21,7 @@
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_loop.h"
 #include "test/support/bench_podtemplate.h"
+#include "test/support/bench_podsteps.h"
 #include "test/support/bench_pub.h"
 #include "test/support/bench_regex.h"
 #include "test/support/bench_sidecarset.h"
@@ -284,6 +285,8 @@ int main(void)
         wh_bench_workloadspread();
     if (wh_bench_wanted_group("podtemplate"))
         wh_bench_podtemplate();
+    if (wh_bench_wanted_group("podsteps"))
+        wh_bench_podsteps();
     if (wh_bench_wanted_group("cache"))
         bench_cache_memory();
     wh_arena_release();

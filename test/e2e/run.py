@@ -43,7 +43,7 @@ NS = "kruise-system"
 SECRET = "kruise-webhook-server-certs"  # the defaults: what manifests/ names
 MUTATING = "kruise-webhook-server-mutating"
 VALIDATING = "kruise-webhook-server-validating"
-CRDS = []  # every CRD of manifests/crds/, filled in by install_base
+CRDS = []  # every CRD of manifests/crds/ /convert converts, filled in by install_base
 CFG_PATH = "/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations/%s"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 SS_PATH = "/apis/apps.kruise.io/%s/sidecarsets"
@@ -324,16 +324,20 @@ def scenario(fn):
 @scenario
 def vectors_through_the_api_server(ctx):
     """The vector harness's real-cluster mode (make test-vectors KUBECONFIG=...) on this API
-    server: every vector, its cluster objects created through the API server, v1alpha1
-    CloneSets converted by the harness's server (the CRDs' URL names the suite's port)."""
+    server: every vector of test/vectors and test/handler-vectors, its cluster objects created
+    through the API server, v1alpha1 CloneSets converted by the harness's server (the CRDs' URL
+    names the suite's port)."""
     if not ctx.harness:
         return "skipped: no --harness"
-    r = subprocess.run([ctx.harness, "--bin", ctx.bin, "--vectors",
-                        os.path.join(ROOT, "test", "vectors"), "--kubeconfig", ctx.kubeconfig,
-                        "--port", str(ctx.port)], capture_output=True, text=True, timeout=900)
-    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-    check(r.returncode == 0, "harness: %s\n%s%s" % (last, r.stdout[-4000:], r.stderr[-2000:]))
-    return last
+    lasts = []
+    for folder in ("vectors", "handler-vectors"):
+        r = subprocess.run([ctx.harness, "--bin", ctx.bin, "--vectors",
+                            os.path.join(ROOT, "test", folder), "--kubeconfig", ctx.kubeconfig,
+                            "--port", str(ctx.port)], capture_output=True, text=True, timeout=900)
+        last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+        check(r.returncode == 0, "harness: %s\n%s%s" % (last, r.stdout[-4000:], r.stderr[-2000:]))
+        lasts.append("%s: %s" % (folder, last))
+    return "; ".join(lasts)
 
 
 @scenario
@@ -456,6 +460,143 @@ def pod_gets_its_sidecars_only_where_the_sidecarset_matches(ctx):
           pod["metadata"]["annotations"])
     other = create_pod(ctx, "e2e-plain", "web")
     check(container_names(other) == ["app"], "no sidecar outside: %s" % container_names(other))
+
+
+PPS_PATH = "/apis/apps.kruise.io/%s/namespaces/%s/persistentpodstates"
+PPM_PATH = "/apis/apps.kruise.io/v1alpha1/namespaces/%s/podprobemarkers"
+
+
+def owned_pod(name, owner, labels=None, annotations=None, **container):
+    """A Pod as a workload's controller creates it: its controller owner and the readiness
+    gate OpenKruise's own controllers add."""
+    c = {"name": "app", "image": "nginx:1.25"}
+    c.update(container)
+    md = {"name": name, "labels": labels or {"app": "stateful"},
+          "ownerReferences": [dict(owner, uid="0b4e6a6e-0000-4000-8000-00000000000%d" % len(name),
+                                   controller=True)]}
+    if annotations:
+        md["annotations"] = annotations
+    spec = {"containers": [c]}
+    if owner["apiVersion"].startswith("apps.kruise.io/"):
+        spec["readinessGates"] = [{"conditionType": "KruisePodReady"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
+
+
+def admitted(ctx, ns, pod, cond, what):
+    """Creates pod once the server's caches make cond(answer) true: dry runs first (the
+    server learns of new objects through its watches), then the Pod itself."""
+    path = "/api/v1/namespaces/%s/pods" % ns
+
+    def dry():
+        st, out = ctx.kube.call("POST", path + "?dryRun=All", pod)
+        check(st == 201, "dry run: %s %s" % (st, out))
+        return cond(out)
+    wait_for(dry, 10, what)
+    out = ctx.kube.create(path, pod)
+    check(cond(out), "%s: %s" % (what, json.dumps(out)[:2000]))
+    return out
+
+
+def denied(ctx, path, obj, webhook, message):
+    st, out = ctx.kube.call("POST", path, obj)
+    msg = (out or {}).get("message", "")
+    want = 'admission webhook "%s" denied the request: %s' % (webhook, message)
+    check(st == 400 and want in msg, "refused with upstream's message: %s %s" % (st, msg))
+
+
+@scenario
+def persistentpodstate_sends_a_recreated_pod_back_and_probes_move_with_the_gates_on(ctx):
+    """Issue 24, through the real API server:
+    - a Pod created (again) under a name the PersistentPodState of its Advanced StatefulSet
+      recorded gets that zone as its nodeSelector, the recorded node as a preferred term after
+      its own, and kruise.io/injected-persistent-pod-state; a PersistentPodState targeting a
+      Deployment and a PodProbeMarker with a probe named Ready are refused with upstream's
+      messages;
+    - with gates EnhancedLivenessProbe and EnablePodProbeMarkerOnServerless on (the server
+      restarted with them, and again without them at the end), a CloneSet's Pod asking for
+      the enhanced liveness probe has its livenessProbe, as the API server defaulted it, moved
+      into apps.kruise.io/container-probe-context, and a Pod a PodProbeMarker selects carries
+      its probe in kruise.io/podprobe."""
+    ns = "e2e-pps"
+    namespace(ctx, ns)
+    zone, host = "topology.kubernetes.io/zone", "kubernetes.io/hostname"
+    pps = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "PersistentPodState",
+           "metadata": {"name": "web-state"},
+           "spec": {"targetRef": {"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet",
+                                  "name": "web"},
+                    "requiredPersistentTopology": {"keys": [zone]},
+                    "preferredPersistentTopology": [{"weight": 50, "preference": {"keys": [host]}}]}}
+    out = ctx.kube.create(PPS_PATH % ("v1beta1", ns), pps)
+    out["status"] = {"observedGeneration": 1, "podStates": {"web-0": {
+        "nodeName": "node-7", "nodeTopologyLabels": {zone: "zone-b", host: "node-7"}}}}
+    ctx.kube.put(PPS_PATH % ("v1beta1", ns) + "/web-state/status", out)
+    sts = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet", "name": "web"}
+    pod = owned_pod("web-0", sts)
+    pod["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 5, "preference": {"matchExpressions": [{"key": "ssd", "operator": "Exists"}]}}]}}
+    got = admitted(ctx, ns, pod, lambda p: (p["spec"].get("nodeSelector") or {}).get(zone),
+                   "the recorded zone")
+    check(got["spec"]["nodeSelector"] == {zone: "zone-b"}, got["spec"]["nodeSelector"])
+    check(got["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] == [
+        {"weight": 5, "preference": {"matchExpressions": [{"key": "ssd", "operator": "Exists"}]}},
+        {"weight": 50, "preference": {"matchExpressions": [
+            {"key": host, "operator": "In", "values": ["node-7"]}]}}], got["spec"]["affinity"])
+    check(got["metadata"]["annotations"].get("kruise.io/injected-persistent-pod-state") ==
+          "web-state", got["metadata"].get("annotations"))
+    other = ctx.kube.create("/api/v1/namespaces/%s/pods" % ns, owned_pod("web-5", sts))
+    check("nodeSelector" not in other["spec"], "no record, no topology: %s" % other["spec"])
+    bad = json.loads(json.dumps(pps))
+    bad["metadata"]["name"] = "deploy-state"
+    bad["spec"]["targetRef"] = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}
+    denied(ctx, PPS_PATH % ("v1beta1", ns), bad, "vpersistentpodstate.kb.io",
+           'spec.targetRef: Invalid value: v1beta1.TargetReference{APIVersion:"apps/v1", '
+           'Kind:"Deployment", Name:"d"}: targetRef.Kind must be StatefulSet or in '
+           "PPS_Watch_Custom_Workload_WhiteList")
+    ppm = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "PodProbeMarker",
+           "metadata": {"name": "healthy"},
+           "spec": {"selector": {"matchLabels": {"app": "probed"}},
+                    "probes": [{"name": "healthy", "containerName": "app",
+                                "probe": {"exec": {"command": ["/healthy.sh"]}},
+                                "podConditionType": "game.kruise.io/healthy"}]}}
+    wrong = json.loads(json.dumps(ppm))
+    wrong["metadata"]["name"] = "native"
+    wrong["spec"]["probes"][0]["name"] = "Ready"
+    denied(ctx, PPM_PATH % ns, wrong, "vpodprobemarker.kb.io",
+           'spec.probes: Invalid value: "Ready": probe name can\'t be Ready')
+    ctx.kube.create(PPM_PATH % ns, ppm)
+
+    gates = "ResourcesDeletionProtection=true,EnhancedLivenessProbe=true," \
+            "EnablePodProbeMarkerOnServerless=true"
+    plain_args = ctx.server.args
+    ctx.server.stop()
+    ctx.server.args = plain_args + ["--feature-gates", gates]
+    try:
+        ctx.server.start().wait_ready()
+        cs = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet", "name": "cs"}
+        live = owned_pod("cs-live", cs, annotations={"apps.kruise.io/using-enhanced-liveness": "true"},
+                         livenessProbe={"httpGet": {"path": "/healthz", "port": 8080}})
+        got = admitted(ctx, ns, live,
+                       lambda p: "apps.kruise.io/container-probe-context" in
+                       (p["metadata"].get("annotations") or {}), "the probe moved")
+        check("livenessProbe" not in got["spec"]["containers"][0], got["spec"]["containers"])
+        check(got["metadata"]["annotations"]["apps.kruise.io/container-probe-context"] ==
+              '[{"name":"app","livenessProbe":{"httpGet":{"path":"/healthz","port":8080,'
+              '"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,'
+              '"failureThreshold":3}}]', got["metadata"]["annotations"])
+        probed = {"apiVersion": "v1", "kind": "Pod",
+                  "metadata": {"name": "probed", "labels": {"app": "probed"}},
+                  "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]}}
+        got = admitted(ctx, ns, probed, lambda p: "kruise.io/podprobe" in
+                       (p["metadata"].get("annotations") or {}), "the PodProbeMarker's probe")
+        ann = got["metadata"]["annotations"]
+        check(ann["kruise.io/podprobe"] ==
+              '[{"name":"healthy","containerName":"app","probe":{"exec":{"command":'
+              '["/healthy.sh"]}},"podConditionType":"game.kruise.io/healthy"}]' and
+              ann["kruise.io/podprobemarker-list"] == "healthy", ann)
+    finally:
+        ctx.server.stop()
+        ctx.server.args = plain_args
+        ctx.server.start().wait_ready()
 
 
 @scenario
@@ -1107,9 +1248,12 @@ def install_base(ctx):
     docs = [d for d in rendered(ctx, "with-crds")
             if d["kind"] in ("Namespace", "CustomResourceDefinition")]
     kubectl_apply(ctx, docs)
-    CRDS[:] = [d["metadata"]["name"] for d in docs if d["kind"] == "CustomResourceDefinition"]
+    crds = [d for d in docs if d["kind"] == "CustomResourceDefinition"]
+    CRDS[:] = [d["metadata"]["name"] for d in crds if d["spec"].get("conversion")]
     check(len(CRDS) == 15, "the CRDs of every converted kind: %s" % CRDS)
-    for name in CRDS:
+    check([d["metadata"]["name"] for d in crds if not d["spec"].get("conversion")] ==
+          ["podprobemarkers.apps.kruise.io"], "the CRD of one version: PodProbeMarker's")
+    for name in [d["metadata"]["name"] for d in crds]:
         wait_for(lambda: any(c["type"] == "Established" and c["status"] == "True" for c in
                              ctx.kube.get(CRD_PATH + name).get("status", {}).get("conditions",
                                                                                    [])),

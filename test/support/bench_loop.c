@@ -1,10 +1,13 @@
 #include "test/support/bench_loop.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/dispatch.h"
+#include "util/base64.h"
+#include "util/json.h"
 #include "util/time.h"
 
 void wh_bench_config(struct wh_config *cfg)
@@ -57,4 +60,24 @@ double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
     if (iters)
         *iters = n;
     return (double)(now - start) / (double)n;
+}
+
+void wh_bench_check_patch(const char *label, const struct wh_reply *reply, const char *want)
+{
+    json_t *answer = json_loads(reply->body, 0, NULL);
+    const char *patch64 = wh_json_path_str(answer, "response", "patch", NULL);
+    bool ok = reply->http_status == 200 && reply->allowed && patch64;
+    if (ok && want) {
+        size_t n = 0;
+        unsigned char *patch = NULL;
+        ok = wh_base64_decode(patch64, strlen(patch64), &patch, &n) == WH_OK;
+        ok = ok && strstr((const char *)patch, want) != NULL;
+        free(patch);
+    }
+    if (!ok) {
+        fprintf(stderr, "bench %s: unexpected answer (want %s): %.400s\n", label, want,
+                reply->body);
+        exit(1);
+    }
+    json_decref(answer);
 }

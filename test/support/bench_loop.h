@@ -30,4 +30,9 @@ double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
                             const struct wh_handler_ctx *ctx, const char *body, size_t len,
                             int64_t budget_ns, long *iters);
 
+/* Exits unless reply is HTTP 200, allowed, with a JSON patch that contains want (NULL: any
+ * patch). */
+struct wh_reply;
+void wh_bench_check_patch(const char *label, const struct wh_reply *reply, const char *want);
+
 #endif

@@ -171,6 +171,17 @@ void wh_admission_deny(struct wh_admission_response *resp, int code, const char 
     va_end(ap);
 }
 
+void wh_admission_answer_errors(struct wh_admission_response *resp, int code,
+                                const struct wh_field_errors *errs)
+{
+    char *msg = wh_ferrs_aggregate(errs);
+    if (msg)
+        wh_admission_deny(resp, code, "%s", msg);
+    else
+        wh_admission_allow(resp, NULL);
+    free(msg);
+}
+
 void wh_admission_set_reason(struct wh_admission_response *resp, const char *reason)
 {
     free(resp->reason);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "k8s/fielderr.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -66,6 +67,11 @@ void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...
  * other codes carry no reason unless wh_admission_set_reason is called. */
 void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)
     WH_PRINTF(3, 4);
+/* Answers a validation with its field errors, as upstream's handlers answer
+ * admission.Errored(code, allErrs.ToAggregate()) when there are some, and
+ * admission.ValidationResponse(true, "") when there are none. */
+void wh_admission_answer_errors(struct wh_admission_response *resp, int code,
+                                const struct wh_field_errors *errs);
 void wh_admission_set_reason(struct wh_admission_response *resp, const char *reason);
 void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...) WH_PRINTF(2, 3);
 

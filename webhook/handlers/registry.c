@@ -27,6 +27,8 @@
     X(wh_dp_namespace_route)                                                                       \
     X(wh_pub_validate_route)                                                                       \
     X(wh_dp_service_route)                                                                         \
+    X(wh_pps_validate_route)                                                                       \
+    X(wh_ppm_validate_route)                                                                       \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
@@ -45,7 +47,7 @@ static const struct wh_route *const routes[] = {ROUTES(ENTRY)};
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
-static bool served(const struct wh_route *r, const struct wh_config *cfg)
+bool wh_route_served(const struct wh_route *r, const struct wh_config *cfg)
 {
     return !r->enabled || r->enabled(cfg);
 }
@@ -59,7 +61,7 @@ const struct wh_route *const *wh_routes_all(size_t *count)
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path)
 {
     for (size_t i = 0; i < NROUTES; i++) {
-        if (strcmp(routes[i]->path, path) == 0 && served(routes[i], cfg))
+        if (strcmp(routes[i]->path, path) == 0 && wh_route_served(routes[i], cfg))
             return routes[i];
     }
     return NULL;
@@ -93,7 +95,7 @@ enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *clus
 {
     for (size_t i = 0; i < NROUTES; i++) {
         const struct wh_route *r = routes[i];
-        if (!r->setup || !served(r, cfg))
+        if (!r->setup || !wh_route_served(r, cfg))
             continue;
         enum wh_err rc = r->setup(cluster, cfg, eb);
         if (rc)

@@ -3,7 +3,8 @@
 
 /* Kubernetes' generic validation, with upstream's exact messages, on JSON objects:
  *  - k8s.io/apimachinery/pkg/util/validation: IsQualifiedName, IsValidLabelValue,
- *    IsDNS1123Label, IsDNS1123Subdomain, IsValidPortName, IsEnvVarName, IsConfigMapKey;
+ *    IsDNS1123Label, IsDNS1123Subdomain, IsValidPortNum, IsValidPortName, IsEnvVarName,
+ *    IsConfigMapKey, IsHTTPHeaderName;
  *  - k8s.io/apimachinery/pkg/apis/meta/v1/validation: ValidateLabels, ValidateLabelName,
  *    ValidateLabelSelector (and whether metav1.LabelSelectorAsSelector would fail);
  *  - k8s.io/apimachinery/pkg/api/validation: ValidateObjectMeta (create), ValidateAnnotations.
@@ -30,7 +31,9 @@ void wh_is_qualified_name(const char *v, struct wh_vmsgs *out);
 void wh_is_valid_label_value(const char *v, struct wh_vmsgs *out);
 void wh_is_dns1123_label(const char *v, struct wh_vmsgs *out);
 void wh_is_dns1123_subdomain(const char *v, struct wh_vmsgs *out);
+void wh_is_valid_port_num(long long port, struct wh_vmsgs *out);
 void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out);
+void wh_is_http_header_name(const char *v, struct wh_vmsgs *out);
 void wh_is_env_var_name(const char *v, struct wh_vmsgs *out);
 void wh_is_config_map_key(const char *v, struct wh_vmsgs *out);
 /* NameIsDNSSubdomain (prefix: a generateName, whose trailing '-' is allowed). */

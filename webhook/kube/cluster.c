@@ -97,6 +97,20 @@ struct wh_cache *wh_cluster_cache(struct wh_cluster *cl, enum wh_resource_id id)
     return cl->caches[id].cache;
 }
 
+const char *wh_cluster_configmap_value(struct wh_cluster *cl, const char *ns, const char *name,
+                                       const char *key, struct wh_object **holder)
+{
+    struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONFIGMAP) : NULL;
+    struct wh_object *cm = c ? wh_cache_get(c, ns, name) : NULL;
+    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data", key, NULL) : NULL;
+    if (!text) {
+        wh_object_unref(cm);
+        cm = NULL;
+    }
+    *holder = cm;
+    return text;
+}
+
 const char *wh_cluster_version(const struct wh_cluster *cl, enum wh_resource_id id)
 {
     WH_ASSERT(id < WH_RES_COUNT);

@@ -44,6 +44,10 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
     [WH_RES_PUB] = {WH_KRUISE_POLICY, {"v1beta1", "v1alpha1"}, "podunavailablebudgets",
                     "PodUnavailableBudget", true},
     [WH_RES_JOB] = {"batch", {"v1"}, "jobs", "Job", true},
+    [WH_RES_PERSISTENTPODSTATE] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "persistentpodstates",
+                                   "PersistentPodState", true},
+    [WH_RES_PODPROBEMARKER] = {WH_KRUISE_APPS, {"v1alpha1"}, "podprobemarkers", "PodProbeMarker",
+                               true},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)

@@ -32,6 +32,8 @@ enum wh_resource_id {
     WH_RES_WORKLOADSPREAD,
     WH_RES_PUB,
     WH_RES_JOB,
+    WH_RES_PERSISTENTPODSTATE,
+    WH_RES_PODPROBEMARKER,
     WH_RES_COUNT
 };
 

@@ -4,7 +4,8 @@
 /* The Pod webhooks as a frame that features plug into (handlers/pod/step.h): pipeline.c lists
  * the steps of each path in upstream's order (pod_create_update_handler.go):
  *   /mutate-pod   (pods CREATE):  readiness gate, WorkloadSpread, SidecarSet, container launch
- *                                 priority, PodUnavailableBudget
+ *                                 priority, PodUnavailableBudget, PersistentPodState, the
+ *                                 enhanced liveness probe, PodProbeMarker
  *   /validate-pod (pods UPDATE/DELETE, pods/eviction CREATE): WorkloadSpread,
  *                                 PodUnavailableBudget
  * and runs them: a Pod that cannot be decoded is a 400 before any step runs.

@@ -21,6 +21,9 @@ enum wh_pod_op {
     WH_POD_UPDATE = 1u << 1, /* pods UPDATE */
     WH_POD_DELETE = 1u << 2, /* pods DELETE */
     WH_POD_EVICT = 1u << 3,  /* pods/eviction CREATE */
+    /* /mutate-pod: a CREATE of a subresource, or of another resource, which upstream's
+     * readiness gate alone does not tell from a Pod's */
+    WH_POD_CREATE_OTHER = 1u << 4,
 };
 
 /* A step's account of one decision: step is its name ("sidecarset", "workloadspread", ...),

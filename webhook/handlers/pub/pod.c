@@ -92,6 +92,7 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
             return WH_OK;
         return validate_update(pr, eb);
     case WH_POD_CREATE:
+    case WH_POD_CREATE_OTHER:
         break;
     }
     return WH_OK;

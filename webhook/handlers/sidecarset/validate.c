@@ -590,13 +590,10 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     err[0] = 0;
     if (json_array_size(ppm) == 0)
         return;
-    struct wh_cache *c =
-        v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, WH_RES_CONFIGMAP) : NULL;
-    struct wh_object *cm =
-        c ? wh_cache_get(c, v->hctx->cfg->namespace_, WH_KRUISE_CONFIGMAP) : NULL;
-    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data",
-                                             WH_KRUISE_CONFIG_SIDECARSET_WHITELIST, NULL)
-                          : NULL;
+    struct wh_object *cm;
+    const char *text =
+        wh_cluster_configmap_value(v->hctx->cluster, v->hctx->cfg->namespace_,
+                                   WH_KRUISE_CONFIGMAP, WH_KRUISE_CONFIG_SIDECARSET_WHITELIST, &cm);
     if (!text) {
         if (!defaults_allowed)
             snprintf(err, errsz, "SidecarSet patch metadata whitelist not found");
