@@ -117,6 +117,14 @@ void wh_bench_jsonpatch(void)
 {
     json_t *env = wh_bench_jsonpatch_pod(1500, 0);
     json_t *env_to = wh_bench_jsonpatch_inject(env);
+    json_t *rev_from = json_array(), *rev_to = json_array();
+    for (int i = 0; i < 20000; i++) {
+        WH_ASSERT(json_array_append_new(rev_from, json_pack("{s:i,s:s}", "i", i, "v", "x")) == 0);
+        WH_ASSERT(json_array_append_new(rev_to, json_pack("{s:i,s:s}", "i", 19999 - i, "v", "x")) == 0);
+    }
+    bench_case("reversed-20000", rev_from, rev_to); /* linear: a quadratic diff takes seconds here */
+    json_decref(rev_from);
+    json_decref(rev_to);
     bench_case("pod-1500-env", env, env_to);
 
     json_t *big = wh_bench_jsonpatch_pod(10, 64 * 1024);

@@ -12,7 +12,6 @@
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/jsoneq.h"
-#include "util/time.h"
 
 /* --- helpers ------------------------------------------------------------------------------ */
 
@@ -573,20 +572,23 @@ TEST(diff_annotations_and_env)
     json_decref(to);
 }
 
-/* Linear, not quadratic: 20000 moved elements diff in a few milliseconds (an O(n*m)
- * algorithm needs seconds even without sanitizers). */
-TEST(diff_is_linear)
+/* 20000 moved elements: the patch reproduces the target. How long it takes is measured by make
+ * bench (WH_BENCH=jsonpatch, "reversed-20000"), not asserted here: a timed assertion fails on a
+ * busy machine and passes a quadratic diff on a fast one. */
+TEST(diff_of_a_reversed_array_reproduces_it)
 {
     json_t *a = json_array(), *b = json_array();
     for (int i = 0; i < 20000; i++) {
         CHECK_EQ_INT(json_array_append_new(a, json_pack("{s:i,s:s}", "i", i, "v", "x")), 0);
         CHECK_EQ_INT(json_array_append_new(b, json_pack("{s:i,s:s}", "i", 19999 - i, "v", "x")), 0);
     }
-    int64_t t0 = wh_time_mono_ns();
     json_t *patch = wh_patch_diff(a, b);
-    int64_t ns = wh_time_mono_ns() - t0;
     CHECK(json_array_size(patch) > 0);
-    CHECK(ns < 2000000000LL);
+    json_t *res = NULL;
+    struct wh_errbuf eb;
+    CHECK(wh_patch_apply(a, patch, &res, &eb) == WH_OK);
+    CHECK(res && json_equal(res, b));
+    json_decref(res);
     json_decref(patch);
     json_decref(a);
     json_decref(b);

@@ -7,7 +7,6 @@
 
 #include "util/json.h"
 #include "util/mem.h"
-#include "util/time.h"
 #include "util/yaml.h"
 
 /* Loads text; returns the documents array or NULL (message in eb, code in *rc). */
@@ -360,9 +359,9 @@ TEST(yaml_alias_bomb)
         "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
         "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
         "i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
-    int64_t t0 = wh_time_mono_ns();
+    /* Refused by the expansion budget, counted while expanding: the 9^9 copies are never
+     * built (how long the refusal takes is not asserted: time depends on the machine). */
     check_error(bomb, WH_ERR_TOO_BIG, "aliases expand to more than");
-    CHECK(wh_time_mono_ns() - t0 < 2000000000LL);
 
     /* One big string aliased many times is caught too: units count bytes. */
     size_t n = 2000;
