@@ -38,6 +38,7 @@ struct vctx {
     const char *ns;
     const json_t *obj; /* v1beta1 */
     struct wh_field_errors errs;
+    char panic[256]; /* upstream's handler panicked here: the 500 controller-runtime answers */
 };
 
 /* --- decoding ----------------------------------------------------------------------------------
@@ -55,7 +56,7 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     char *msg = NULL;
     /* controller-runtime's Decoder: the object must name the type it is decoded into (v1beta1,
      * or v1alpha1 for every other version), or name nothing */
-    enum wh_err rc = wh_typemeta_decode_into(raw, beta ? "apps.kruise.io/v1beta1"
+    enum wh_err rc = wh_gotype_decode_into(raw, beta ? "apps.kruise.io/v1beta1"
                                                        : "apps.kruise.io/v1alpha1",
                                              "WorkloadSpread", true, eb);
     if (rc)
@@ -272,7 +273,13 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
     json_t *pod = NULL;
     struct wh_errbuf eb = {{0}};
     char detail[512];
-    if (wh_smp_apply(tmpl, patch, pod_type, &pod, &eb)) {
+    enum wh_err rc = wh_smp_apply(tmpl, patch, pod_type, &pod, &eb);
+    if (rc == WH_ERR_INTERNAL) {
+        /* the strategic merge panicked: upstream's handler ends here, answered with the panic */
+        if (!v->panic[0])
+            snprintf(v->panic, sizeof(v->panic), "%s", eb.msg);
+        pod = json_object();
+    } else if (rc) {
         snprintf(detail, sizeof(detail), "failed to merge patch: %s", eb.msg);
         wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
         /* upstream then decodes the nil result, and validates an empty Pod */
@@ -546,7 +553,9 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     if (update)
         check_update(&v, old);
     char *msg = wh_ferrs_aggregate(&v.errs);
-    if (msg)
+    if (v.panic[0])
+        wh_admission_deny(resp, 500, "%s", v.panic);
+    else if (msg)
         wh_admission_deny(resp, 400, "%s", msg);
     else
         wh_admission_allow(resp, NULL);
