@@ -10,6 +10,7 @@
 
 #include "gocompat/gotime.h"
 #include "k8s/quantity.h"
+#include "k8s/typemeta.h"
 #include "util/arena.h"
 #include "util/base64.h"
 #include "util/buf.h"
@@ -921,6 +922,20 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         return;
     }
     }
+}
+
+enum wh_err wh_gotype_decode_into(const json_t *obj, const char *api, const char *kind,
+                                  bool registered, struct wh_errbuf *eb)
+{
+    char named_api[128];
+    const char *named_kind = NULL;
+    if (registered &&
+        wh_typemeta_names_another(obj, api, kind, named_api, sizeof(named_api), &named_kind)) {
+        const struct wh_gotype *t = wh_gotype_lookup(named_api, named_kind);
+        if (t && wh_gotype_check(obj, t, eb))
+            return WH_ERR_INVALID;
+    }
+    return wh_typemeta_decode_into(obj, api, kind, registered, eb);
 }
 
 enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, char **msg)

@@ -100,6 +100,14 @@ WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype
 /* The same with the whole message: *msg is a new string (caller frees) on failure, else NULL. */
 WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
                                               char **msg);
+/* controller-runtime's Decoder up to the target type: the type meta as k8s/typemeta's
+ * wh_typemeta_decode_into reads it, and before its "unable to decode <named> into <target>" for
+ * an object naming another type of the scheme, Go's decoding into that named type, whose error
+ * (a member of the wrong type) comes first. Does not check obj against api/kind itself.
+ * Errors: WH_ERR_INVALID with the message. */
+WH_NODISCARD enum wh_err wh_gotype_decode_into(const json_t *obj, const char *api,
+                                               const char *kind, bool registered,
+                                               struct wh_errbuf *eb);
 
 /* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
  * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,

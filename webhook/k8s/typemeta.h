@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "util/err.h"
 
@@ -35,5 +36,12 @@ WH_NODISCARD enum wh_err wh_typemeta_read(const json_t *obj, struct wh_typemeta 
 WH_NODISCARD enum wh_err wh_typemeta_decode_into(const json_t *obj, const char *api,
                                                  const char *kind, bool registered,
                                                  struct wh_errbuf *eb);
+
+/* True when runtime.DecodeInto of obj into api/kind (as above) meets an object naming another
+ * type that the scheme knows: its apiVersion written into named_api (cap n), its kind in
+ * *named_kind (borrowed from obj or kind). The serializer decodes obj into that type before it
+ * refuses it, so that type's decoding errors come first. */
+bool wh_typemeta_names_another(const json_t *obj, const char *api, const char *kind,
+                               char *named_api, size_t n, const char **named_kind);
 
 #endif

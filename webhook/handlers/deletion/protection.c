@@ -37,7 +37,7 @@ static const struct {
 
 enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
 {
-    enum wh_err rc = wh_typemeta_decode_into(obj, t->api_version, t->kind, !t->unregistered, eb);
+    enum wh_err rc = wh_gotype_decode_into(obj, t->api_version, t->kind, !t->unregistered, eb);
     if (rc)
         return rc;
     const struct wh_gotype *type = wh_gotype_lookup(t->api_version, t->kind);
