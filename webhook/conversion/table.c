@@ -35,6 +35,7 @@ struct path {
     struct seg *segs;
     size_t n;
     size_t iter; /* segs[0..iter) are the iteration prefix (up to the last "[]" or "*") */
+    const struct wh_gotype *type; /* the Go type of the field the path ends with */
 };
 
 struct prow {
@@ -113,7 +114,7 @@ static bool same_prefix(const struct path *a, const struct path *b)
  * follows exactly the list fields and "*" the map fields ("*[]" a map of lists), and the path
  * ends with a member. */
 static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r,
-                       const struct wh_gotype *root, const struct path *p)
+                       const struct wh_gotype *root, struct path *p)
 {
     const struct wh_gotype *cur = root;
     for (size_t i = 0; i < p->n; i++) {
@@ -143,6 +144,7 @@ static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r
         if (last && (g->any || g->arr))
             table_error(k, r, "a path must end with a member name");
     }
+    p->type = cur;
 }
 
 static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
@@ -597,8 +599,13 @@ static enum wh_err do_move(struct apply *a, const json_t *s, json_t *d)
     size_t fn = tail_keys(a->from, fk), tn = tail_keys(a->to, tk);
     const json_t *v = get_path(s, fk, fn);
     del_path(d, fk, fn);
+    /* What Go's decoding drops may pass through at its own path (the API server prunes it),
+     * never under another name: a moved subtree leaves behind what its new type lacks (found
+     * by the differential run: an unknown member of a ResourceDistribution's namespaceSelector
+     * reappeared in namespaceLabelSelector). */
+    json_t *pruned = v ? wh_gotype_prune_unknown(v, a->to->type) : NULL;
     if (v)
-        set_path(d, tk, tn, json_incref((json_t *)(uintptr_t)v));
+        set_path(d, tk, tn, pruned ? pruned : json_incref((json_t *)(uintptr_t)v));
     else
         del_path(d, tk, tn);
     return WH_OK;

@@ -118,6 +118,11 @@ WH_NODISCARD enum wh_err wh_gotype_decode_into(const json_t *obj, const char *ap
  * t's zero value. Returns in *out: new ref. Errors: those of wh_gotype_check. */
 WH_NODISCARD enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t,
                                              json_t **out, struct wh_errbuf *eb);
+/* v without the object members that the structs of t do not define, at every depth (the
+ * members Go's decoder drops; raw kinds are kept whole). Returns: a new ref (a copy sharing
+ * every subtree it leaves unchanged with v), or NULL when v has no such member (v can be used
+ * as it is). */
+json_t *wh_gotype_prune_unknown(const json_t *v, const struct wh_gotype *t);
 /* The value Go holds after decoding v into t, for handlers that reason about it (and print it,
  * as %#v shows []T{} and []T(nil) apart): as wh_gotype_normalize, except that an empty list or
  * map v gives stays ([] and {}), since Go decodes it into an empty, not a nil, value. */
