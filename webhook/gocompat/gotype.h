@@ -69,6 +69,11 @@ struct wh_gofield {
     const char *merge_key; /* patchMergeKey, or NULL */
 };
 
+/* The API path of the API machinery's internal policy types in the model: upstream decodes an
+ * eviction into the internal policy.Eviction, whose fields have no JSON tags (ObjectMeta's
+ * members at the top, "DeleteOptions" under its Go name, "metadata" unknown). */
+#define WH_GOTYPE_EVICTION_INTERNAL "k8s.io/kubernetes/policy"
+
 /* The type name in API path api ("v1", "apps/v1", "apps.kruise.io/v1beta1", "meta.k8s.io/v1")
  * of the model. Returns: NULL when there is no such type. */
 const struct wh_gotype *wh_gotype_lookup(const char *api, const char *name);
