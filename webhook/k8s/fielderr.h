@@ -55,6 +55,10 @@ void wh_ferr_add_text(struct wh_field_errors *l, const char *text);
 /* The aggregate message, or NULL when the list is empty. Returns: new string. */
 char *wh_ferrs_aggregate(const struct wh_field_errors *l);
 
+/* Go's %#v prints where a pointer points, an address that differs in every process (and that
+ * the differential run's comparison masks): this one stands for any. */
+#define WH_GOSYNTAX_ADDRESS "0xc000010000"
+
 /* strconv.Quote(s): a new string (caller frees) with quotes, Go escapes (\a \b \f \n \r \t \v
  * \\ \", \xNN for invalid bytes and other control bytes, \u00NN/\uNNNN for non-printable
  * runes). */

@@ -10,6 +10,7 @@
 #include "k8s/validation.h"
 #include "util/json.h"
 #include "util/mem.h"
+#include "util/str.h"
 
 #define FILE_MODE_MSG "must be a number between 0 and 0777 (octal), both inclusive"
 #define NONNEG_MSG "must be greater than or equal to 0"
@@ -889,9 +890,30 @@ static void pull_policy(struct wh_field_errors *l, const char *policy, const cha
         wh_ferr_not_supported(l, path, policy, pulls, 3);
 }
 
+/* helper.IsNativeResource: no domain, or "kubernetes.io/" anywhere in the name. */
 static bool is_native(const char *name)
 {
-    return !strchr(name, '/') || strncmp(name, "kubernetes.io/", 14) == 0;
+    return !strchr(name, '/') || strstr(name, "kubernetes.io/") != NULL;
+}
+
+/* helper.IsIntegerResourceName: the object counts of quotas, and extended resources (a domain
+ * other than kubernetes.io, not "requests.", "requests.<name>" a qualified name). */
+static bool is_integer_resource(const char *name)
+{
+    static const char *const counts[] = {"pods",    "resourcequotas", "services",
+                                         "replicationcontrollers", "secrets",
+                                         "configmaps", "persistentvolumeclaims",
+                                         "services.nodeports", "services.loadbalancers"};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+        if (strcmp(name, counts[i]) == 0)
+            return true;
+    if (is_native(name) || strncmp(name, "requests.", 9) == 0)
+        return false;
+    char *quota = wh_str_printf("requests.%s", name);
+    struct wh_vmsgs m = {0};
+    wh_is_qualified_name(quota, &m);
+    free(quota);
+    return m.n == 0;
 }
 
 static bool is_hugepages(const char *name)
@@ -975,6 +997,12 @@ static void resources(struct wh_field_errors *l, const json_t *res, const char *
             wh_quantity_format(&q, shown, sizeof(shown));
             if (wh_quantity_sign(&q) < 0)
                 wh_ferr_invalid_str(l, p, shown, NONNEG_MSG);
+            /* ValidateResourceQuantityValue: found by the differential run */
+            if (is_integer_resource(name) && wh_quantity_scaled_value(&q, -3) % 1000 != 0) {
+                char gosyntax[320];
+                wh_quantity_gosyntax(&q, gosyntax, sizeof(gosyntax));
+                wh_ferr_invalid_raw(l, p, gosyntax, "must be an integer");
+            }
             if (!pass)
                 continue;
             const char *lim_text = json_string_value(json_object_get(limits, name));
@@ -1006,6 +1034,27 @@ static void resources(struct wh_field_errors *l, const json_t *res, const char *
     json_object_foreach((json_t *)(uintptr_t)requests, key, v) huge |= is_hugepages(key);
     if (huge && !cpu_mem)
         wh_ferr_forbidden(l, path, "HugePages require cpu or memory");
+}
+
+/* %#v of a []core.ContainerResizePolicy. Returns: new string. */
+static char *resize_policies_gosyntax(const json_t *list)
+{
+    static const char *const fields[][2] = {{"resourceName", "ResourceName"},
+                                            {"restartPolicy", "RestartPolicy"}};
+    char *out = wh_xstrdup("[]core.ContainerResizePolicy{");
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        char *one = wh_gosyntax_string_struct("core.ContainerResizePolicy", e, fields, 2);
+        char *next = wh_str_printf("%s%s%s", out, i ? ", " : "", one);
+        free(one);
+        free(out);
+        out = next;
+    }
+    char *done = wh_str_printf("%s}", out);
+    free(out);
+    return done;
 }
 
 static void resize_policy(struct wh_field_errors *l, const json_t *list, const char *path)
@@ -1067,13 +1116,41 @@ static void profile(struct wh_field_errors *l, const json_t *prof, const char *p
                                   P("%s.localhostProfile", path));
     } else if (has_lp) {
         snprintf(detail, sizeof(detail), "can only be set when %s type is Localhost", what);
-        if (apparmor)
+        if (apparmor) {
             wh_ferr_invalid_str(l, P("%s.localhostProfile", path),
                                 wh_json_str_or_empty(prof, "localhostProfile"), detail);
-        else
-            wh_ferr_invalid_raw(l, P("%s.localhostProfile", path), "core.SeccompProfile{...}",
-                                detail);
+        } else {
+            /* %#v of the core.SeccompProfile: Type, then the pointer LocalhostProfile */
+            static const char *const fields[][2] = {{"type", "Type"}};
+            char *head = wh_gosyntax_string_struct("core.SeccompProfile", prof, fields, 1);
+            char *shown = wh_str_printf("%.*s, LocalhostProfile:(*string)(%s)}",
+                                        (int)strlen(head) - 1, head, WH_GOSYNTAX_ADDRESS);
+            wh_ferr_invalid_raw(l, P("%s.localhostProfile", path), shown, detail);
+            free(head);
+            free(shown);
+        }
     }
+}
+
+/* %#v of a core.SecurityContext: its fields are all pointers. Returns: new string. */
+static char *security_context_gosyntax(const json_t *sc)
+{
+    static const char *const fields[][3] = {
+        {"capabilities", "Capabilities", "core.Capabilities"},
+        {"privileged", "Privileged", "bool"},
+        {"seLinuxOptions", "SELinuxOptions", "core.SELinuxOptions"},
+        {"windowsOptions", "WindowsOptions", "core.WindowsSecurityContextOptions"},
+        {"runAsUser", "RunAsUser", "int64"},
+        {"runAsGroup", "RunAsGroup", "int64"},
+        {"runAsNonRoot", "RunAsNonRoot", "bool"},
+        {"readOnlyRootFilesystem", "ReadOnlyRootFilesystem", "bool"},
+        {"allowPrivilegeEscalation", "AllowPrivilegeEscalation", "bool"},
+        {"procMount", "ProcMount", "core.ProcMountType"},
+        {"seccompProfile", "SeccompProfile", "core.SeccompProfile"},
+        {"appArmorProfile", "AppArmorProfile", "core.AppArmorProfile"},
+    };
+    return wh_gosyntax_pointer_struct("core.SecurityContext", sc, fields,
+                                      sizeof(fields) / sizeof(fields[0]));
 }
 
 static void security_context(struct wh_field_errors *l, const json_t *sc, const char *path)
@@ -1102,8 +1179,9 @@ static void security_context(struct wh_field_errors *l, const json_t *sc, const 
     profile(l, wh_json_obj(sc, "seccompProfile"), P("%s.seccompProfile", path), false);
     const json_t *ape = json_object_get(sc, "allowPrivilegeEscalation");
     if (json_is_false(ape)) {
+        char *shown = security_context_gosyntax(sc);
         if (json_is_true(json_object_get(sc, "privileged")))
-            wh_ferr_invalid_raw(l, path, "core.SecurityContext{...}",
+            wh_ferr_invalid_raw(l, path, shown,
                                 "cannot set `allowPrivilegeEscalation` to false and "
                                 "`privileged` to true");
         size_t i;
@@ -1111,10 +1189,11 @@ static void security_context(struct wh_field_errors *l, const json_t *sc, const 
         json_array_foreach(wh_json_path(sc, "capabilities", "add", NULL), i, cap)
         {
             if (json_is_string(cap) && strcmp(json_string_value(cap), "CAP_SYS_ADMIN") == 0)
-                wh_ferr_invalid_raw(l, path, "core.SecurityContext{...}",
+                wh_ferr_invalid_raw(l, path, shown,
                                     "cannot set `allowPrivilegeEscalation` to false and "
                                     "`capabilities.Add` CAP_SYS_ADMIN");
         }
+        free(shown);
     }
     profile(l, wh_json_obj(sc, "appArmorProfile"), P("%s.appArmorProfile", path), true);
 }
@@ -1390,6 +1469,15 @@ static void init_containers(struct wh_field_errors *l, const json_t *list, const
                     wh_ferr_forbidden(l, P("%s.%s", cp, fields[k]),
                                       "may not be set for init containers without "
                                       "restartPolicy=Always");
+        }
+        /* kruise's PodValidationOptions leave AllowSidecarResizePolicy false: no init
+         * container, sidecar or not, may have one (found by the differential run) */
+        const json_t *resize = wh_json_arr(c, "resizePolicy");
+        if (json_array_size(resize) > 0) {
+            char *shown = resize_policies_gosyntax(resize);
+            wh_ferr_invalid_raw(l, P("%s.resizePolicy", cp), shown,
+                                "must not be set for init containers");
+            free(shown);
         }
     }
     free(names);

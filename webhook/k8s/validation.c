@@ -705,6 +705,21 @@ char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char 
     return wh_buf_take(&b, NULL);
 }
 
+char *wh_gosyntax_pointer_struct(const char *type, const json_t *obj,
+                                 const char *const (*fields)[3], size_t n)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    put(&b, "%s{", type);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_object_get(obj, fields[i][0]);
+        put(&b, "%s%s:(*%s)(%s)", i ? ", " : "", fields[i][1], fields[i][2],
+            v && !json_is_null(v) ? WH_GOSYNTAX_ADDRESS : "nil");
+    }
+    put(&b, "}");
+    return wh_buf_take(&b, NULL);
+}
+
 char *wh_gosyntax_string_map(const json_t *m)
 {
     struct wh_buf b;

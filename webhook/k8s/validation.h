@@ -95,6 +95,11 @@ char *wh_gostring_intstr(const json_t *v);
  * name, Go name}; an absent member prints "". Returns: new string. */
 char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
                                 size_t n);
+/* %#v of a struct whose fields are all pointers: type{Go:(*T)(nil), ...}, for fields[i] = {JSON
+ * name, Go name, T}; a member absent or null is nil, any other a pointer, printed as
+ * WH_GOSYNTAX_ADDRESS (k8s/fielderr.h). Returns: new string. */
+char *wh_gosyntax_pointer_struct(const char *type, const json_t *obj,
+                                 const char *const (*fields)[3], size_t n);
 /* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
  * as fmt prints them. Returns: new string. */
 char *wh_gosyntax_string_map(const json_t *m);
