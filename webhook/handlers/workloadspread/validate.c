@@ -10,6 +10,7 @@
 #include "conversion/convert.h"
 #include "k8s/defaults.h"
 #include "k8s/typemeta.h"
+#include "gocompat/goenc.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
 #include "handlers/workloadspread/match.h"
@@ -22,6 +23,7 @@
 #include "k8s/validation.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
+#include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -267,7 +269,14 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
 {
     char p[128];
     P("spec.subsets[%zu].patch", i);
-    char *raw = wh_json_dumps(patch);
+    /* upstream prints the patch's raw text, which the API server's encoding/json wrote: the
+     * members in their order, numbers and strings spelled as Go spells them (1e20 is
+     * 100000000000000000000: found by the differential run) */
+    struct wh_buf rb;
+    wh_buf_init(&rb, 1u << 24);
+    if (wh_goenc_append(&rb, patch, false) != WH_OK)
+        WH_PANIC("a patch of a capped request does not fit 16 MiB");
+    char *raw = wh_buf_take(&rb, NULL);
     char *quoted = wh_go_quote(raw);
     const struct wh_gotype *pod_type = wh_gotype_lookup("v1", "Pod");
     json_t *pod = NULL;
@@ -483,7 +492,10 @@ static void check_conflicts(struct vctx *v)
     const char *name = wh_json_meta_str(v->obj, "name");
     struct wh_objlist l;
     wh_objlist_init(&l);
-    wh_cache_by_index(c, WH_WS_INDEX_NAMESPACE, v->ns, &l);
+    if (v->ns)
+        wh_cache_by_index(c, WH_WS_INDEX_NAMESPACE, v->ns, &l);
+    else
+        wh_cache_list(c, NULL, &l);
     for (size_t i = 0; i < l.n; i++) {
         if (wh_str_eq(wh_object_name(l.items[i]), name))
             continue;
@@ -543,7 +555,10 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     }
     v.obj = obj;
     const char *ns = wh_json_meta_str(obj, "namespace");
-    v.ns = ns && *ns ? ns : req->namespace_;
+    /* upstream reads the workload and the other WorkloadSpreads in the object's own namespace,
+     * never the request's: none (a Get finds nothing, a List covers every namespace) when the
+     * object names none (found by the differential run) */
+    v.ns = ns && *ns ? ns : NULL;
     const json_t *spec = json_object_get(obj, "spec");
     tmpl = check_target_ref(&v, json_object_get(spec, "targetRef"));
     check_subsets(&v, wh_json_arr(spec, "subsets"), tmpl);
