@@ -28,6 +28,7 @@ struct seg {
     const char *name; /* NULL for "*" */
     bool any;         /* "*": every value of a map */
     bool arr;         /* "[]": every element of a list */
+    bool zero_null;   /* "[]" of a list of structs: a null element is Go's zero struct */
 };
 
 struct path {
@@ -118,7 +119,7 @@ static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r
 {
     const struct wh_gotype *cur = root;
     for (size_t i = 0; i < p->n; i++) {
-        const struct seg *g = &p->segs[i];
+        struct seg *g = &p->segs[i];
         bool last = i + 1 == p->n;
         if (g->any) {
             if (wh_gotype_kind(cur) != WH_GK_MAP)
@@ -136,6 +137,7 @@ static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r
             if (wh_gotype_kind(cur) != WH_GK_SLICE)
                 table_error(k, r, "\"[]\" must follow exactly the list fields");
             cur = wh_gotype_elem(cur);
+            g->zero_null = wh_gotype_kind(cur) == WH_GK_STRUCT;
         } else if (!last && wh_gotype_kind(cur) == WH_GK_SLICE) {
             table_error(k, r, "a list field must be followed by \"[]\"");
         }
@@ -521,6 +523,26 @@ typedef enum wh_err (*elem_fn)(struct apply *a, const json_t *s, json_t *d);
 /* Calls fn for every element the row's iteration prefix reaches, with the source element and
  * the matching (writable) destination element. Elements that a previous row removed or
  * reshaped in the destination are skipped. */
+/* Element i of the list sv (source) and dv (destination, writable) for a row to edit: a null
+ * element of a list of structs is Go's zero struct (decoding null into a struct leaves its zero
+ * value), which rows then fill (an empty condition reason becomes "Unknown": found by the
+ * differential run), so it becomes {} in the destination and is read as *zero. Returns: the
+ * destination element (borrowed), with *se the source one; NULL to skip the element. */
+static json_t *list_elem(const struct seg *g, const json_t *sv, json_t *dv, size_t i,
+                         const json_t *zero, const json_t **se)
+{
+    *se = json_array_get(sv, i);
+    if (g->zero_null && json_is_null(*se) && json_is_null(json_array_get(dv, i))) {
+        if (json_array_set_new(dv, i, json_object()))
+            WH_PANIC("json_array_set_new failed");
+        *se = zero;
+    }
+    if (!json_is_object(*se))
+        return NULL;
+    json_t *de = wh_conv_writable_elem(dv, i);
+    return json_is_object(de) ? de : NULL;
+}
+
 static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const json_t *s,
                         json_t *d, elem_fn fn)
 {
@@ -539,19 +561,16 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
             if (!dv || json_typeof(dv) != json_typeof(sv))
                 continue;
             if (g->arr) {
-                size_t i;
-                json_t *se;
-                json_array_foreach(sv, i, se)
-                {
-                    if (!json_is_object(se))
-                        continue;
-                    json_t *de = wh_conv_writable_elem(dv, i);
-                    if (!json_is_object(de))
-                        continue;
-                    rc = each(a, segs + 1, n - 1, se, de, fn);
-                    if (rc)
-                        return rc;
+                json_t *zero = json_object();
+                for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
+                    const json_t *se;
+                    json_t *de = list_elem(g, sv, dv, i, zero, &se);
+                    if (de)
+                        rc = each(a, segs + 1, n - 1, se, de, fn);
                 }
+                json_decref(zero);
+                if (rc)
+                    return rc;
             } else if (json_is_object(sv)) {
                 rc = each(a, segs + 1, n - 1, sv, dv, fn);
                 if (rc)
@@ -568,20 +587,15 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
         return WH_OK;
     if (!g->arr)
         return each(a, segs + 1, n - 1, sv, dv, fn);
-    size_t i;
-    json_t *se;
-    json_array_foreach(sv, i, se)
-    {
-        if (!json_is_object(se))
-            continue;
-        json_t *de = wh_conv_writable_elem(dv, i);
-        if (!json_is_object(de))
-            continue;
-        rc = each(a, segs + 1, n - 1, se, de, fn);
-        if (rc)
-            return rc;
+    json_t *zero = json_object();
+    for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
+        const json_t *se;
+        json_t *de = list_elem(g, sv, dv, i, zero, &se);
+        if (de)
+            rc = each(a, segs + 1, n - 1, se, de, fn);
     }
-    return WH_OK;
+    json_decref(zero);
+    return rc;
 }
 
 /* The member names of a path's tail (after the iteration prefix). */
