@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gocompat/goenc.h"
 #include "gocompat/gotime.h"
@@ -490,11 +491,15 @@ static void flatten(struct wh_gotype *t)
                 model_error(d->where, "only a struct can be embedded", f->type);
             struct wh_gotype *e = (struct wh_gotype *)(uintptr_t)ft;
             flatten(e);
-            for (size_t k = 0; k < e->nfields; k++)
-                add_field(t, &cap, &e->fields[k], (unsigned char)(e->depth[k] + 1));
+            for (size_t k = 0; k < e->nfields; k++) {
+                struct wh_gofield pf = e->fields[k];
+                /* model-lifetime strings, like the types */
+                pf.via = pf.via ? wh_str_printf("%s.%s", e->short_name, pf.via) : e->short_name;
+                add_field(t, &cap, &pf, (unsigned char)(e->depth[k] + 1));
+            }
             continue;
         }
-        struct wh_gofield gf = {f->name, ft, f->flags, f->patch, f->key};
+        struct wh_gofield gf = {f->name, ft, f->flags, f->patch, f->key, NULL};
         add_field(t, &cap, &gf, 0);
     }
     if (t->nfields > 0xfffe)
@@ -615,6 +620,7 @@ const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char 
 struct chk {
     char *msg;                     /* the error so far (new string), NULL while there is none */
     bool stop;                     /* an error of a type's own JSON method: decoding has ended */
+    bool std;                      /* encoding/json's rules rather than sigs.k8s.io/json's */
     const struct wh_gotype *owner; /* the struct whose field is being decoded, or NULL */
     const char *stack[MAX_DEPTH];  /* JSON names of the fields from the root */
     size_t depth;
@@ -790,21 +796,38 @@ static bool plainly_right(const json_t *v, const struct wh_gotype *t)
     }
 }
 
+/* encoding/json's fallback when no field has the exact name: the first whose name equals it
+ * case-insensitively (ASCII; Go folds a few more runes). */
+static const struct wh_gofield *member_folded(const struct wh_gotype *t, const char *name,
+                                              size_t len)
+{
+    for (size_t i = 0; i < t->nfields; i++)
+        if (t->lens[i] == len && strncasecmp(t->fields[i].name, name, len) == 0)
+            return &t->fields[i];
+    return NULL;
+}
+
 static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype *t)
 {
     const struct wh_gotype *outer = k->owner;
     size_t depth = k->depth;
     json_t *obj = (json_t *)(uintptr_t)v;
     for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-        const struct wh_gofield *f =
-            member_n(t, json_object_iter_key(it), json_object_iter_key_len(it));
+        const char *key = json_object_iter_key(it);
+        size_t len = json_object_iter_key_len(it);
+        const struct wh_gofield *f = member_n(t, key, len);
+        if (!f && k->std)
+            f = member_folded(t, key, len);
         json_t *m = json_object_iter_value(it);
         if (!f || json_is_null(m) || plainly_right(m, f->type))
             continue;
-        WH_ASSERT(depth < MAX_DEPTH);
+        WH_ASSERT(depth + 1 < MAX_DEPTH);
         k->owner = t;
-        k->stack[depth] = f->name;
-        k->depth = depth + 1;
+        size_t d = depth;
+        if (k->std && f->via)
+            k->stack[d++] = f->via;
+        k->stack[d] = f->name;
+        k->depth = d + 1;
         check_value(k, m, f->type);
         k->owner = outer;
         k->depth = depth;
@@ -990,6 +1013,15 @@ enum wh_err wh_gotype_decode_into(const json_t *obj, const char *api, const char
 enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, char **msg)
 {
     struct chk k = {0};
+    check_value(&k, v, t);
+    *msg = k.msg;
+    return k.msg ? WH_ERR_INVALID : WH_OK;
+}
+
+enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_gotype *t, char **msg)
+{
+    struct chk k = {0};
+    k.std = true;
     check_value(&k, v, t);
     *msg = k.msg;
     return k.msg ? WH_ERR_INVALID : WH_OK;

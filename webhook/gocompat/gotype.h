@@ -67,6 +67,8 @@ struct wh_gofield {
     unsigned flags; /* WH_GOF_* */
     enum wh_gopatch patch;
     const char *merge_key; /* patchMergeKey, or NULL */
+    const char *via; /* promoted: the Go names of the embedded structs it came through, '.'-
+                        joined ("VolumeSource"); NULL for the struct's own field */
 };
 
 /* The API path of the API machinery's internal policy types in the model: upstream decodes an
@@ -105,6 +107,13 @@ WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype
 /* The same with the whole message: *msg is a new string (caller frees) on failure, else NULL. */
 WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
                                               char **msg);
+/* wh_gotype_check_full as Go's standard library decodes (encoding/json.Unmarshal, which some
+ * of upstream's code calls itself, where the API machinery uses sigs.k8s.io/json): a member
+ * name without an exact match matches a field case-insensitively, and the field path of a
+ * message names the embedded structs a promoted field came through ("Go struct field
+ * Volume.spec.volumes.VolumeSource.emptyDir"). */
+WH_NODISCARD enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_gotype *t,
+                                             char **msg);
 /* controller-runtime's Decoder up to the target type: the type meta as k8s/typemeta's
  * wh_typemeta_decode_into reads it, and before its "unable to decode <named> into <target>" for
  * an object naming another type of the scheme, Go's decoding into that named type, whose error

@@ -297,7 +297,8 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
         pod = json_object();
     } else {
         char *msg = NULL;
-        if (wh_gotype_check_full(pod, pod_type, &msg)) {
+        /* upstream decodes the merged Pod with encoding/json itself */
+        if (wh_gotype_check_std(pod, pod_type, &msg)) {
             snprintf(detail, sizeof(detail), "failed to unmarshal: %s", msg ? msg : "");
             wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
         }
