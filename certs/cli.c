@@ -554,11 +554,12 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         goto out;
     }
     const struct {
-        const char *kind, *resource, *name;
+        enum wh_resource_id id;
+        const char *name;
     } configs[] = {
-        {"MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
+        {WH_RES_MUTATING_WEBHOOK_CONFIGURATION,
          a->mutating ? a->mutating : cfg->mutating_config_name},
-        {"ValidatingWebhookConfiguration", "validatingwebhookconfigurations",
+        {WH_RES_VALIDATING_WEBHOOK_CONFIGURATION,
          a->validating ? a->validating : cfg->validating_config_name},
     };
     json_t *per_config[2];
@@ -566,10 +567,10 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
         char path[512], key[300];
         struct wh_kube_status st = {0};
         per_config[k] = json_object();
-        snprintf(key, sizeof(key), "%s/%s", configs[k].kind, configs[k].name);
+        snprintf(key, sizeof(key), "%s/%s", wh_resource_get(configs[k].id)->kind, configs[k].name);
         note(report, key, per_config[k]);
-        enum wh_err rc = wh_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1",
-                                      configs[k].resource, NULL, configs[k].name, NULL);
+        enum wh_err rc =
+            wh_kube_path_of(path, sizeof(path), configs[k].id, NULL, configs[k].name, NULL);
         if (!rc)
             rc = wh_kube_get(c, path, &live[k], &st);
         if (rc) {
@@ -643,8 +644,7 @@ static json_t *check_cluster(const struct wh_certs_bundle *b, const struct args 
     note(report, "crds", cs.out);
     note(cs.out, "not_trusting", json_array());
     note(cs.out, "elsewhere", json_array());
-    if (wh_kube_path(path, sizeof(path), "apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                     NULL, NULL, NULL) ||
+    if (wh_kube_path_of(path, sizeof(path), WH_RES_CRD, NULL, NULL, NULL) ||
         wh_kube_list_all(c, path, NULL, NULL, 100, scan_crd, &cs, NULL, &st)) {
         const char *msg = st.message[0] ? st.message : "cannot list CRDs";
         note(cs.out, "error", json_string(msg));

@@ -169,10 +169,11 @@ enum wh_err wh_certs_controller_new(struct wh_cluster *cl, const struct wh_confi
     register_metrics(&c->m);
     wh_metric_set(c->m.renew_before, (double)c->env.renew_before_secs);
     if (c->secrets) {
+        const struct wh_resource *sr = wh_resource_get(WH_RES_SECRET);
         struct wh_informer_opts io = {
-            .group = "",
-            .version = "v1",
-            .resource = "secrets",
+            .group = sr->group,
+            .version = sr->versions[0],
+            .resource = sr->resource,
             .ns = c->env.pod_namespace,
             .field_selector = c->secret_selector,
         };

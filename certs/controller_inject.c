@@ -82,11 +82,12 @@ enum wh_err wh_ctl_get_config(struct wh_certs_controller *c, enum wh_ctl_kind k,
 {
     const char *name =
         k == WH_CTL_MUTATING ? c->cfg->mutating_config_name : c->cfg->validating_config_name;
-    const char *resource =
-        k == WH_CTL_MUTATING ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations";
+    const struct wh_resource *r =
+        wh_resource_get(k == WH_CTL_MUTATING ? WH_RES_MUTATING_WEBHOOK_CONFIGURATION
+                                             : WH_RES_VALIDATING_WEBHOOK_CONFIGURATION);
     struct wh_errbuf why = {{0}};
-    enum wh_err rc = wh_cluster_get_live(c->cluster, "admissionregistration.k8s.io", "v1", resource,
-                                         NULL, name, out, &why);
+    enum wh_err rc = wh_cluster_get_live(c->cluster, r->group, r->versions[0], r->resource, NULL,
+                                         name, out, &why);
     if (rc == WH_ERR_NOT_FOUND) {
         *out = NULL;
         WH_LOG_EVERY(60, WH_LOG_WARN, "not found %s %s: no caBundle to keep there",
@@ -201,9 +202,9 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
             continue;
         json_decref(want);
         want = NULL;
-        rc = wh_cluster_get_live(c->cluster, "apiextensions.k8s.io", "v1",
-                                 "customresourcedefinitions", NULL, wh_object_name(l.items[i]),
-                                 &live, &why);
+        const struct wh_resource *crd = wh_resource_get(WH_RES_CRD);
+        rc = wh_cluster_get_live(c->cluster, crd->group, crd->versions[0], crd->resource, NULL,
+                                 wh_object_name(l.items[i]), &live, &why);
         if (rc == WH_ERR_NOT_FOUND) {
             rc = WH_OK; /* deleted meanwhile */
             continue;

@@ -13,6 +13,7 @@
 #include "certs/fs_store.h"
 #include "certs/pem.h"
 #include "certs/report.h"
+#include "k8s/kruise.h"
 #include "kube/cache.h"
 #include "kube/leader.h"
 #include "log/log.h"
@@ -54,7 +55,7 @@ void wh_ctl_on_crd(void *arg, const struct wh_object *o, const struct wh_object 
         return;
     }
     const char *group = wh_json_path_str(wh_ctl_crd_view(x), "spec", "group", NULL);
-    if (wh_str_eq(group, "apps.kruise.io") || wh_str_eq(group, "policy.kruise.io"))
+    if (wh_str_eq(group, WH_KRUISE_APPS) || wh_str_eq(group, WH_KRUISE_POLICY))
         wh_ctl_trigger(c);
 }
 

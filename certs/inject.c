@@ -7,8 +7,10 @@
 #include <openssl/x509.h>
 
 #include "certs/pem.h"
+#include "k8s/kruise.h"
 #include "util/base64.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -141,11 +143,10 @@ static bool targets_us(const json_t *cc, const struct wh_certs_inject_target *t)
     return url && url_is_ours(url, t);
 }
 
-/* Both absent, or equal (json_equal is false when either is NULL). */
+/* Both absent, or equal. */
 static bool same_member(const json_t *a, const json_t *b, const char *key)
 {
-    const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
-    return (!x && !y) || (x && y && json_equal(x, y));
+    return wh_json_equal(json_object_get(a, key), json_object_get(b, key), WH_JSON_EQ_EXACT);
 }
 
 bool wh_certs_inject_same_target(const json_t *a, const json_t *b)
@@ -267,11 +268,11 @@ static bool known_kruise_type(const char *group, const char *version, const char
     const char *const *kinds = NULL;
     if (!group || !version || !kind)
         return false;
-    if (strcmp(group, "apps.kruise.io") == 0 && strcmp(version, "v1alpha1") == 0)
+    if (strcmp(group, WH_KRUISE_APPS) == 0 && strcmp(version, "v1alpha1") == 0)
         kinds = apps_v1alpha1;
-    else if (strcmp(group, "apps.kruise.io") == 0 && strcmp(version, "v1beta1") == 0)
+    else if (strcmp(group, WH_KRUISE_APPS) == 0 && strcmp(version, "v1beta1") == 0)
         kinds = apps_v1beta1;
-    else if (strcmp(group, "policy.kruise.io") == 0 &&
+    else if (strcmp(group, WH_KRUISE_POLICY) == 0 &&
              (strcmp(version, "v1alpha1") == 0 || strcmp(version, "v1beta1") == 0))
         return strcmp(kind, "PodUnavailableBudget") == 0;
     for (; kinds && *kinds; kinds++) {

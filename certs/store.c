@@ -10,7 +10,7 @@
 
 static enum wh_err secret_path(char *buf, size_t bufsz, const char *ns, const char *name)
 {
-    return wh_kube_path(buf, bufsz, "", "v1", "secrets", ns, name, NULL);
+    return wh_kube_path_of(buf, bufsz, WH_RES_SECRET, ns, name, NULL);
 }
 
 void wh_certs_stored_fini(struct wh_certs_stored *s)

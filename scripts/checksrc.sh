@@ -25,5 +25,10 @@ if grep -rnE 'TODO(\(|:)' --include='*.c' --include='*.h' $dirs | grep -vE 'TODO
     echo "checksrc: a TODO must read TODO(name): ... #<issue>" >&2
     status=1
 fi
+# Modules that include each other, directly or round a circle (scripts/include-cycles.py).
+if ! python3 scripts/include-cycles.py; then
+    echo "checksrc: an include circle (dependencies point down: README, For developers)" >&2
+    status=1
+fi
 [ $status = 0 ] && echo "checksrc: ok"
 exit $status

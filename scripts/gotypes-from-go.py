@@ -6,7 +6,11 @@ openkruise/kruise apis).
     scripts/gotypes-from-go.py --src DIR --out webhook/gocompat/types
 
 DIR holds one folder per package, named as in PACKAGES below (core/, meta/, kruisealpha/, ...),
-each with that package's .go files at the versions the header of each output file names. Only
+each with that package's .go files at the versions the header of each output file names: from
+the Go module cache after `make oracle` (k8s.io/api, apimachinery and apiextensions-apiserver
+v0.32.10: core/ is k8s.io/api@v0.32.10/core/v1, schema/ apimachinery's pkg/runtime/schema, ...)
+and from upstream's repository at the pinned commit (apis/apps/pub, apis/apps/v1alpha1, ...,
+pkg/util/configuration). Only
 the types reachable from ROOTS are written, with their JSON names, Go types, omitempty/inline
 flags, the strategic-merge-patch tags and, for named string types, the values of their typed
 constants. The format is described in webhook/gocompat/gotype.h.
@@ -40,6 +44,7 @@ PACKAGES = [
      ["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"],
      ["k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
       "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"]),
+    ("schema", ["schema"], ["k8s.io/schema"], ["k8s.io/apimachinery/pkg/runtime/schema"]),
     ("pub", ["pub"], ["apps.kruise.io/pub"], ["github.com/openkruise/kruise/apis/apps/pub"]),
     ("kruise", ["kruisealpha", "kruisebeta"], ["apps.kruise.io/v1alpha1", "apps.kruise.io/v1beta1"],
      ["github.com/openkruise/kruise/apis/apps/v1alpha1",
@@ -48,6 +53,9 @@ PACKAGES = [
      ["policy.kruise.io/v1alpha1", "policy.kruise.io/v1beta1"],
      ["github.com/openkruise/kruise/apis/policy/v1alpha1",
       "github.com/openkruise/kruise/apis/policy/v1beta1"]),
+    # the settings of the kruise-configuration ConfigMap (decoded with encoding/json)
+    ("configuration", ["configuration"], ["kruise.io/configuration"],
+     ["github.com/openkruise/kruise/pkg/util/configuration"]),
 ]
 
 # Types with their own JSON methods, declared by hand (first line of the builtin file).
@@ -90,6 +98,8 @@ ROOTS = {
                "ContainerRecreateRequest", "ResourceDistribution", "PersistentPodState",
                "UnitedDeployment"],
     "kpolicy": ["PodUnavailableBudget"],
+    "configuration": ["SidecarSetPatchMetadataWhiteList", "WSCustomWorkloadWhiteList",
+                      "CustomWorkloadWhiteList"],
 }
 
 SCALARS = {"string", "bool", "int32", "int64", "int", "float64", "uint64", "byte"}
@@ -335,10 +345,10 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     order = ["meta", "core", "apps", "batch", "policy", "policyinternal", "networking",
-             "apiextensions", "pub", "kruise", "kpolicy"]
+             "apiextensions", "schema", "pub", "kruise", "kpolicy", "configuration"]
     files = {"meta": "k8s", "core": "k8s", "apps": "k8s", "batch": "k8s", "policy": "k8s",
-             "policyinternal": "k8s", "networking": "k8s", "apiextensions": "k8s", "pub": "kruise",
-             "kruise": "kruise", "kpolicy": "kruise"}
+             "policyinternal": "k8s", "networking": "k8s", "apiextensions": "k8s", "schema": "k8s",
+             "pub": "kruise", "kruise": "kruise", "kpolicy": "kruise", "configuration": "kruise"}
     texts = {"k8s": [BUILTIN], "kruise": []}
     for alias in order:
         texts[files[alias]].append(write_package(model, alias, want))
@@ -359,9 +369,11 @@ HEADERS = {
 
 """,
     "kruise": """\
-# The Go types of OpenKruise's apps.kruise.io and policy.kruise.io APIs (both versions) and of
-# their shared package apis/apps/pub, at openkruise/kruise 07169cfa. Written by
-# scripts/gotypes-from-go.py; the format is described in webhook/gocompat/gotype.h.
+# The Go types of OpenKruise's apps.kruise.io and policy.kruise.io APIs (both versions), of
+# their shared package apis/apps/pub, and of the settings of the kruise-configuration ConfigMap
+# (pkg/util/configuration, which upstream decodes with encoding/json: wh_gotype_unmarshal), at
+# openkruise/kruise 07169cfa. Written by scripts/gotypes-from-go.py; the format is described in
+# webhook/gocompat/gotype.h.
 
 """,
 }

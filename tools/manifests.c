@@ -28,6 +28,8 @@
 #include "conversion/convert.h"
 #include "gocompat/gotype.h"
 #include "handlers/registry.h"
+#include "k8s/kruise.h"
+#include "kube/resource.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -64,7 +66,7 @@ struct crd {
     }
 
 static const struct crd crds[] = {
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "AdvancedCronJob",
      "advancedcronjobs",
      {"acj"},
@@ -74,7 +76,7 @@ static const struct crd crds[] = {
       {"Type", "string", ".status.type", 0, NULL},
       {"LastScheduleTime", "date", ".status.lastScheduleTime", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "BroadcastJob",
      "broadcastjobs",
      {"bcj"},
@@ -85,7 +87,7 @@ static const struct crd crds[] = {
       {"Succeeded", "integer", ".status.succeeded", 0, NULL},
       {"Failed", "integer", ".status.failed", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "CloneSet",
      "clonesets",
      {"clone"},
@@ -101,7 +103,7 @@ static const struct crd crds[] = {
       CONTAINERS,
       IMAGES,
       {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "ContainerRecreateRequest",
      "containerrecreaterequests",
      {"crr"},
@@ -111,7 +113,7 @@ static const struct crd crds[] = {
       {"POD", "string", ".spec.podName", 0, NULL},
       {"NODE", "string", ".metadata.labels.crr\\.apps\\.kruise\\.io/node-name", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "DaemonSet",
      "daemonsets",
      {"daemon", "ads"},
@@ -125,7 +127,7 @@ static const struct crd crds[] = {
       AGE,
       CONTAINERS,
       IMAGES}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "ImageListPullJob",
      "imagelistpulljobs",
      {NULL},
@@ -135,7 +137,7 @@ static const struct crd crds[] = {
       {"SUCCEEDED", "integer", ".status.succeeded", 0, NULL},
       {"COMPLETED", "integer", ".status.completed", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "ImagePullJob",
      "imagepulljobs",
      {NULL},
@@ -147,7 +149,7 @@ static const struct crd crds[] = {
       {"FAILED", "integer", ".status.failed", 0, NULL},
       AGE,
       {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "NodeImage",
      "nodeimages",
      {NULL},
@@ -158,8 +160,8 @@ static const struct crd crds[] = {
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
       AGE}},
-    {"apps.kruise.io", "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}},
+    {WH_KRUISE_APPS,
      "ResourceDistribution",
      "resourcedistributions",
      {"distributor"},
@@ -168,7 +170,7 @@ static const struct crd crds[] = {
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL}}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "SidecarSet",
      "sidecarsets",
      {NULL},
@@ -178,7 +180,7 @@ static const struct crd crds[] = {
       {"UPDATED", "integer", ".status.updatedPods", 0, NULL},
       {"READY", "integer", ".status.readyPods", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "StatefulSet",
      "statefulsets",
      {"sts", "asts"},
@@ -191,7 +193,7 @@ static const struct crd crds[] = {
       AGE,
       CONTAINERS,
       IMAGES}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "UnitedDeployment",
      "uniteddeployments",
      {"ud"},
@@ -202,7 +204,7 @@ static const struct crd crds[] = {
       {"UPDATED", "integer", ".status.updatedReplicas", 0, NULL},
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
       AGE}},
-    {"apps.kruise.io",
+    {WH_KRUISE_APPS,
      "WorkloadSpread",
      "workloadspreads",
      {"ws"},
@@ -212,7 +214,7 @@ static const struct crd crds[] = {
       {"WorkloadKind", "string", ".spec.targetRef.kind", 0, NULL},
       {"Adaptive", "boolean", ".spec.scheduleStrategy.type[?(@ == \"Adaptive\")]", 0, NULL},
       {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}},
-    {"policy.kruise.io",
+    {WH_KRUISE_POLICY,
      "PodUnavailableBudget",
      "podunavailablebudgets",
      {"pub"},
@@ -254,46 +256,46 @@ struct marker {
 
 static const struct marker markers[] = {
     /* Pod templates, claims, patches and the like: kept as given, as upstream keeps them. */
-    {"apps.kruise.io", "CronJobTemplate", "jobTemplate", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "BroadcastJobSpec", "template", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "CloneSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "CloneSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "DaemonSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "SidecarSetSpec", "volumes", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "SidecarContainer", "Container", NULL, MK_SCHEMALESS_EMBED, NULL},
-    {"apps.kruise.io", "StatefulSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "StatefulSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "StatefulSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "StatefulSetTemplateSpec", "spec", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "AdvancedStatefulSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "CloneSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "DeploymentTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "DeploymentTemplateSpec", "spec", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "Subset", "patch", NULL, MK_SCHEMALESS, NULL},
-    {"apps.kruise.io", "WorkloadSpreadSubset", "patch", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "CronJobTemplate", "jobTemplate", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "CloneSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "CloneSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "DaemonSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "SidecarSetSpec", "volumes", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "SidecarContainer", "Container", NULL, MK_SCHEMALESS_EMBED, NULL},
+    {WH_KRUISE_APPS, "StatefulSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "StatefulSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "StatefulSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "StatefulSetTemplateSpec", "spec", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "AdvancedStatefulSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "CloneSetTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "DeploymentTemplateSpec", "metadata", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "DeploymentTemplateSpec", "spec", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "Subset", "patch", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "WorkloadSpreadSubset", "patch", NULL, MK_SCHEMALESS, NULL},
     /* +kubebuilder:validation:EmbeddedResource */
-    {"apps.kruise.io", "ResourceDistributionSpec", "resource", NULL, 0,
+    {WH_KRUISE_APPS, "ResourceDistributionSpec", "resource", NULL, 0,
      "{\"x-kubernetes-embedded-resource\": true}"},
     /* +optional on fields without omitempty */
-    {"apps.kruise.io", "BroadcastJobSpec", "completionPolicy", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "BroadcastJobStatus", "active", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "BroadcastJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "BroadcastJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "BroadcastJobStatus", "desired", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "BroadcastJobStatus", "phase", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImageListPullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImageListPullJobStatus", "completed", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImageListPullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImagePullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImagePullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "ImagePullJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "NodeImageStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "NodeImageStatus", "failed", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "NodeImageStatus", "pulling", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "NodeImageStatus", "waiting", NULL, MK_OPTIONAL, NULL},
-    {"apps.kruise.io", "StatefulSetOrdinals", "start", "v1beta1", MK_OPTIONAL, NULL},
-    {"policy.kruise.io", "PodUnavailableBudgetStatus", "observedGeneration", "v1alpha1",
-     MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobSpec", "completionPolicy", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobStatus", "active", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobStatus", "desired", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "BroadcastJobStatus", "phase", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImageListPullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImageListPullJobStatus", "completed", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImageListPullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImagePullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImagePullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "ImagePullJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "NodeImageStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "NodeImageStatus", "failed", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "NodeImageStatus", "pulling", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "NodeImageStatus", "waiting", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "StatefulSetOrdinals", "start", "v1beta1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_POLICY, "PodUnavailableBudgetStatus", "observedGeneration", "v1alpha1", MK_OPTIONAL,
+     NULL},
     /* k8s.io/api's own defaults (+default) on the core types the CRDs describe */
     {"v1", "ContainerPort", "protocol", NULL, 0, "{\"default\": \"TCP\"}"},
     {"v1", "LocalObjectReference", "name", NULL, 0, "{\"default\": \"\"}"},
@@ -308,45 +310,45 @@ static const struct marker markers[] = {
      "\"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$\"}"},
     {"meta.k8s.io/v1", "Condition", "message", NULL, 0, "{\"maxLength\": 32768}"},
     /* defaults and validations */
-    {"apps.kruise.io", "AdvancedCronJobSpec", "schedule", NULL, 0, "{\"minLength\": 0}"},
-    {"apps.kruise.io", "AdvancedCronJobSpec", "concurrencyPolicy", NULL, 0,
+    {WH_KRUISE_APPS, "AdvancedCronJobSpec", "schedule", NULL, 0, "{\"minLength\": 0}"},
+    {WH_KRUISE_APPS, "AdvancedCronJobSpec", "concurrencyPolicy", NULL, 0,
      "{\"enum\": [\"Allow\", \"Forbid\", \"Replace\"]}"},
-    {"apps.kruise.io", "ResourcesPolicy", "targetContainersMode", NULL, 0,
+    {WH_KRUISE_APPS, "ResourcesPolicy", "targetContainersMode", NULL, 0,
      "{\"enum\": [\"sum\", \"max\"]}"},
-    {"apps.kruise.io", "ResourcesPolicy", "targetContainersNameRegex", NULL, 0,
+    {WH_KRUISE_APPS, "ResourcesPolicy", "targetContainersNameRegex", NULL, 0,
      "{\"default\": \".*\"}"},
-    {"apps.kruise.io", "SidecarSetInjectRevision", "policy", NULL, 0,
+    {WH_KRUISE_APPS, "SidecarSetInjectRevision", "policy", NULL, 0,
      "{\"default\": \"Always\", \"enum\": [\"Always\", \"Partial\"]}"},
-    {"apps.kruise.io", "UnitedDeploymentScheduleStrategy", "type", NULL, 0,
+    {WH_KRUISE_APPS, "UnitedDeploymentScheduleStrategy", "type", NULL, 0,
      "{\"enum\": [\"Adaptive\", \"Fixed\", \"\"]}"},
-    {"apps.kruise.io", "UnitedDeploymentUpdateStrategy", "type", NULL, 0,
+    {WH_KRUISE_APPS, "UnitedDeploymentUpdateStrategy", "type", NULL, 0,
      "{\"enum\": [\"Manual\", \"\"]}"},
-    {"apps.kruise.io", "WorkloadSpreadScheduleStrategy", "type", NULL, 0,
+    {WH_KRUISE_APPS, "WorkloadSpreadScheduleStrategy", "type", NULL, 0,
      "{\"enum\": [\"Adaptive\", \"Fixed\", \"\"]}"},
-    {"apps.kruise.io", "CloneSetScaleStrategy", "enablePVCReuse", "v1beta1", 0,
+    {WH_KRUISE_APPS, "CloneSetScaleStrategy", "enablePVCReuse", "v1beta1", 0,
      "{\"default\": false}"},
-    {"apps.kruise.io", "ContainerRecreateRequestSpec", "activeDeadlineSeconds", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestSpec", "activeDeadlineSeconds", "v1beta1", 0,
      "{\"minimum\": 0}"},
-    {"apps.kruise.io", "ContainerRecreateRequestSpec", "ttlSecondsAfterFinished", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestSpec", "ttlSecondsAfterFinished", "v1beta1", 0,
      "{\"minimum\": 0}"},
-    {"apps.kruise.io", "ContainerRecreateRequestStrategy", "failurePolicy", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestStrategy", "failurePolicy", "v1beta1", 0,
      "{\"enum\": [\"Fail\", \"Ignore\"]}"},
-    {"apps.kruise.io", "ContainerRecreateRequestStrategy", "terminationGracePeriodSeconds",
-     "v1beta1", 0, "{\"minimum\": 0}"},
-    {"apps.kruise.io", "ContainerRecreateRequestStrategy", "unreadyGracePeriodSeconds", "v1beta1",
+    {WH_KRUISE_APPS, "ContainerRecreateRequestStrategy", "terminationGracePeriodSeconds", "v1beta1",
      0, "{\"minimum\": 0}"},
-    {"apps.kruise.io", "ContainerRecreateRequestStrategy", "minStartedSeconds", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestStrategy", "unreadyGracePeriodSeconds", "v1beta1", 0,
      "{\"minimum\": 0}"},
-    {"apps.kruise.io", "ContainerRecreateRequestStatus", "phase", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestStrategy", "minStartedSeconds", "v1beta1", 0,
+     "{\"minimum\": 0}"},
+    {WH_KRUISE_APPS, "ContainerRecreateRequestStatus", "phase", "v1beta1", 0,
      "{\"enum\": [\"Pending\", \"Recreating\", \"Succeeded\", \"Failed\", \"Completed\"]}"},
-    {"apps.kruise.io", "ContainerRecreateRequestContainerRecreateState", "phase", "v1beta1", 0,
+    {WH_KRUISE_APPS, "ContainerRecreateRequestContainerRecreateState", "phase", "v1beta1", 0,
      "{\"enum\": [\"Pending\", \"Recreating\", \"Succeeded\", \"Failed\", \"Completed\"]}"},
-    {"apps.kruise.io", "PersistentPodStateSpec", "persistentPodStateRetentionPolicy", "v1beta1", 0,
+    {WH_KRUISE_APPS, "PersistentPodStateSpec", "persistentPodStateRetentionPolicy", "v1beta1", 0,
      "{\"enum\": [\"WhenScaled\", \"WhenDeleted\"]}"},
-    {"apps.kruise.io", "PreferredTopologyTerm", "weight", "v1beta1", 0, "{\"minimum\": 0}"},
-    {"policy.kruise.io", "PodUnavailableBudgetSpec", "protectTotalReplicas", "v1beta1", 0,
+    {WH_KRUISE_APPS, "PreferredTopologyTerm", "weight", "v1beta1", 0, "{\"minimum\": 0}"},
+    {WH_KRUISE_POLICY, "PodUnavailableBudgetSpec", "protectTotalReplicas", "v1beta1", 0,
      "{\"minimum\": 1}"},
-    {"policy.kruise.io", "PodUnavailableBudgetSpec", "protectOperations", "v1beta1", MK_ITEMS,
+    {WH_KRUISE_POLICY, "PodUnavailableBudgetSpec", "protectOperations", "v1beta1", MK_ITEMS,
      "{\"enum\": [\"DELETE\", \"UPDATE\", \"EVICT\", \"RESIZE\"]}"},
 };
 #define NMARKERS (sizeof(markers) / sizeof(markers[0]))
@@ -688,6 +690,14 @@ static void check_kinds(void)
     }
     if (NCRDS != n)
         die("the CRD table has kinds that /convert does not serve");
+    for (size_t c = 0; c < NCRDS; c++) {
+        enum wh_resource_id id = wh_resource_by_kind(crds[c].group, crds[c].kind);
+        const struct wh_resource *r = id < WH_RES_COUNT ? wh_resource_get(id) : NULL;
+        if (r &&
+            (strcmp(r->resource, crds[c].plural) != 0 || r->namespaced == crds[c].cluster_scoped))
+            die("the CRD table's %s %s is not kube/resource.c's (%s)", crds[c].group, crds[c].kind,
+                r->resource);
+    }
 }
 
 static int load_defaults(struct wh_config *cfg)
@@ -752,6 +762,46 @@ static json_t *config_facts(const struct wh_config *cfg)
                      (json_int_t)cfg->shutdown_grace_ms, "leader_elect", cfg->leader_elect);
 }
 
+/* The webhook configuration entry a route's table gives, in the manifests' own shape: name,
+ * rules, sideEffects, objectSelector, and the namespaceSelector expressions besides the one
+ * every entry has (the namespaces it skips). */
+static json_t *entry_facts(const struct wh_route *r, const struct wh_webhook_entry *e)
+{
+    static const char *const ops[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+    json_t *vers = json_array(), *operations = json_array(), *exprs = json_array();
+    for (size_t i = 0; i < WH_WEBHOOK_MAX_VERSIONS && e->versions[i]; i++)
+        json_array_append_new(vers, json_string(e->versions[i]));
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (e->operations & (1u << i))
+            json_array_append_new(operations, json_string(ops[i]));
+    }
+    if (e->skip_control_plane)
+        json_array_append_new(
+            exprs, json_pack("{s:s,s:s}", "key", "control-plane", "operator", "DoesNotExist"));
+    json_t *out = json_pack(
+        "{s:s,s:[{s:[s],s:o,s:o,s:[s]}],s:s,s:o}", "name", e->name, "rules", "apiGroups", e->group,
+        "apiVersions", vers, "operations", operations, "resources", e->resource, "sideEffects",
+        r->side_effects ? "NoneOnDryRun" : "None", "namespaceExpressions", exprs);
+    if (e->object_label)
+        json_object_set_new(out, "objectSelector",
+                            json_pack("{s:[{s:s,s:s}]}", "matchExpressions", "key", e->object_label,
+                                      "operator", "Exists"));
+    return out;
+}
+
+/* A route as the manifests' checks see it: path, kind, whether cfg serves it, the path it is
+ * an alias of, and its webhook entries. */
+static json_t *route_facts(const struct wh_route *r, const struct wh_config *cfg)
+{
+    static const char *const kinds[] = {"mutate", "validate", "convert"};
+    json_t *entries = json_array();
+    for (size_t i = 0; i < WH_ROUTE_MAX_ENTRIES && r->entries[i].name; i++)
+        json_array_append_new(entries, entry_facts(r, &r->entries[i]));
+    return json_pack("{s:s,s:s,s:b,s:s?,s:o}", "path", r->path, "kind", kinds[r->kind], "served",
+                     wh_routes_find(cfg, r->path) != NULL, "alias_of", r->alias_of, "entries",
+                     entries);
+}
+
 static int cmd_facts(int argc, char **argv)
 {
     struct wh_config defaults, cfg;
@@ -767,12 +817,9 @@ static int cmd_facts(int argc, char **argv)
     }
     json_t *routes = json_array();
     size_t n = 0;
-    const struct wh_route *all = wh_routes_all(&n);
-    static const char *const kinds[] = {"mutate", "validate", "convert"};
+    const struct wh_route *const *all = wh_routes_all(&n);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(routes, json_pack("{s:s,s:s,s:b}", "path", all[i].path, "kind",
-                                                kinds[all[i].kind], "served",
-                                                wh_routes_find(&cfg, all[i].path) != NULL));
+        json_array_append_new(routes, route_facts(all[i], &cfg));
     json_t *kinds_json = json_array();
     size_t nk = wh_convert_kinds(0, NULL, NULL);
     for (size_t i = 0; i < nk; i++) {

@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     size_t n = 0;
-    const struct wh_route *routes = wh_routes_all(&n);
-    const struct wh_route *route = &routes[data[0] % n];
+    const struct wh_route *const *routes = wh_routes_all(&n);
+    const struct wh_route *route = routes[data[0] % n];
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
     struct wh_reply reply;
     wh_dispatch(route, &ctx, (const char *)data + 1, size - 1, &reply);

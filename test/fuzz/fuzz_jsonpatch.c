@@ -13,6 +13,7 @@
 #include "jsonpatch/pointer.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,7 +35,7 @@ static void must_reproduce(const json_t *from, const json_t *to)
         fprintf(stderr, "diff does not apply: %s\n", eb.msg);
         abort();
     }
-    if (!wh_patch_equal(res, to)) {
+    if (!wh_json_equal(res, to, WH_JSON_EQ_EXACT)) {
         fprintf(stderr, "diff does not reproduce its target\n");
         abort();
     }

@@ -661,13 +661,7 @@ struct loaded {
  * exists for SidecarSets before it does anything for WorkloadSpreads). */
 static bool implemented(const struct wh_vec *v)
 {
-    size_t n = 0;
-    const struct wh_route *all = wh_routes_all(&n);
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(all[i].path, v->endpoint) == 0 && wh_route_covers(&all[i], v->area))
-            return true;
-    }
-    return false;
+    return wh_routes_implement(v->endpoint, v->area);
 }
 
 static int cmp_loaded(const void *a, const void *b)

@@ -44,14 +44,6 @@ SUITE = Suite("wh-manifests-")
 test = SUITE.test
 _rendered = {}
 
-# The Helm chart's older names of two paths (spec deletion-protection 3): served for old
-# configurations, never registered by ours (the entry under the current name covers them).
-ALIASES = {"/validate-apps-kruise-io-v1alpha1-cloneset": "/validate-apps-kruise-io-cloneset",
-           "/validate-apps-kruise-io-v1alpha1-uniteddeployment":
-               "/validate-apps-kruise-io-uniteddeployment"}
-POD_PATHS = ("/mutate-pod", "/validate-pod")
-
-
 # --- the tree --------------------------------------------------------------------------------
 
 
@@ -176,9 +168,13 @@ def tree_renders_and_parses(tmp):
 
 @test
 def webhook_paths_are_the_route_table(tmp):
-    """Every entry's path is a route of the server, of the entry's kind (mutating/validating),
-    served with the Deployment's configuration; every admission route it serves has an entry
-    (the Helm chart's aliases aside); /convert is left to the CRDs."""
+    """Every entry is one that the route table (handlers/handler.h: struct wh_webhook_entry)
+    declares for its path, with the table's name, rules, sideEffects, objectSelector and
+    namespaceSelector expressions (besides the namespaces every entry skips), in a
+    configuration of the route's kind, served with the Deployment's configuration; every entry
+    the table declares for a route so served is there, and every such admission route declares
+    one, but an alias (the Helm chart's older names, never registered); /convert is left to the
+    CRDs."""
     docs = render()
     f = deployment_facts(docs)
     routes = {r["path"]: r for r in f["routes"]}
@@ -187,23 +183,46 @@ def webhook_paths_are_the_route_table(tmp):
         path = e["clientConfig"]["service"]["path"]
         r = routes.get(path)
         check(r is not None, "%s: %s is not a route of the server" % (e["name"], path))
+        if r is None:
+            continue
         want = "mutate" if kind.startswith("Mutating") else "validate"
         check(r["kind"] == want, "%s: %s is a %s route in a %s" % (e["name"], path, r["kind"], kind))
         check(r["served"], "%s: %s is not served with the Deployment's flags" % (e["name"], path))
-        registered.add(path)
+        declared = {d["name"]: d for d in r["entries"]}
+        d = declared.get(e["name"])
+        check(d is not None, "%s: the route table declares %s for %s" % (e["name"], sorted(declared),
+                                                                        path))
+        if d is None:
+            continue
+        registered.add((path, e["name"]))
+        check(e.get("rules") == d["rules"], "%s: rules %s, the route table's %s" %
+              (e["name"], e.get("rules"), d["rules"]))
+        check(e.get("sideEffects") == d["sideEffects"], "%s: sideEffects %s, the route table's %s" %
+              (e["name"], e.get("sideEffects"), d["sideEffects"]))
+        check(e.get("objectSelector") == d.get("objectSelector"), "%s: objectSelector %s, the "
+              "route table's %s" % (e["name"], e.get("objectSelector"), d.get("objectSelector")))
+        exprs = [x for x in e.get("namespaceSelector", {}).get("matchExpressions", [])
+                 if x["key"] != "kubernetes.io/metadata.name"]
+        check(exprs == d["namespaceExpressions"], "%s: namespaceSelector %s, the route table's %s" %
+              (e["name"], exprs, d["namespaceExpressions"]))
     for r in f["routes"]:
-        if r["served"] and r["kind"] != "convert" and r["path"] not in ALIASES:
-            check(r["path"] in registered, "served path %s has no entry" % r["path"])
-    for alias, path in ALIASES.items():
-        check(alias in routes and path in registered, "alias %s of %s" % (alias, path))
+        if r["alias_of"]:
+            check(r["alias_of"] in routes and not r["entries"], "alias %s of %s" % (r["path"],
+                                                                                 r["alias_of"]))
+            continue
+        if not r["served"] or r["kind"] == "convert":
+            continue
+        check(r["entries"], "served path %s declares no webhook entry" % r["path"])
+        for d in r["entries"]:
+            check((r["path"], d["name"]) in registered, "served path %s has no entry %s" %
+                  (r["path"], d["name"]))
 
 
 @test
 def webhook_entries_time_out_fail_closed_and_skip_system_namespaces(tmp):
     """Each entry: timeoutSeconds below 30 and above the server's request deadline, failure
     policy Fail, a namespaceSelector that skips kube-system and the server's own namespace,
-    sideEffects NoneOnDryRun on the Pod paths (they write WorkloadSpread and PUB status) and
-    None elsewhere, the Service of the tree as target, no caBundle (the server's)."""
+    the Service of the tree as target, no caBundle (the server's)."""
     docs = render()
     f = deployment_facts(docs)
     svc = one(docs, "Service")
@@ -219,11 +238,6 @@ def webhook_entries_time_out_fail_closed_and_skip_system_namespaces(tmp):
                    x["operator"] == "NotIn"]
         check(skipped and {"kube-system", svc["metadata"]["namespace"]} <= set(skipped[0]["values"]),
               "%s: namespaceSelector %s" % (name, exprs))
-        path = e["clientConfig"]["service"]["path"]
-        want = "NoneOnDryRun" if path in POD_PATHS else "None"
-        check(e.get("sideEffects") == want, "%s: sideEffects %s, want %s" % (name,
-                                                                             e.get("sideEffects"),
-                                                                             want))
         target = e["clientConfig"]["service"]
         check((target["name"], target["namespace"]) ==
               (svc["metadata"]["name"], svc["metadata"]["namespace"]), "%s: target" % name)

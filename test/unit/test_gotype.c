@@ -185,6 +185,47 @@ TEST(gotype_check_messages)
                      decode_cases[i].want);
 }
 
+/* wh_gotype_check_where (--check-config's file:line:field): the same message as
+ * wh_gotype_check for every case above, and the place of the value it is about, list indices
+ * and map keys included (Go's message names struct fields only). */
+TEST(gotype_check_where_names_the_place)
+{
+    for (size_t i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
+        json_t *v = wh_test_json(decode_cases[i].text), *path = NULL;
+        char *msg = NULL;
+        enum wh_err rc = wh_gotype_check_where(
+            v, type_of(decode_cases[i].api, decode_cases[i].name), &msg, &path);
+        CHECK_EQ_STR(msg ? msg : "(ok)", decode_cases[i].want);
+        CHECK(rc == (msg ? WH_ERR_INVALID : WH_OK) && (path != NULL) == (msg != NULL));
+        free(msg);
+        json_decref(path);
+        json_decref(v);
+    }
+    static const struct {
+        const char *text, *path;
+    } places[] = {
+        {"{\"spec\":{\"containers\":[{\"name\":\"a\"},{\"image\":7}]}}",
+         "[\"spec\",\"containers\",1,\"image\"]"},
+        {"{\"metadata\":{\"labels\":{\"ok\":\"x\",\"a/b\":[]}}}",
+         "[\"metadata\",\"labels\",\"a/b\"]"},
+        {"{\"spec\":{\"hostname\":1,\"containers\":[{\"livenessProbe\":{\"httpGet\":"
+         "{\"port\":true}}}]}}",
+         "[\"spec\",\"containers\",0,\"livenessProbe\",\"httpGet\",\"port\"]"},
+        {"{\"spec\":{\"hostname\":1,\"priority\":\"x\"}}", "[\"spec\",\"hostname\"]"},
+        {"\"x\"", "[]"},
+    };
+    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+        json_t *v = wh_test_json(places[i].text), *path = NULL, *want = wh_test_json(places[i].path);
+        char *msg = NULL;
+        CHECK_EQ_INT(wh_gotype_check_where(v, type_of("v1", "Pod"), &msg, &path), WH_ERR_INVALID);
+        CHECK_EQ_JSON(path, want);
+        free(msg);
+        json_decref(path);
+        json_decref(want);
+        json_decref(v);
+    }
+}
+
 static char *normalized(const char *api, const char *name, const char *text)
 {
     json_t *v = wh_test_json(text), *out = NULL;
@@ -485,4 +526,68 @@ TEST(gotype_every_field_mismatch)
     }
     fprintf(stderr, "model fields checked: %zu\n", total);
     CHECK(total > 2000);
+}
+
+/* json.Unmarshal as encoding/json does it: names fold case (and the long s and the Kelvin sign
+ * to their ASCII letters), the last member naming a field wins, Go's messages. */
+TEST(gotype_unmarshal_folds_names_as_encoding_json)
+{
+    const struct wh_gotype *t = wh_gotype_lookup("kruise.io/configuration", "CustomWorkload");
+    CHECK(t != NULL);
+    json_t *v = NULL;
+    struct wh_errbuf eb = {{0}};
+    const char *text =
+        "{\"group\":\"g\",\"VERSION\":\"v1\",\"\xe2\x84\xaaind\":\"K\",\"kind\":\"first\","
+        "\"kinD\":\"last\",\"\xc5\xbfubResources\":[{\"GROUP\":\"s\"}],"
+        "\"replicaspath\":\"spec.x\",\"unknown\":1}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Group")), "g");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Version")), "v1");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "last");
+    CHECK_EQ_STR(json_string_value(json_object_get(
+                     json_array_get(json_object_get(v, "subResources"), 0), "Group")),
+                 "s");
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "replicasPath")), "spec.x");
+    CHECK(json_object_get(v, "unknown") == NULL);
+    json_decref(v);
+    /* a name that is not a field's, folded or not, is ignored */
+    text = "{\"Kinds\":5,\"K\xc3\xadnd\":5}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    json_decref(v);
+    const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"KIND\":5}",
+         "json: cannot unmarshal number into Go struct field CustomWorkload.Kind of "
+         "type string"},
+        {"{\"subresources\":{}}", "json: cannot unmarshal object into Go struct field "
+                                  "CustomWorkload.subResources of type []schema.GroupVersionKind"},
+        {"true", "json: cannot unmarshal bool into Go value of type configuration.CustomWorkload"},
+        {"{\"Kind\":", "unexpected end of JSON input"},
+        {"", "unexpected end of JSON input"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        v = NULL;
+        CHECK_EQ_INT(wh_gotype_unmarshal(bad[i].text, strlen(bad[i].text), t, &v, &eb),
+                     WH_ERR_INVALID);
+        CHECK_EQ_STR(eb.msg, bad[i].msg);
+        CHECK(v == NULL);
+    }
+    /* null leaves the zero value */
+    CHECK_EQ_INT(wh_gotype_unmarshal("null", 4, t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "");
+    json_decref(v);
+}
+
+/* A later null is a no-op for a string, but sets a list to nil. */
+TEST(gotype_unmarshal_later_null)
+{
+    const struct wh_gotype *t = wh_gotype_lookup("kruise.io/configuration", "CustomWorkload");
+    json_t *v = NULL;
+    struct wh_errbuf eb = {{0}};
+    const char *text = "{\"Kind\":\"k\",\"kind\":null,\"subResources\":[{}],\"SUBRESOURCES\":null}";
+    CHECK_EQ_INT(wh_gotype_unmarshal(text, strlen(text), t, &v, &eb), WH_OK);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "Kind")), "k");
+    CHECK(json_object_get(v, "subResources") == NULL);
+    json_decref(v);
 }

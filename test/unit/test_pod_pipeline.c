@@ -8,8 +8,10 @@
 
 #include "config/config.h"
 #include "config/features.h"
+#include "handlers/pod/launch_priority.h"
 #include "handlers/pod/pipeline.h"
-#include "handlers/pod/steps.h"
+#include "handlers/pod/readiness_gate.h"
+#include "handlers/registry.h"
 #include "kube/cluster.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -485,4 +487,31 @@ TEST(pod_routes_steps_in_upstream_order)
     /* a step that writes says so */
     CHECK(m[1]->side_effects);
     CHECK(!m[2]->side_effects);
+}
+
+/* The routes' facts that follow from their step lists: the vector areas they run (the step
+ * names) and their side effects (some step writes). */
+TEST(pod_routes_cover_their_steps_areas)
+{
+    CHECK(wh_route_covers(&wh_pod_mutate_route, "sidecarset"));
+    CHECK(wh_route_covers(&wh_pod_mutate_route, "workloadspread"));
+    CHECK(wh_route_covers(&wh_pod_mutate_route, "pub"));
+    CHECK(!wh_route_covers(&wh_pod_mutate_route, "deletion-protection"));
+    CHECK(!wh_route_covers(&wh_pod_validate_route, "sidecarset"));
+    CHECK(wh_route_covers(&wh_pod_validate_route, "pub"));
+    CHECK(wh_routes_implement("/validate-pod", "workloadspread"));
+    CHECK(!wh_routes_implement("/validate-pod", "sidecarset"));
+    CHECK(wh_routes_implement("/validate-namespace", "deletion-protection"));
+    CHECK(!wh_routes_implement("/validate-nothing", "deletion-protection"));
+    for (int validate = 0; validate < 2; validate++) {
+        size_t n = 0;
+        const struct wh_pod_step *const *steps = wh_pod_steps(validate, &n);
+        bool writes = false;
+        for (size_t i = 0; i < n; i++) {
+            writes |= steps[i]->side_effects;
+            CHECK(wh_route_covers(validate ? &wh_pod_validate_route : &wh_pod_mutate_route,
+                                  steps[i]->name));
+        }
+        CHECK(writes == (validate ? wh_pod_validate_route : wh_pod_mutate_route).side_effects);
+    }
 }

@@ -197,6 +197,12 @@ json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
     return resp->mutated;
 }
 
+void wh_admission_set_mutated_new(struct wh_admission_response *resp, json_t *obj)
+{
+    json_decref(resp->mutated);
+    resp->mutated = obj;
+}
+
 /* Appends "key": and the string value v (NULL: nothing) as wh_json_write would print it. */
 static enum wh_err write_member(struct wh_buf *out, const char *key, const json_t *v)
 {

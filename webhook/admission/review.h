@@ -76,6 +76,11 @@ void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
 json_t *wh_admission_mutable_object(struct wh_admission_response *resp,
                                     const struct wh_admission_request *req);
 
+/* For mutating handlers that build the whole new object themselves: obj becomes the edited
+ * object (replacing any copy made before), diffed against the original as above.
+ * Steals: obj. */
+void wh_admission_set_mutated_new(struct wh_admission_response *resp, json_t *obj);
+
 /* Appends the AdmissionReview answer as compact JSON to out, written directly (no values are
  * built): apiVersion as asked, response.uid echoed, allowed, status (always with a code, as
  * controller-runtime completes it), warnings, and, when patch (the JSON Patch text, patch_len

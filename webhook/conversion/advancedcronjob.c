@@ -2,6 +2,8 @@
  * imageListPullJobTemplate, which v1alpha1 cannot hold: converting it down fails. */
 #include "conversion/rows_int.h"
 
+#include "k8s/kruise.h"
+
 #define BJT "spec.template.broadcastJobTemplate"
 
 static const struct wh_conv_row rows[] = {
@@ -9,5 +11,5 @@ static const struct wh_conv_row rows[] = {
                 "imageListPullJobTemplate is not supported in v1alpha1"),
 };
 
-const struct wh_conv_kind wh_conv_advancedcronjob = {"apps.kruise.io", "AdvancedCronJob",
+const struct wh_conv_kind wh_conv_advancedcronjob = {WH_KRUISE_APPS, "AdvancedCronJob",
                                                      WH_ROWS(rows)};

@@ -2,4 +2,6 @@
  * copied. */
 #include "conversion/rows_int.h"
 
-const struct wh_conv_kind wh_conv_broadcastjob = {"apps.kruise.io", "BroadcastJob", NULL, 0};
+#include "k8s/kruise.h"
+
+const struct wh_conv_kind wh_conv_broadcastjob = {WH_KRUISE_APPS, "BroadcastJob", NULL, 0};

@@ -9,12 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "k8s/kruise.h"
+
 #define US "spec.updateStrategy"
 #define RU "spec.updateStrategy.rollingUpdate"
-
-#define ANN_PARALLELISM "apps.kruise.io/image-predownload-parallelism"
-#define ANN_TIMEOUT "apps.kruise.io/image-predownload-timeout-seconds"
-#define ANN_MIN_READY "apps.kruise.io/image-predownload-min-updated-ready-pods"
 
 static bool is_policy(const char *s)
 {
@@ -79,9 +77,12 @@ static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const js
         if (!rolling(dir, src))
             return WH_OK;
         const json_t *s = wh_conv_get(src, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
-        const char *par = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_PARALLELISM);
-        const char *tmo = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_TIMEOUT);
-        const char *min = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_MIN_READY);
+        const char *par =
+            wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_PARALLELISM);
+        const char *tmo =
+            wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_TIMEOUT);
+        const char *min =
+            wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_MIN_READY);
         bool annotated = (par && *par) || (tmo && *tmo) || (min && *min);
         if (!s && !annotated)
             return WH_OK;
@@ -119,20 +120,22 @@ static enum wh_err inplace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const js
         json_object_set(a, "gracePeriodSeconds", (json_t *)(uintptr_t)grace);
     wh_conv_set_new(dst, a, "spec", "updateStrategy", "inPlaceUpdateStrategy", NULL);
     if (par)
-        wh_conv_set_new(dst,
-                        json_is_string(par) ? json_string(json_string_value(par)) : decimal(par),
-                        "metadata", "annotations", ANN_PARALLELISM, NULL);
+        wh_conv_set_new(
+            dst, json_is_string(par) ? json_string(json_string_value(par)) : decimal(par),
+            "metadata", "annotations", WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_PARALLELISM, NULL);
     if (tmo)
-        wh_conv_set_new(dst, decimal(tmo), "metadata", "annotations", ANN_TIMEOUT, NULL);
+        wh_conv_set_new(dst, decimal(tmo), "metadata", "annotations",
+                        WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_TIMEOUT, NULL);
     if (min)
-        wh_conv_set_new(dst, decimal(min), "metadata", "annotations", ANN_MIN_READY, NULL);
+        wh_conv_set_new(dst, decimal(min), "metadata", "annotations",
+                        WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_MIN_READY, NULL);
     return WH_OK;
 }
 
 static const struct wh_conv_row rows[] = {
     /* scale strategy (6.2) */
     INVERT("spec.scaleStrategy.disablePVCReuse", "spec.scaleStrategy.enablePVCReuse"),
-    LABEL_TRUE("apps.kruise.io/cloneset-scaling-exclude-preparing-delete",
+    LABEL_TRUE(WH_KRUISE_LABEL_CLONESET_SCALING_EXCLUDE_PREPARING_DELETE,
                "spec.scaleStrategy.excludePreparingDelete"),
 
     /* update strategy (6.1): rollingUpdate is rebuilt from scratch going up */
@@ -150,9 +153,9 @@ static const struct wh_conv_row rows[] = {
     /* in-place strategy (6.3): gracePeriodSeconds moves; the pre-download settings travel
      * between v1alpha1 annotations and v1beta1 fields */
     CUSTOM(US ".inPlaceUpdateStrategy", RU ".inPlaceUpdateStrategy", inplace),
-    ANNOTATION_DERIVED(ANN_PARALLELISM, "5|50%|+7|abc"),
-    ANNOTATION_DERIVED(ANN_TIMEOUT, "600|+30|soon"),
-    ANNOTATION_DERIVED(ANN_MIN_READY, "2|-1|x"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_PARALLELISM, "5|50%|+7|abc"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_TIMEOUT, "600|+30|soon"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_IMAGE_PREDOWNLOAD_MIN_READY, "2|-1|x"),
 };
 
-const struct wh_conv_kind wh_conv_cloneset = {"apps.kruise.io", "CloneSet", WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_cloneset = {WH_KRUISE_APPS, "CloneSet", WH_ROWS(rows)};

@@ -12,6 +12,7 @@
 #include "k8s/typemeta.h"
 #include "k8s/ref.h"
 #include "util/arena.h"
+#include "util/cow.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -279,9 +280,7 @@ enum wh_err wh_convert_object(const char *desired_api_version, const json_t *obj
     }
 
     /* 4. convert */
-    res = json_copy((json_t *)(uintptr_t)object);
-    if (!res)
-        WH_PANIC("json_copy failed");
+    res = wh_cow_root(object);
     rc =
         wh_conv_apply(plan, ver == WH_CONV_ALPHA ? WH_CONV_UP : WH_CONV_DOWN, object, res, message);
     if (rc)
@@ -319,9 +318,7 @@ enum wh_err wh_convert_up(const char *kind, const json_t *object, json_t **out, 
     }
     if (wh_conv_check(plan, WH_CONV_ALPHA, object, message))
         return WH_ERR_INVALID;
-    json_t *res = json_copy((json_t *)(uintptr_t)object);
-    if (!res)
-        WH_PANIC("json_copy failed");
+    json_t *res = wh_cow_root(object);
     enum wh_err rc = wh_conv_apply(plan, WH_CONV_UP, object, res, message);
     if (rc) {
         json_decref(res);

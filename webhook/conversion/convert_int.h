@@ -156,9 +156,6 @@ json_t *wh_conv_ensure(json_t *dst, ...);
 /* Returns: borrowed; the list at the path under dst made writable, created empty when missing
  * or not a list (objects on the way created too). */
 json_t *wh_conv_ensure_list(json_t *dst, ...);
-/* Returns: borrowed; element i of array (itself writable) made writable, NULL when it is not an
- * object or array. */
-json_t *wh_conv_writable_elem(json_t *array, size_t i);
 
 /* metadata.labels / metadata.annotations of an object. */
 const char *wh_conv_meta_get(const json_t *obj, enum wh_conv_meta m, const char *key);

@@ -9,11 +9,10 @@
 #include <strings.h>
 
 #include "gocompat/gotime.h"
+#include "k8s/kruise.h"
 #include "util/buf.h"
 #include "util/mem.h"
 
-#define ANN_STATUSES "crr.apps.kruise.io/sync-container-statuses"
-#define ANN_UNREADY "crr.apps.kruise.io/unready-acquired"
 #define GRACE "PreRecreateGrace"
 #define GRACE_MESSAGE "Pod has been forced to not-ready for unreadyGracePeriodSeconds drain"
 
@@ -172,7 +171,8 @@ static enum wh_err snapshot(struct wh_conv_ctx *c, enum wh_conv_dir dir, const j
     (void)c;
     wh_conv_del(dst, "status", "containerStatusSnapshot", NULL);
     if (dir == WH_CONV_UP) {
-        const char *raw = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_STATUSES);
+        const char *raw =
+            wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_CRR_SYNC_CONTAINER_STATUSES);
         if (!raw || !*raw)
             return WH_OK;
         json_t *list = parse_sync_statuses(raw);
@@ -187,7 +187,7 @@ static enum wh_err snapshot(struct wh_conv_ctx *c, enum wh_conv_dir dir, const j
         return WH_OK;
     char *text = format_sync_statuses(list);
     if (text)
-        wh_conv_meta_set(dst, WH_META_ANNOTATION, ANN_STATUSES, text);
+        wh_conv_meta_set(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_CRR_SYNC_CONTAINER_STATUSES, text);
     free(text);
     return WH_OK;
 }
@@ -201,7 +201,8 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
     char when[WH_GOTIME_MAX];
     struct wh_gotime t;
     if (dir == WH_CONV_UP) {
-        const char *raw = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_UNREADY);
+        const char *raw =
+            wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_CRR_UNREADY_ACQUIRED);
         if (!raw || !*raw || wh_gotime_parse(raw, strlen(raw), WH_GOTIME_RFC3339, &t, NULL))
             return WH_OK;
         wh_gotime_format(t, WH_GOTIME_RFC3339, when, sizeof(when));
@@ -232,7 +233,7 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
                                                     WH_GOTIME_RFC3339, &t, NULL))
             t = (struct wh_gotime){WH_GOTIME_ZERO_SEC, 0};
         wh_gotime_format(t, WH_GOTIME_RFC3339, when, sizeof(when));
-        wh_conv_meta_set(dst, WH_META_ANNOTATION, ANN_UNREADY, when);
+        wh_conv_meta_set(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_CRR_UNREADY_ACQUIRED, when);
         break;
     }
     return WH_OK;
@@ -243,11 +244,11 @@ static enum wh_err grace(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
 static const struct wh_conv_row rows[] = {
     /* v1beta1 status <-> v1alpha1 annotations */
     CUSTOM(NULL, "status.containerStatusSnapshot", snapshot),
-    ANNOTATION_DERIVED(ANN_STATUSES,
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_CRR_SYNC_CONTAINER_STATUSES,
                        "[{\"name\":\"app\",\"ready\":true,\"restartCount\":2}]|{not json"),
     CUSTOM(NULL, "status.conditions", grace),
-    ANNOTATION_DERIVED(ANN_UNREADY, "2025-03-01T16:00:00+08:00|2025-03-01 16:00:00"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_CRR_UNREADY_ACQUIRED,
+                       "2025-03-01T16:00:00+08:00|2025-03-01 16:00:00"),
 };
 
-const struct wh_conv_kind wh_conv_crr = {"apps.kruise.io", "ContainerRecreateRequest",
-                                         WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_crr = {WH_KRUISE_APPS, "ContainerRecreateRequest", WH_ROWS(rows)};

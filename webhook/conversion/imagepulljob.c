@@ -2,4 +2,6 @@
  * fields are inlined into spec). */
 #include "conversion/rows_int.h"
 
-const struct wh_conv_kind wh_conv_imagepulljob = {"apps.kruise.io", "ImagePullJob", NULL, 0};
+#include "k8s/kruise.h"
+
+const struct wh_conv_kind wh_conv_imagepulljob = {WH_KRUISE_APPS, "ImagePullJob", NULL, 0};

@@ -3,6 +3,8 @@
  * rather than leaving them out; both mean "no tags".) */
 #include "conversion/rows_int.h"
 
+#include "k8s/kruise.h"
+
 #define IMG "spec.images.*"
 #define TAG "spec.images.*.tags[]"
 #define ST "status.imageStatuses.*.tags[]"
@@ -11,4 +13,4 @@ static const struct wh_conv_row rows[] = {
     BETA_ONLY(IMG ".pullSecrets[].mode"),
 };
 
-const struct wh_conv_kind wh_conv_nodeimage = {"apps.kruise.io", "NodeImage", WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_nodeimage = {WH_KRUISE_APPS, "NodeImage", WH_ROWS(rows)};

@@ -2,6 +2,8 @@
  * nodeTopologyKeys is called keys in v1beta1. */
 #include "conversion/rows_int.h"
 
+#include "k8s/kruise.h"
+
 static const struct wh_conv_row rows[] = {
     RENAME("spec.requiredPersistentTopology.nodeTopologyKeys",
            "spec.requiredPersistentTopology.keys"),
@@ -9,5 +11,5 @@ static const struct wh_conv_row rows[] = {
            "spec.preferredPersistentTopology[].preference.keys"),
 };
 
-const struct wh_conv_kind wh_conv_persistentpodstate = {"apps.kruise.io", "PersistentPodState",
+const struct wh_conv_kind wh_conv_persistentpodstate = {WH_KRUISE_APPS, "PersistentPodState",
                                                         WH_ROWS(rows)};

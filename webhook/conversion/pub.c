@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/kruise.h"
 #include "util/buf.h"
 #include "util/mem.h"
 #include "util/str.h"
-
-#define ANN_OPERATIONS "kruise.io/pub-protect-operations"
-#define ANN_TOTAL "pub.kruise.io/protect-total-replicas"
 
 /* Length of the Unicode white space character at p (strings.TrimSpace's set), 0 if none. */
 static size_t space_len(const unsigned char *p)
@@ -73,7 +71,7 @@ static enum wh_err operations(struct wh_conv_ctx *c, enum wh_conv_dir dir, const
     json_t *list = NULL;
     wh_conv_del(dst, "spec", "protectOperations", NULL);
     if (dir == WH_CONV_UP) {
-        const char *v = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_OPERATIONS);
+        const char *v = wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_OPERATIONS);
         if (!v || !*v)
             return WH_OK;
         list = json_array();
@@ -83,7 +81,7 @@ static enum wh_err operations(struct wh_conv_ctx *c, enum wh_conv_dir dir, const
             char *item = trim(p, n);
             if (*item && !is_operation(item)) {
                 char *q = wh_conv_quote(item);
-                rc = wh_conv_fail(c, "invalid %s value %s", ANN_OPERATIONS, q);
+                rc = wh_conv_fail(c, "invalid %s value %s", WH_KRUISE_ANN_PUB_OPERATIONS, q);
                 free(q);
                 free(item);
                 goto out;
@@ -103,7 +101,7 @@ static enum wh_err operations(struct wh_conv_ctx *c, enum wh_conv_dir dir, const
     }
     const json_t *ops = wh_conv_get(src, "spec", "protectOperations", NULL);
     if (!json_is_array(ops) || json_array_size(ops) == 0) {
-        wh_conv_meta_del(dst, WH_META_ANNOTATION, ANN_OPERATIONS);
+        wh_conv_meta_del(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_OPERATIONS);
         return WH_OK;
     }
     struct wh_buf b;
@@ -121,7 +119,7 @@ static enum wh_err operations(struct wh_conv_ctx *c, enum wh_conv_dir dir, const
         }
     }
     char *joined = wh_buf_take(&b, NULL);
-    wh_conv_meta_set(dst, WH_META_ANNOTATION, ANN_OPERATIONS, joined);
+    wh_conv_meta_set(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_OPERATIONS, joined);
     free(joined);
 out:
     json_decref(list);
@@ -146,14 +144,14 @@ static enum wh_err total(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
 {
     wh_conv_del(dst, "spec", "protectTotalReplicas", NULL);
     if (dir == WH_CONV_UP) {
-        const char *v = wh_conv_meta_get(src, WH_META_ANNOTATION, ANN_TOTAL);
+        const char *v = wh_conv_meta_get(src, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
         if (!v || !*v)
             return WH_OK;
         long long n;
         if (!wh_conv_parse_int(v, INT32_MIN, INT32_MAX, &n)) {
             char *q = wh_conv_quote(v);
             enum wh_err rc = wh_conv_fail(c, "failed to parse %s: strconv.ParseInt: parsing %s: %s",
-                                          ANN_TOTAL, q, parse_error(v));
+                                          WH_KRUISE_ANN_PUB_TOTAL_REPLICAS, q, parse_error(v));
             free(q);
             return rc;
         }
@@ -162,21 +160,21 @@ static enum wh_err total(struct wh_conv_ctx *c, enum wh_conv_dir dir, const json
     }
     const json_t *n = wh_conv_get(src, "spec", "protectTotalReplicas", NULL);
     if (!json_is_integer(n)) {
-        wh_conv_meta_del(dst, WH_META_ANNOTATION, ANN_TOTAL);
+        wh_conv_meta_del(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
         return WH_OK;
     }
     char *text = wh_str_printf("%" JSON_INTEGER_FORMAT, json_integer_value(n));
-    wh_conv_meta_set(dst, WH_META_ANNOTATION, ANN_TOTAL, text);
+    wh_conv_meta_set(dst, WH_META_ANNOTATION, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS, text);
     free(text);
     return WH_OK;
 }
 
 static const struct wh_conv_row rows[] = {
     CUSTOM(NULL, "spec.protectOperations", operations),
-    ANNOTATION_DERIVED(ANN_OPERATIONS, "DELETE,EVICT|DELETE, EVICT|UPDATE,,RESIZE"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_PUB_OPERATIONS, "DELETE,EVICT|DELETE, EVICT|UPDATE,,RESIZE"),
     CUSTOM(NULL, "spec.protectTotalReplicas", total),
-    ANNOTATION_DERIVED(ANN_TOTAL, "5|+5|0"),
+    ANNOTATION_DERIVED(WH_KRUISE_ANN_PUB_TOTAL_REPLICAS, "5|+5|0"),
     BETA_ONLY("spec.ignoredPodSelector"),
 };
 
-const struct wh_conv_kind wh_conv_pub = {"policy.kruise.io", "PodUnavailableBudget", WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_pub = {WH_KRUISE_POLICY, "PodUnavailableBudget", WH_ROWS(rows)};

@@ -4,6 +4,7 @@
 #include "conversion/rows_int.h"
 
 #include "conversion/convert.h"
+#include "k8s/kruise.h"
 #include "k8s/selector.h"
 
 json_t *wh_convert_sidecarset_namespace(const json_t *spec)
@@ -29,7 +30,7 @@ static enum wh_err namespace_to_selector(struct wh_conv_ctx *c, enum wh_conv_dir
 
 static const struct wh_conv_row rows[] = {
     CUSTOM("spec.namespace", NULL, namespace_to_selector),
-    LABEL_MOVE("apps.kruise.io/sidecarset-custom-version", "spec.customVersion"),
+    LABEL_MOVE(WH_KRUISE_LABEL_SIDECARSET_CUSTOM_VERSION, "spec.customVersion"),
 };
 
-const struct wh_conv_kind wh_conv_sidecarset = {"apps.kruise.io", "SidecarSet", WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_sidecarset = {WH_KRUISE_APPS, "SidecarSet", WH_ROWS(rows)};

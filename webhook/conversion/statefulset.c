@@ -3,6 +3,8 @@
  * object loses them going down (nothing carries them in annotations). */
 #include "conversion/rows_int.h"
 
+#include "k8s/kruise.h"
+
 #define RU "spec.updateStrategy.rollingUpdate"
 
 static const struct wh_conv_row rows[] = {
@@ -18,4 +20,4 @@ static const struct wh_conv_row rows[] = {
     BETA_ONLY("status.volumeClaims"),
 };
 
-const struct wh_conv_kind wh_conv_statefulset = {"apps.kruise.io", "StatefulSet", WH_ROWS(rows)};
+const struct wh_conv_kind wh_conv_statefulset = {WH_KRUISE_APPS, "StatefulSet", WH_ROWS(rows)};

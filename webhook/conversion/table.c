@@ -2,11 +2,10 @@
  * model), type-checks source objects with the model, and applies the rows to a shallow copy of
  * the source.
  *
- * Sharing: the destination starts as json_copy(src), a shallow copy whose members are the
- * source's own values. Before anything under it is edited, each container on the way is
- * replaced by a shallow copy of itself unless it already belongs to the destination alone
- * (refcount 1: only reachable through our freshly made parent). Unchanged subtrees therefore
- * stay shared with the request, which is what makes converting a 100-object review cheap. */
+ * Sharing: the destination starts as a shallow copy of the source (wh_cow_root), and every
+ * edit goes through the copy-on-write editor (util/cow.h): each container on the way is
+ * un-shared before it is changed. Unchanged subtrees therefore stay shared with the request,
+ * which is what makes converting a 100-object review cheap. */
 #include "conversion/convert_int.h"
 
 #include <errno.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/cow.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -250,64 +250,6 @@ enum wh_err wh_conv_check(const struct wh_conv_plan *p, enum wh_conv_ver v, cons
 
 /* ---- editing the destination -------------------------------------------------------------- */
 
-/* A container that the destination shares with the source (or with another place in itself)
- * has more than one reference; one that only our own edits created or un-shared has one. */
-static bool shared(const json_t *v)
-{
-    return v->refcount > 1;
-}
-
-/* Returns: borrowed; obj[key] made writable (obj must be writable), NULL when it is not an
- * object/array. */
-static json_t *own_member(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v || !(json_is_object(v) || json_is_array(v)))
-        return NULL;
-    if (shared(v)) {
-        json_t *cp = json_copy(v);
-        if (!cp || json_object_set_new(obj, key, cp))
-            WH_PANIC("json copy failed");
-        v = cp;
-    }
-    return v;
-}
-
-json_t *wh_conv_writable_elem(json_t *array, size_t i)
-{
-    json_t *v = json_array_get(array, i);
-    if (!v || !(json_is_object(v) || json_is_array(v)))
-        return NULL;
-    if (shared(v)) {
-        json_t *cp = json_copy(v);
-        if (!cp || json_array_set_new(array, i, cp))
-            WH_PANIC("json copy failed");
-        v = cp;
-    }
-    return v;
-}
-
-/* Walks keys[0..n) under dst, making each object writable; creates missing (or non-object)
- * steps when create. Returns: borrowed, or NULL. */
-static json_t *own_path(json_t *dst, const char *const *keys, size_t n, bool create)
-{
-    json_t *cur = dst;
-    for (size_t i = 0; i < n; i++) {
-        json_t *next = json_object_get(cur, keys[i]);
-        if (!json_is_object(next)) {
-            if (!create)
-                return NULL;
-            next = json_object();
-            if (json_object_set_new(cur, keys[i], next))
-                WH_PANIC("json_object_set_new failed");
-        } else {
-            next = own_member(cur, keys[i]);
-        }
-        cur = next;
-    }
-    return cur;
-}
-
 static const json_t *get_path(const json_t *v, const char *const *keys, size_t n)
 {
     for (size_t i = 0; i < n && v; i++)
@@ -317,7 +259,7 @@ static const json_t *get_path(const json_t *v, const char *const *keys, size_t n
 
 static void set_path(json_t *dst, const char *const *keys, size_t n, json_t *val)
 {
-    json_t *parent = own_path(dst, keys, n - 1, true);
+    json_t *parent = wh_cow_keys(dst, keys, n - 1, true);
     if (json_object_set_new(parent, keys[n - 1], val))
         WH_PANIC("json_object_set_new failed");
 }
@@ -327,11 +269,22 @@ static void del_path(json_t *dst, const char *const *keys, size_t n)
     const json_t *probe = get_path(dst, keys, n - 1);
     if (!json_is_object(probe) || !json_object_get(probe, keys[n - 1]))
         return;
-    json_t *parent = own_path(dst, keys, n - 1, false);
+    json_t *parent = wh_cow_keys(dst, keys, n - 1, false);
     json_object_del(parent, keys[n - 1]);
 }
 
 #define MAX_KEYS 16
+
+/* Declares keys[0..n), the NULL-terminated names that follow the argument last. */
+#define COLLECT_KEYS(keys, n, last)                                                                \
+    const char *keys[MAX_KEYS];                                                                    \
+    size_t n;                                                                                      \
+    do {                                                                                           \
+        va_list ap_;                                                                               \
+        va_start(ap_, last);                                                                       \
+        n = collect_keys(ap_, keys);                                                               \
+        va_end(ap_);                                                                               \
+    } while (0)
 
 static size_t collect_keys(va_list ap, const char **keys)
 {
@@ -349,79 +302,47 @@ static size_t collect_keys(va_list ap, const char **keys)
 
 const json_t *wh_conv_get(const json_t *v, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, v);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, v);
     return get_path(v, keys, n);
 }
 
 const char *wh_conv_get_str(const json_t *v, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, v);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, v);
     return json_string_value(get_path(v, keys, n));
 }
 
 void wh_conv_set_new(json_t *dst, json_t *val, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, val);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, val);
     WH_ASSERT(n > 0 && val);
     set_path(dst, keys, n, val);
 }
 
 void wh_conv_del(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     WH_ASSERT(n > 0);
     del_path(dst, keys, n);
 }
 
 json_t *wh_conv_writable(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
-    return own_path(dst, keys, n, false);
+    COLLECT_KEYS(keys, n, dst);
+    return wh_cow_keys(dst, keys, n, false);
 }
 
 json_t *wh_conv_ensure(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
-    return own_path(dst, keys, n, true);
+    COLLECT_KEYS(keys, n, dst);
+    return wh_cow_keys(dst, keys, n, true);
 }
 
 json_t *wh_conv_ensure_list(json_t *dst, ...)
 {
-    const char *keys[MAX_KEYS];
-    va_list ap;
-    va_start(ap, dst);
-    size_t n = collect_keys(ap, keys);
-    va_end(ap);
+    COLLECT_KEYS(keys, n, dst);
     WH_ASSERT(n > 0);
-    json_t *parent = own_path(dst, keys, n - 1, true);
-    if (!json_is_array(json_object_get(parent, keys[n - 1])) &&
-        json_object_set_new(parent, keys[n - 1], json_array()))
-        WH_PANIC("json_object_set_new failed");
-    return own_member(parent, keys[n - 1]);
+    return wh_cow_array(wh_cow_keys(dst, keys, n - 1, true), keys[n - 1], true);
 }
 
 static const char *meta_map(enum wh_conv_meta m)
@@ -520,9 +441,6 @@ struct apply {
 
 typedef enum wh_err (*elem_fn)(struct apply *a, const json_t *s, json_t *d);
 
-/* Calls fn for every element the row's iteration prefix reaches, with the source element and
- * the matching (writable) destination element. Elements that a previous row removed or
- * reshaped in the destination are skipped. */
 /* Element i of the list sv (source) and dv (destination, writable) for a row to edit: a null
  * element of a list of structs is Go's zero struct (decoding null into a struct leaves its zero
  * value), which rows then fill (an empty condition reason becomes "Unknown": found by the
@@ -539,10 +457,13 @@ static json_t *list_elem(const struct seg *g, const json_t *sv, json_t *dv, size
     }
     if (!json_is_object(*se))
         return NULL;
-    json_t *de = wh_conv_writable_elem(dv, i);
+    json_t *de = wh_cow_elem(dv, i);
     return json_is_object(de) ? de : NULL;
 }
 
+/* Calls fn for every element the row's iteration prefix reaches, with the source element and
+ * the matching (writable) destination element. Elements that a previous row removed or
+ * reshaped in the destination are skipped. */
 static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const json_t *s,
                         json_t *d, elem_fn fn)
 {
@@ -557,7 +478,7 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
         {
             if (!json_is_object(sv) && !json_is_array(sv))
                 continue;
-            json_t *dv = own_member(d, key);
+            json_t *dv = wh_cow_member(d, key);
             if (!dv || json_typeof(dv) != json_typeof(sv))
                 continue;
             if (g->arr) {
@@ -582,7 +503,7 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
     const json_t *sv = json_object_get(s, g->name);
     if (g->arr ? !json_is_array(sv) : !json_is_object(sv))
         return WH_OK;
-    json_t *dv = own_member(d, g->name);
+    json_t *dv = wh_cow_member(d, g->name);
     if (!dv || json_typeof(dv) != json_typeof(sv))
         return WH_OK;
     if (!g->arr)

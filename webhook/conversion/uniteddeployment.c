@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "k8s/kruise.h"
+#include "util/cow.h"
+
 #define TPL "spec.template"
 #define SUB "spec.topology.subsets[]"
 
@@ -20,7 +23,7 @@ static json_t *subset_status(json_t *list, const char *name)
     {
         const char *n = json_string_value(json_object_get(e, "name"));
         if (json_is_object(e) && strcmp(n ? n : "", name) == 0)
-            return wh_conv_writable_elem(list, i);
+            return wh_cow_elem(list, i);
     }
     e = json_object();
     json_object_set_new(e, "name", json_string(name));
@@ -111,5 +114,5 @@ static const struct wh_conv_row rows[] = {
     DERIVED(NULL, "status.updatedRevision"),
 };
 
-const struct wh_conv_kind wh_conv_uniteddeployment = {"apps.kruise.io", "UnitedDeployment",
+const struct wh_conv_kind wh_conv_uniteddeployment = {WH_KRUISE_APPS, "UnitedDeployment",
                                                       WH_ROWS(rows)};

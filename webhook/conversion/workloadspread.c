@@ -3,6 +3,8 @@
  * added). */
 #include "conversion/rows_int.h"
 
+#include "k8s/kruise.h"
+
 /* metav1.Condition requires a reason: an empty one becomes "Unknown" going up (8.2). */
 static const struct wh_conv_enum empty_reason[] = {
     {"", "Unknown", 1u << WH_CONV_UP},
@@ -22,5 +24,5 @@ static const struct wh_conv_row rows[] = {
     SUBSET_STATUS_ROWS("status.versionedSubsetStatuses.*[]"),
 };
 
-const struct wh_conv_kind wh_conv_workloadspread = {"apps.kruise.io", "WorkloadSpread",
+const struct wh_conv_kind wh_conv_workloadspread = {WH_KRUISE_APPS, "WorkloadSpread",
                                                     WH_ROWS(rows)};

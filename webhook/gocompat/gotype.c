@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "gocompat/goenc.h"
 #include "gocompat/gotime.h"
@@ -17,6 +16,7 @@
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsonparse.h"
 #include "util/map.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -491,15 +491,11 @@ static void flatten(struct wh_gotype *t)
                 model_error(d->where, "only a struct can be embedded", f->type);
             struct wh_gotype *e = (struct wh_gotype *)(uintptr_t)ft;
             flatten(e);
-            for (size_t k = 0; k < e->nfields; k++) {
-                struct wh_gofield pf = e->fields[k];
-                /* model-lifetime strings, like the types */
-                pf.via = pf.via ? wh_str_printf("%s.%s", e->short_name, pf.via) : e->short_name;
-                add_field(t, &cap, &pf, (unsigned char)(e->depth[k] + 1));
-            }
+            for (size_t k = 0; k < e->nfields; k++)
+                add_field(t, &cap, &e->fields[k], (unsigned char)(e->depth[k] + 1));
             continue;
         }
-        struct wh_gofield gf = {f->name, ft, f->flags, f->patch, f->key, NULL};
+        struct wh_gofield gf = {f->name, ft, f->flags, f->patch, f->key};
         add_field(t, &cap, &gf, 0);
     }
     if (t->nfields > 0xfffe)
@@ -612,18 +608,71 @@ const struct wh_gofield *wh_gotype_member(const struct wh_gotype *t, const char 
     return member_n(t, name, strlen(name));
 }
 
+/* Whether key (klen bytes) equals the ASCII field name as encoding/json folds both (foldName:
+ * ASCII letters by case, any other rune to the smallest of its case-fold set). The only
+ * non-ASCII runes that fold to ASCII letters are U+017F (long s, to 'S') and U+212A (the Kelvin
+ * sign, to 'K'); every other one cannot match an ASCII name. */
+static bool fold_equal(const char *key, size_t klen, const char *name)
+{
+    size_t i = 0;
+    for (const char *n = name; *n; n++) {
+        char want = (char)(*n >= 'a' && *n <= 'z' ? *n - 'a' + 'A' : *n);
+        if (i >= klen)
+            return false;
+        unsigned char c = (unsigned char)key[i];
+        if (c < 0x80) {
+            if ((char)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c) != want)
+                return false;
+            i++;
+        } else if (klen - i >= 2 && memcmp(key + i, "\xc5\xbf", 2) == 0 && want == 'S') {
+            i += 2;
+        } else if (klen - i >= 3 && memcmp(key + i, "\xe2\x84\xaa", 3) == 0 && want == 'K') {
+            i += 3;
+        } else {
+            return false;
+        }
+    }
+    return i == klen;
+}
+
+/* The field member key decodes into: the one of that name, else (fold) the first whose name
+ * folds alike, as encoding/json picks it. */
+static const struct wh_gofield *field_for(const struct wh_gotype *t, const char *key, size_t klen,
+                                          bool fold)
+{
+    const struct wh_gofield *f = member_n(t, key, klen);
+    for (size_t i = 0; !f && fold && i < t->nfields; i++) {
+        if (fold_equal(key, klen, t->fields[i].name))
+            f = &t->fields[i];
+    }
+    return f;
+}
+
 /* ---- type checking ------------------------------------------------------------------------ */
 
 /* Deeper than any type of the model nests. */
 #define MAX_DEPTH 64
 
+/* A step of a path: a member name (key, len) or, when key is NULL, a list index. */
+struct segment {
+    const char *key;
+    size_t len;
+};
+
 struct chk {
     char *msg;                     /* the error so far (new string), NULL while there is none */
+    bool fold;                     /* encoding/json: member names also match ignoring case */
     bool stop;                     /* an error of a type's own JSON method: decoding has ended */
-    bool std;                      /* encoding/json's rules rather than sigs.k8s.io/json's */
     const struct wh_gotype *owner; /* the struct whose field is being decoded, or NULL */
     const char *stack[MAX_DEPTH];  /* JSON names of the fields from the root */
     size_t depth;
+    /* wh_gotype_check_where only: the member names and list indices from the root to the
+     * value being decoded (stack leaves lists and maps out), copied when an error is kept */
+    bool where;
+    struct segment trail[2 * MAX_DEPTH];
+    size_t trail_len;
+    struct segment at[2 * MAX_DEPTH];
+    size_t at_len;
 };
 
 /* The literal Go quotes for a number that does not fit. jansson keeps the value, not the text;
@@ -653,6 +702,10 @@ static bool keeps(struct chk *k, bool stop)
     free(k->msg);
     k->msg = NULL;
     k->stop = stop;
+    if (k->where) {
+        memcpy(k->at, k->trail, k->trail_len * sizeof(k->trail[0]));
+        k->at_len = k->trail_len;
+    }
     return true;
 }
 
@@ -796,15 +849,18 @@ static bool plainly_right(const json_t *v, const struct wh_gotype *t)
     }
 }
 
-/* encoding/json's fallback when no field has the exact name: the first whose name equals it
- * case-insensitively (ASCII; Go folds a few more runes). */
-static const struct wh_gofield *member_folded(const struct wh_gotype *t, const char *name,
-                                              size_t len)
+static void enter(struct chk *k, const char *key, size_t len)
 {
-    for (size_t i = 0; i < t->nfields; i++)
-        if (t->lens[i] == len && strncasecmp(t->fields[i].name, name, len) == 0)
-            return &t->fields[i];
-    return NULL;
+    if (!k->where)
+        return;
+    WH_ASSERT(k->trail_len < 2 * MAX_DEPTH);
+    k->trail[k->trail_len++] = (struct segment){key, len};
+}
+
+static void leave(struct chk *k)
+{
+    if (k->where)
+        k->trail_len--;
 }
 
 static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype *t)
@@ -813,22 +869,18 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     size_t depth = k->depth;
     json_t *obj = (json_t *)(uintptr_t)v;
     for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-        const char *key = json_object_iter_key(it);
-        size_t len = json_object_iter_key_len(it);
-        const struct wh_gofield *f = member_n(t, key, len);
-        if (!f && k->std)
-            f = member_folded(t, key, len);
+        const struct wh_gofield *f =
+            field_for(t, json_object_iter_key(it), json_object_iter_key_len(it), k->fold);
         json_t *m = json_object_iter_value(it);
         if (!f || json_is_null(m) || plainly_right(m, f->type))
             continue;
-        WH_ASSERT(depth + 1 < MAX_DEPTH);
+        WH_ASSERT(depth < MAX_DEPTH);
         k->owner = t;
-        size_t d = depth;
-        if (k->std && f->via)
-            k->stack[d++] = f->via;
-        k->stack[d] = f->name;
-        k->depth = d + 1;
+        k->stack[depth] = f->name;
+        k->depth = depth + 1;
+        enter(k, f->name, strlen(f->name));
         check_value(k, m, f->type);
+        leave(k);
         k->owner = outer;
         k->depth = depth;
         if (k->stop)
@@ -836,11 +888,16 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     }
 }
 
-/* A list element or map value. Returns true when decoding has ended. */
-static bool check_element(struct chk *k, const json_t *e, const struct wh_gotype *t)
+/* A list element (key NULL, len its index) or map value (key, len its key). Returns true
+ * when decoding has ended. */
+static bool check_element(struct chk *k, const char *key, size_t len, const json_t *e,
+                          const struct wh_gotype *t)
 {
-    if (!plainly_right(e, t))
+    if (!plainly_right(e, t)) {
+        enter(k, key, len);
         check_value(k, e, t);
+        leave(k);
+    }
     return k->stop;
 }
 
@@ -931,7 +988,7 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            if (check_element(k, e, t->elem))
+            if (check_element(k, NULL, i, e, t->elem))
                 return;
         }
         return;
@@ -943,7 +1000,8 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         }
         json_t *obj = (json_t *)(uintptr_t)v;
         for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            if (check_element(k, json_object_iter_value(it), t->elem))
+            if (check_element(k, json_object_iter_key(it), json_object_iter_key_len(it),
+                              json_object_iter_value(it), t->elem))
                 return;
         }
         return;
@@ -1020,11 +1078,30 @@ enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, cha
 
 enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_gotype *t, char **msg)
 {
-    struct chk k = {0};
-    k.std = true;
+    struct chk k = {.fold = true};
     check_value(&k, v, t);
     *msg = k.msg;
     return k.msg ? WH_ERR_INVALID : WH_OK;
+}
+
+enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t, char **msg,
+                                  json_t **path)
+{
+    struct chk *k = wh_xcalloc(1, sizeof(*k)); /* 2 KiB of trail: not on the stack */
+    k->where = true;
+    check_value(k, v, t);
+    *msg = k->msg;
+    *path = NULL;
+    if (k->msg) {
+        *path = json_array();
+        for (size_t i = 0; i < k->at_len; i++) {
+            const struct segment *g = &k->at[i];
+            WH_ASSERT(json_array_append_new(*path, g->key ? json_stringn(g->key, g->len)
+                                                          : json_integer((json_int_t)g->len)) == 0);
+        }
+    }
+    free(k);
+    return *msg ? WH_ERR_INVALID : WH_OK;
 }
 
 enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct wh_errbuf *eb)
@@ -1039,8 +1116,14 @@ enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct w
 
 /* ---- normalising ---------------------------------------------------------------------------- */
 
-static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded);
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded);
+/* How norm builds: NORM_DECODED, Go's value after decoding (see wh_gotype_decode), else its
+ * encoding; NORM_FOLD, member names matched as encoding/json matches them (wh_gotype_unmarshal),
+ * else exactly. */
+#define NORM_DECODED 1u
+#define NORM_FOLD 2u
+
+static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode);
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, unsigned mode);
 
 /* The encoding of t's zero value (a field that was never set). */
 static json_t *zero_value(const struct wh_gotype *t)
@@ -1057,7 +1140,7 @@ static json_t *zero_value(const struct wh_gotype *t)
     case WH_GK_QUANTITY:
         return json_string("0");
     case WH_GK_STRUCT:
-        return norm_struct(NULL, t, false);
+        return norm_struct(NULL, t, 0);
     default: /* times, raw JSON, slices, maps: nil */
         return json_null();
     }
@@ -1098,12 +1181,33 @@ static void set_member(json_t *o, const char *name, json_t *v)
         WH_PANIC("json_object_set_new failed");
 }
 
-static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool decoded)
+/* The member of obj that decodes into field f: with NORM_FOLD the last of those whose names
+ * pick f (a later one overwrites the field, as in Go; a later null only does for the kinds
+ * null sets to nil), else the one named f's name. */
+static const json_t *member_for(const json_t *obj, const struct wh_gotype *t,
+                                const struct wh_gofield *f, unsigned mode)
+{
+    if (!obj || !(mode & NORM_FOLD))
+        return obj ? json_object_get(obj, f->name) : NULL;
+    const json_t *found = NULL;
+    const char *key;
+    size_t klen;
+    json_t *v;
+    json_object_keylen_foreach((json_t *)(uintptr_t)obj, key, klen, v)
+    {
+        if (field_for(t, key, klen, true) == f && (!json_is_null(v) || nilable(f)))
+            found = v;
+    }
+    return found;
+}
+
+static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, unsigned mode)
 {
     json_t *out = json_object();
+    bool decoded = mode & NORM_DECODED;
     for (size_t i = 0; i < t->nfields; i++) {
         const struct wh_gofield *f = &t->fields[i];
-        const json_t *mv = obj ? json_object_get(obj, f->name) : NULL;
+        const json_t *mv = member_for(obj, t, f, mode);
         bool omit = f->flags & WH_GOF_OMITEMPTY;
         if (!mv || json_is_null(mv)) {
             if (nilable(f)) {
@@ -1118,7 +1222,7 @@ static json_t *norm_struct(const json_t *obj, const struct wh_gotype *t, bool de
                 set_member(out, f->name, z);
             continue;
         }
-        json_t *nv = norm(mv, f->type, decoded);
+        json_t *nv = norm(mv, f->type, mode);
         /* Decoded, an empty list or map given is an empty, not a nil, Go value: only the
          * encoding would leave it out. */
         bool kept = decoded && (f->type->kind == WH_GK_SLICE || f->type->kind == WH_GK_MAP);
@@ -1179,7 +1283,7 @@ static json_t *norm_bytes(const json_t *v)
 
 /* v is well-typed for t (wh_gotype_check passed). decoded: Go's value after decoding (see
  * wh_gotype_decode) rather than its encoding. */
-static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
+static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode)
 {
     if (!v || json_is_null(v))
         return zero_value(t);
@@ -1205,15 +1309,14 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
     case WH_GK_RAW:
         return wh_json_copy(v);
     case WH_GK_STRUCT:
-        return norm_struct(v, t, decoded);
+        return norm_struct(v, t, mode);
     case WH_GK_SLICE: {
         json_t *a = json_array();
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            json_t *ne =
-                t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem, decoded);
+            json_t *ne = t->elem_pointer && json_is_null(e) ? json_null() : norm(e, t->elem, mode);
             if (json_array_append_new(a, ne))
                 WH_PANIC("json_array_append_new failed");
         }
@@ -1224,7 +1327,7 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, bool decoded)
         const char **keys = wh_json_sorted_keys(v, &n);
         json_t *o = json_object();
         for (size_t k = 0; k < n; k++)
-            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem, decoded));
+            set_member(o, keys[k], norm(json_object_get(v, keys[k]), t->elem, mode));
         free(keys);
         return o;
     }
@@ -1239,7 +1342,7 @@ enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t, json
     enum wh_err rc = wh_gotype_check(v, t, eb);
     if (rc)
         return rc;
-    *out = norm(v, t, false);
+    *out = norm(v, t, 0);
     return WH_OK;
 }
 
@@ -1250,6 +1353,29 @@ enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t 
     enum wh_err rc = wh_gotype_check(v, t, eb);
     if (rc)
         return rc;
-    *out = norm(v, t, true);
+    *out = norm(v, t, NORM_DECODED);
     return WH_OK;
+}
+
+enum wh_err wh_gotype_unmarshal(const char *text, size_t len, const struct wh_gotype *t,
+                                json_t **out, struct wh_errbuf *eb)
+{
+    *out = NULL;
+    char msg[sizeof(eb->msg)];
+    if (!wh_goenc_valid(text, len, msg, sizeof(msg)))
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", msg);
+    struct wh_jsonparse_error perr;
+    json_t *v = wh_json_parse(text, len, &perr);
+    if (!v) /* Go's syntax check passed: what is left is a NUL in an object key */
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s", perr.text);
+    struct chk k = {.fold = true};
+    check_value(&k, v, t);
+    enum wh_err rc = WH_OK;
+    if (k.msg)
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", k.msg);
+    else
+        *out = norm(v, t, NORM_DECODED | NORM_FOLD);
+    free(k.msg);
+    json_decref(v);
+    return rc;
 }

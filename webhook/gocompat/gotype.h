@@ -67,8 +67,6 @@ struct wh_gofield {
     unsigned flags; /* WH_GOF_* */
     enum wh_gopatch patch;
     const char *merge_key; /* patchMergeKey, or NULL */
-    const char *via; /* promoted: the Go names of the embedded structs it came through, '.'-
-                        joined ("VolumeSource"); NULL for the struct's own field */
 };
 
 /* The API path of the API machinery's internal policy types in the model: upstream decodes an
@@ -109,9 +107,10 @@ WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_g
                                               char **msg);
 /* wh_gotype_check_full as Go's standard library decodes (encoding/json.Unmarshal, which some
  * of upstream's code calls itself, where the API machinery uses sigs.k8s.io/json): a member
- * name without an exact match matches a field case-insensitively, and the field path of a
- * message names the embedded structs a promoted field came through ("Go struct field
- * Volume.spec.volumes.VolumeSource.emptyDir"). */
+ * name without an exact match matches a field as encoding/json folds case (wh_gotype_unmarshal
+ * says how). The messages are Go 1.23's, upstream's release: the field path leaves out the
+ * embedded structs a promoted field came through ("Volume.spec.volumes.emptyDir"; Go 1.24 and
+ * later add "VolumeSource."). */
 WH_NODISCARD enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_gotype *t,
                                              char **msg);
 /* controller-runtime's Decoder up to the target type: the type meta as k8s/typemeta's
@@ -119,9 +118,15 @@ WH_NODISCARD enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_go
  * an object naming another type of the scheme, Go's decoding into that named type, whose error
  * (a member of the wrong type) comes first. Does not check obj against api/kind itself.
  * Errors: WH_ERR_INVALID with the message. */
-WH_NODISCARD enum wh_err wh_gotype_decode_into(const json_t *obj, const char *api,
-                                               const char *kind, bool registered,
-                                               struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err wh_gotype_decode_into(const json_t *obj, const char *api, const char *kind,
+                                               bool registered, struct wh_errbuf *eb);
+
+/* The same, and where: *path (new ref) is the JSON array of member names and list indices
+ * from v to the value the error is about ([] for v itself), for messages that point into a
+ * file (util/yaml marks); Go's own message names struct fields only. Both NULL without an
+ * error; *msg is a new string (caller frees) otherwise. */
+WH_NODISCARD enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t,
+                                               char **msg, json_t **path);
 
 /* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
  * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,
@@ -142,5 +147,19 @@ json_t *wh_gotype_prune_unknown(const json_t *v, const struct wh_gotype *t);
  * map v gives stays ([] and {}), since Go decodes it into an empty, not a nil, value. */
 WH_NODISCARD enum wh_err wh_gotype_decode(const json_t *v, const struct wh_gotype *t, json_t **out,
                                           struct wh_errbuf *eb);
+
+/* json.Unmarshal of text (len bytes) into t with Go's own encoding/json, which upstream uses
+ * for what is not an API object (the settings of the kruise-configuration ConfigMap, package
+ * kruise.io/configuration of the model). Unlike the API machinery's decoder above, a member
+ * name matches a field exactly or else as encoding/json folds case ("GROUP" and "group" are
+ * Group's; the long s folds to "s", the Kelvin sign to "k"), and of the members that pick the
+ * same field the last one counts (Go would merge two objects given for one struct or map field;
+ * the model takes the last). Returns in *out: new ref, the value wh_gotype_decode gives
+ * for it, fields by their own names. Errors: WH_ERR_INVALID with Go's message: the syntax
+ * error ("invalid character 'x' looking for beginning of value", "unexpected end of JSON
+ * input"), or the type error as wh_gotype_check words it. */
+WH_NODISCARD enum wh_err wh_gotype_unmarshal(const char *text, size_t len,
+                                             const struct wh_gotype *t, json_t **out,
+                                             struct wh_errbuf *eb);
 
 #endif

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jsonpatch/diff.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -73,7 +73,7 @@ static bool go_equal(const json_t *a, const json_t *b)
     if (da == D_NIL)
         return true;
     /* integers and reals are all float64 to Go */
-    return da == D_FLOAT ? number(a) == number(b) : wh_patch_equal(a, b);
+    return wh_json_equal(a, b, WH_JSON_EQ_FLOAT64);
 }
 
 /* Message text; a full buffer only cuts the message short. */

@@ -1,74 +1,14 @@
 #include "jsonpatch/apply.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
 
-#include "jsonpatch/diff.h"
 #include "jsonpatch/pointer.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 
 /* How much of a pointer an error message quotes. */
 #define QUOTE_MAX 96
-
-static json_t *unconst(const json_t *v)
-{
-    return (json_t *)(uintptr_t)v;
-}
-
-/* RFC 6902 section 4.6: numbers are equal when their values are, whatever their JSON type. */
-static bool num_equal(const json_t *a, const json_t *b)
-{
-    if (json_is_integer(a) && json_is_integer(b))
-        return json_integer_value(a) == json_integer_value(b);
-    if (json_is_real(a) && json_is_real(b))
-        return json_real_value(a) == json_real_value(b);
-    const json_t *i = json_is_integer(a) ? a : b;
-    double r = json_real_value(json_is_real(a) ? a : b);
-    /* Compared exactly: converting the integer to double would round above 2^53. */
-    if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0) || r != (double)(long long)r)
-        return false;
-    return (long long)r == json_integer_value(i);
-}
-
-static bool rfc_equal(const json_t *a, const json_t *b)
-{
-    if (json_is_number(a) && json_is_number(b))
-        return num_equal(a, b);
-    if (json_typeof(a) != json_typeof(b))
-        return false;
-    switch (json_typeof(a)) {
-    case JSON_OBJECT: {
-        if (json_object_size(a) != json_object_size(b))
-            return false;
-        const char *key;
-        size_t klen;
-        json_t *av;
-        json_object_keylen_foreach(unconst(a), key, klen, av)
-        {
-            const json_t *bv = json_object_getn(b, key, klen);
-            if (!bv || !rfc_equal(av, bv))
-                return false;
-        }
-        return true;
-    }
-    case JSON_ARRAY: {
-        size_t n = json_array_size(a);
-        if (n != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < n; i++) {
-            if (!rfc_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        }
-        return true;
-    }
-    case JSON_STRING:
-        return json_string_length(a) == json_string_length(b) &&
-               memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
-    default:
-        return true; /* true, false, null */
-    }
-}
 
 /* The container that the last token of p points into, for add, remove and replace. */
 static enum wh_err parent_of(json_t *root, const struct wh_pointer *p, json_t **out,
@@ -263,7 +203,8 @@ static enum wh_err apply_one(json_t **root, const json_t *op, size_t index, stru
             rc = wh_pointer_walk(*root, &path, path.ntok, &v, &inner);
             if (rc)
                 goto out;
-            if (!rfc_equal(v, value))
+            /* RFC 6902 section 4.6: numbers are equal when their values are */
+            if (!wh_json_equal(v, value, WH_JSON_EQ_NUMBERS))
                 rc = wh_errbuf_set(&inner, WH_ERR_INVALID, "test failed: values differ");
             v = NULL; /* borrowed */
             goto out;

@@ -9,6 +9,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 
 /* The operations go to one of two sinks: JSON values (wh_patch_diff) or the text those values
@@ -85,50 +86,6 @@ static void push_index(struct diff *d, size_t idx)
 
 static void diff_value(struct diff *d, const json_t *a, const json_t *b);
 
-/* json_equal looks keys up as C strings, so a key containing a NUL matches a different key
- * ("x\0y" finds "x"): equal-looking elements would be skipped and the patch would be wrong. */
-bool wh_patch_equal(const json_t *a, const json_t *b)
-{
-    if (a == b)
-        return true;
-    if (!a || !b || json_typeof(a) != json_typeof(b))
-        return false;
-    switch (json_typeof(a)) {
-    case JSON_OBJECT: {
-        if (json_object_size(a) != json_object_size(b))
-            return false;
-        const char *key;
-        size_t klen;
-        json_t *av;
-        json_object_keylen_foreach(unconst(a), key, klen, av)
-        {
-            if (!wh_patch_equal(av, json_object_getn(b, key, klen)))
-                return false;
-        }
-        return true;
-    }
-    case JSON_ARRAY: {
-        size_t n = json_array_size(a);
-        if (n != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < n; i++) {
-            if (!wh_patch_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        }
-        return true;
-    }
-    case JSON_STRING:
-        return json_string_length(a) == json_string_length(b) &&
-               memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
-    case JSON_INTEGER:
-        return json_integer_value(a) == json_integer_value(b);
-    case JSON_REAL:
-        return json_real_value(a) == json_real_value(b);
-    default:
-        return true; /* true, false, null: the type says it all */
-    }
-}
-
 static void diff_object(struct diff *d, const json_t *a, const json_t *b)
 {
     size_t base = d->path.len;
@@ -158,7 +115,7 @@ static void diff_object(struct diff *d, const json_t *a, const json_t *b)
 
 /* --- array identities ------------------------------------------------------------------- */
 
-/* A 64-bit hash that respects wh_patch_equal: equal values hash equally (object members are
+/* A 64-bit hash that respects wh_json_equal(WH_JSON_EQ_EXACT): equal values hash equally (object members are
  * combined with a sum so that key order does not matter). Collisions only make a patch less
  * tidy, never wrong: paired elements are always diffed in full. */
 static uint64_t mix(uint64_t x)
@@ -213,7 +170,7 @@ static uint64_t hash_value(const json_t *v)
         double r = json_real_value(v);
         uint64_t bits;
         if (r == 0)
-            r = 0; /* -0.0 == 0.0 for wh_patch_equal */
+            r = 0; /* -0.0 == 0.0 for wh_json_equal */
         memcpy(&bits, &r, sizeof(bits));
         return mix(bits ^ 0x4ea1ULL);
     }
@@ -358,10 +315,11 @@ static void diff_array(struct diff *d, const json_t *a, const json_t *b)
     size_t na = json_array_size(a), nb = json_array_size(b);
     size_t min = na < nb ? na : nb;
     size_t pre = 0, suf = 0;
-    while (pre < min && wh_patch_equal(json_array_get(a, pre), json_array_get(b, pre)))
+    while (pre < min && wh_json_equal(json_array_get(a, pre), json_array_get(b, pre), WH_JSON_EQ_EXACT))
         pre++;
     while (suf < min - pre &&
-           wh_patch_equal(json_array_get(a, na - 1 - suf), json_array_get(b, nb - 1 - suf)))
+           wh_json_equal(json_array_get(a, na - 1 - suf), json_array_get(b, nb - 1 - suf),
+                         WH_JSON_EQ_EXACT))
         suf++;
     na -= pre + suf;
     nb -= pre + suf;
@@ -395,7 +353,7 @@ static void diff_value(struct diff *d, const json_t *a, const json_t *b)
         diff_object(d, a, b);
     } else if (json_is_array(a)) {
         diff_array(d, a, b);
-    } else if (!wh_patch_equal(a, b)) {
+    } else if (!wh_json_equal(a, b, WH_JSON_EQ_EXACT)) {
         emit(d, "replace", b);
     }
 }

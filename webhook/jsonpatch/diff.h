@@ -6,7 +6,7 @@
  *
  * The cost is linear in the size of the documents times their nesting depth (no O(n*m)
  * longest-common-subsequence): a Pod with 1500 environment variables diffs in well under a
- * millisecond. Arrays are diffed by matching the common prefix and suffix (wh_patch_equal), then
+ * millisecond. Arrays are diffed by matching the common prefix and suffix (util/jsoneq.h), then
  * walking the rest with a hash of each element's identity (an object's "name" member, as
  * Kubernetes list-maps are keyed, otherwise the whole value), so inserting a sidecar container
  * anywhere in spec.containers is one "add" even when the other containers changed too.
@@ -26,9 +26,9 @@
 #include "util/err.h"
 
 /* Returns: new ref, a JSON array of operations that turns from into to (applied with
- * wh_patch_apply the result is wh_patch_equal to to); [] when they are equal. The operations own
- * deep copies of their values: nothing is shared with to. Never fails (allocation aborts).
- * Numbers of different JSON types (1 and 1.0) are different values, as for json_equal. */
+ * wh_patch_apply the result equals to, WH_JSON_EQ_EXACT); [] when they are equal. The
+ * operations own deep copies of their values: nothing is shared with to. Never fails
+ * (allocation aborts). Numbers of different JSON types (1 and 1.0) are different values. */
 json_t *wh_patch_diff(const json_t *from, const json_t *to);
 
 /* The same patch as text, appended to out: exactly what wh_json_write prints for the array
@@ -37,9 +37,5 @@ json_t *wh_patch_diff(const json_t *from, const json_t *to);
  * was. */
 WH_NODISCARD enum wh_err wh_patch_diff_write(struct wh_buf *out, const json_t *from,
                                              const json_t *to, size_t *count);
-
-/* json_equal, except that object keys containing a NUL ("\u0000") are compared in full
- * (jansson's json_equal looks them up as C strings). NULL equals only NULL. */
-bool wh_patch_equal(const json_t *a, const json_t *b);
 
 #endif

@@ -2,10 +2,8 @@
 
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "k8s/fielderr.h"
 #include "util/str.h"
 
 #define MSG_FORMAT                                                                                 \
@@ -404,7 +402,6 @@ static enum wh_err parse(const char *str, struct wh_quantity *q, bool want_value
         if (!want_value)
             return WH_OK;
         memset(q, 0, sizeof(*q));
-        q->inf_dec = true;
         if (!set_digits(q, intpart, ni, frac, nf))
             return wh_errbuf_set(eb, WH_ERR_PARSE, MSG_NUMERIC);
         q->scale = -(int32_t)nf;
@@ -471,21 +468,6 @@ enum wh_err wh_quantity_check(const char *str, struct wh_errbuf *eb)
         return WH_OK;
     struct wh_quantity q;
     return parse(str, &q, false, eb);
-}
-
-void wh_quantity_gosyntax(const struct wh_quantity *q, char *out, size_t outsz)
-{
-    static const char *const formats[] = {"DecimalSI", "BinarySI", "DecimalExponent"};
-    int64_t value = 0;
-    if (!q->inf_dec && !mantissa_int64(q, &value))
-        value = 0; /* the fast path only keeps values that fit */
-    char *s = wh_go_quote(q->cached);
-    snprintf(out, outsz,
-             "resource.Quantity{i:resource.int64Amount{value:%lld, scale:%d}, "
-             "d:resource.infDecAmount{Dec:(*inf.Dec)(%s)}, s:%s, Format:\"%s\"}",
-             (long long)(q->neg ? -value : value), q->inf_dec ? 0 : (int)q->scale,
-             q->inf_dec ? WH_GOSYNTAX_ADDRESS : "nil", s, formats[q->format]);
-    free(s);
 }
 
 void wh_quantity_set_scaled(struct wh_quantity *q, int64_t v, int32_t scale,

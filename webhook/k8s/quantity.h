@@ -30,7 +30,6 @@ struct wh_quantity {
     bool neg;
     enum wh_quantity_format format;
     char cached[WH_QUANTITY_MAX_INPUT + 1]; /* the input when Go keeps it as the String() */
-    bool inf_dec; /* parsed on ParseQuantity's slow path: Go holds an inf.Dec, not an int64 */
 };
 
 /* Parses str as resource.ParseQuantity. Errors: WH_ERR_PARSE with upstream's message
@@ -64,12 +63,6 @@ bool wh_quantity_round_up(struct wh_quantity *q, int32_t scale);
 /* The value in units of 10^scale, rounded away from zero (ScaledValue); saturates at the
  * int64 limits. */
 int64_t wh_quantity_scaled_value(const struct wh_quantity *q, int32_t scale);
-
-/* %#v of the resource.Quantity that ParseQuantity makes of q's text (as parsed by
- * wh_quantity_parse): resource.Quantity{i:resource.int64Amount{value:100, scale:-3},
- * d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"100m", Format:"DecimalSI"}, the inf.Dec
- * pointer (slow path) printed as an address. Into out (truncated to outsz; 320 is enough). */
-void wh_quantity_gosyntax(const struct wh_quantity *q, char *out, size_t outsz);
 
 /* The canonical text (String()) into out (truncated to outsz; WH_QUANTITY_MAX_DIGITS + 8 is
  * always enough). */

@@ -263,6 +263,13 @@ enum wh_err wh_kube_path(char *buf, size_t bufsz, const char *group, const char 
     return WH_OK;
 }
 
+enum wh_err wh_kube_path_of(char *buf, size_t bufsz, enum wh_resource_id id, const char *ns,
+                            const char *name, const char *sub)
+{
+    const struct wh_resource *r = wh_resource_get(id);
+    return wh_kube_path(buf, bufsz, r->group, r->versions[0], r->resource, ns, name, sub);
+}
+
 /* Appends name=value (value percent-encoded) to a query being built in b. */
 static enum wh_err add_param(struct wh_buf *b, const char *name, const char *value)
 {
@@ -316,6 +323,16 @@ bool wh_kube_in_cluster(void)
 bool wh_kube_standalone(const char *state, const char *kubeconfig)
 {
     return (state && state[0]) || ((!kubeconfig || !kubeconfig[0]) && !wh_kube_in_cluster());
+}
+
+enum wh_err wh_kube_config_check(const char *kubeconfig, struct wh_errbuf *eb)
+{
+    struct wh_kubeconfig kc;
+    memset(&kc, 0, sizeof(kc));
+    enum wh_err rc = kubeconfig && *kubeconfig ? wh_kubeconfig_load(kubeconfig, &kc, eb)
+                                               : wh_kubeconfig_in_cluster(&kc, eb);
+    wh_kubeconfig_fini(&kc);
+    return rc;
 }
 
 enum wh_err wh_kube_client_new(const struct wh_kube_opts *opts, struct wh_kube_client **out,

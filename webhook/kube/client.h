@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "kube/resource.h"
 #include "util/err.h"
 
 struct wh_kube_client;
@@ -59,6 +60,12 @@ bool wh_kube_in_cluster(void);
 /* The server's choice of cluster: standalone (no API server) when state (--state) is
  * non-empty, or when kubeconfig is empty (or NULL) and wh_kube_in_cluster() is false. */
 bool wh_kube_standalone(const char *state, const char *kubeconfig);
+
+/* What wh_kube_client_new reads before it connects, read and checked, for --check-config: the
+ * kubeconfig file (or, when kubeconfig is empty or NULL, the in-cluster service account) exists
+ * and parses, and its current-context names a context whose cluster and user exist. Nothing is
+ * sent. Errors: those of wh_kube_client_new before it connects, naming the file. */
+WH_NODISCARD enum wh_err wh_kube_config_check(const char *kubeconfig, struct wh_errbuf *eb);
 
 /* Loads the configuration and makes a client (no request is sent yet). The token file, when
  * there is one, is read now. Errors name the file and the problem: WH_ERR_IO (unreadable),
@@ -86,6 +93,10 @@ struct wh_kube_status {
 WH_NODISCARD enum wh_err wh_kube_path(char *buf, size_t bufsz, const char *group,
                                       const char *version, const char *resource, const char *ns,
                                       const char *name, const char *sub);
+
+/* The same for resource id of the catalogue (kube/resource.h) at its first version. */
+WH_NODISCARD enum wh_err wh_kube_path_of(char *buf, size_t bufsz, enum wh_resource_id id,
+                                         const char *ns, const char *name, const char *sub);
 
 /* Every call maps errors the same way: 404 -> WH_ERR_NOT_FOUND, 409 -> WH_ERR_CONFLICT, 410 ->
  * WH_ERR_GONE, any other error answer -> WH_ERR_KUBE; no answer -> WH_ERR_IO (WH_ERR_TLS for

@@ -244,13 +244,20 @@ static bool is_state_file(const char *name)
                               wh_str_has_suffix(name, ".json"));
 }
 
-static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
+enum wh_err wh_cluster_state_files(const char *path, char ***files, size_t *count,
+                                   struct wh_errbuf *eb)
 {
     struct stat st;
+    *files = NULL;
+    *count = 0;
     if (stat(path, &st) != 0)
         return wh_errbuf_set(eb, WH_ERR_IO, "--state %s: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return load_file(objs, path, eb);
+    if (!S_ISDIR(st.st_mode)) {
+        *files = wh_xcalloc(1, sizeof(**files));
+        (*files)[0] = wh_xstrdup(path);
+        *count = 1;
+        return WH_OK;
+    }
     DIR *dir = opendir(path);
     if (!dir)
         return wh_errbuf_set(eb, WH_ERR_IO, "--state %s: %s", path, strerror(errno));
@@ -268,7 +275,16 @@ static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *e
     closedir(dir);
     if (n > 1) /* an empty directory has no array to sort */
         qsort(names, n, sizeof(*names), cmp_names);
-    enum wh_err rc = WH_OK;
+    *files = names;
+    *count = n;
+    return WH_OK;
+}
+
+static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
+{
+    char **names = NULL;
+    size_t n = 0;
+    enum wh_err rc = wh_cluster_state_files(path, &names, &n, eb);
     for (size_t i = 0; i < n; i++) {
         if (!rc)
             rc = load_file(objs, names[i], eb);
@@ -615,8 +631,8 @@ enum wh_err wh_cluster_resource_for_kind(struct wh_cluster *cl, const char *grou
     }
     if (cl->client)
         return discover_plural(cl, group, version, kind, plural, pluralsz, eb);
-    struct wh_cache *c =
-        store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+    const struct wh_resource *crds_res = wh_resource_get(WH_RES_CRD);
+    struct wh_cache *c = store_cache(cl, crds_res->group, crds_res->resource, false);
     struct wh_objlist l;
     wh_objlist_init(&l);
     if (c)
@@ -669,8 +685,8 @@ enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const char *api_vers
             rc = discover_plural(cl, group, version, kind, plural, sizeof(plural), eb);
     } else {
         json_t *crds = json_array();
-        struct wh_cache *c =
-            store_cache(cl, "apiextensions.k8s.io", "customresourcedefinitions", false);
+        const struct wh_resource *crds_res = wh_resource_get(WH_RES_CRD);
+        struct wh_cache *c = store_cache(cl, crds_res->group, crds_res->resource, false);
         struct wh_objlist l;
         wh_objlist_init(&l);
         if (c)

@@ -71,7 +71,7 @@ json_t *wh_lease_object(const char *ns, const char *name, const struct wh_lease_
 
 enum wh_err wh_lease_path(char *buf, size_t bufsz, const char *ns, const char *name)
 {
-    return wh_kube_path(buf, bufsz, "coordination.k8s.io", "v1", "leases", ns, name, NULL);
+    return wh_kube_path_of(buf, bufsz, WH_RES_LEASE, ns, name, NULL);
 }
 
 void wh_lease_dns_label(const char *text, char *out, size_t max_len)

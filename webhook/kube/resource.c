@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "k8s/kruise.h"
 #include "util/err.h"
 
 static const struct wh_resource catalogue[WH_RES_COUNT] = {
@@ -30,17 +31,17 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
                                                  "ValidatingWebhookConfiguration",
                                                  false},
     [WH_RES_LEASE] = {"coordination.k8s.io", {"v1"}, "leases", "Lease", true},
-    [WH_RES_SIDECARSET] = {"apps.kruise.io", {"v1beta1", "v1alpha1"}, "sidecarsets",
-                           "SidecarSet", false},
-    [WH_RES_CLONESET] = {"apps.kruise.io", {"v1beta1", "v1alpha1"}, "clonesets", "CloneSet",
+    [WH_RES_SIDECARSET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "sidecarsets", "SidecarSet",
+                           false},
+    [WH_RES_CLONESET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "clonesets", "CloneSet",
                          true},
-    [WH_RES_ADVANCED_STATEFULSET] = {"apps.kruise.io", {"v1beta1", "v1alpha1"}, "statefulsets",
+    [WH_RES_ADVANCED_STATEFULSET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "statefulsets",
                                      "StatefulSet", true},
-    [WH_RES_UNITEDDEPLOYMENT] = {"apps.kruise.io", {"v1beta1", "v1alpha1"}, "uniteddeployments",
+    [WH_RES_UNITEDDEPLOYMENT] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "uniteddeployments",
                                  "UnitedDeployment", true},
-    [WH_RES_WORKLOADSPREAD] = {"apps.kruise.io", {"v1beta1", "v1alpha1"}, "workloadspreads",
+    [WH_RES_WORKLOADSPREAD] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "workloadspreads",
                                "WorkloadSpread", true},
-    [WH_RES_PUB] = {"policy.kruise.io", {"v1beta1", "v1alpha1"}, "podunavailablebudgets",
+    [WH_RES_PUB] = {WH_KRUISE_POLICY, {"v1beta1", "v1alpha1"}, "podunavailablebudgets",
                     "PodUnavailableBudget", true},
     [WH_RES_JOB] = {"batch", {"v1"}, "jobs", "Job", true},
 };

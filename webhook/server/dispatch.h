@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 #include "metrics/metrics.h"
 
 struct wh_reply {

@@ -52,6 +52,14 @@ json_t *wh_cow_array(json_t *obj, const char *key, bool create)
     return own_member(obj, key, create, true);
 }
 
+json_t *wh_cow_member(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_object(v) && !json_is_array(v))
+        return NULL;
+    return wh_cow_private(v) ? v : unshare_member(obj, key, v);
+}
+
 json_t *wh_cow_elem(json_t *arr, size_t i)
 {
     json_t *v = json_array_get(arr, i);
@@ -65,13 +73,27 @@ json_t *wh_cow_elem(json_t *arr, size_t i)
     return cp;
 }
 
-json_t *wh_cow_path(json_t *root, ...)
+json_t *wh_cow_vpath(json_t *root, va_list ap)
 {
     json_t *cur = root;
-    va_list ap;
-    va_start(ap, root);
     for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *))
         cur = wh_cow_object(cur, key, true);
+    return cur;
+}
+
+json_t *wh_cow_path(json_t *root, ...)
+{
+    va_list ap;
+    va_start(ap, root);
+    json_t *cur = wh_cow_vpath(root, ap);
     va_end(ap);
+    return cur;
+}
+
+json_t *wh_cow_keys(json_t *root, const char *const *keys, size_t n, bool create)
+{
+    json_t *cur = root;
+    for (size_t i = 0; i < n && cur; i++)
+        cur = wh_cow_object(cur, keys[i], create);
     return cur;
 }

@@ -14,6 +14,7 @@
  * Thread rule: a tree being edited belongs to one thread; shared values may be read by others. */
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,8 +33,21 @@ json_t *wh_cow_array(json_t *obj, const char *key, bool create);
  * or an array. */
 json_t *wh_cow_elem(json_t *arr, size_t i);
 
+/* Returns: borrowed; member key of obj (private) made private whatever container it is (object
+ * or array), or NULL when it is missing or not a container; never created. For an edit that
+ * follows the shape of another value (conversion walks the source and edits the copy), which
+ * checks the type itself. */
+json_t *wh_cow_member(json_t *obj, const char *key);
+
 /* Returns: borrowed; the object at the path of member names (NULL-terminated) under root
  * (private), each step made private, missing or mistyped steps created as {}. */
 json_t *wh_cow_path(json_t *root, ...);
+
+/* The same for the names ap holds (NULL-terminated), for functions that take such a path. */
+json_t *wh_cow_vpath(json_t *root, va_list ap);
+
+/* The same for the n member names keys; missing or mistyped steps are created as {} when
+ * create, else the answer is NULL. */
+json_t *wh_cow_keys(json_t *root, const char *const *keys, size_t n, bool create);
 
 #endif

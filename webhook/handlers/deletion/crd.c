@@ -8,6 +8,7 @@
 
 #include "config/features.h"
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "kube/cluster.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -73,9 +74,9 @@ static enum wh_err count_crs(const struct wh_handler_ctx *ctx, const struct stor
                                 count_live_cr, n, eb);
 }
 
-enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
-                            const struct wh_admission_request *req,
-                            struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_crd(const struct wh_handler_ctx *ctx,
+                             const struct wh_admission_request *req,
+                             struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp))
@@ -94,11 +95,13 @@ enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
         return WH_OK;
     const json_t *old = req->old_object;
     const char *val = wh_dp_label(old);
-    if (wh_str_eq(val, WH_DP_ALWAYS)) {
-        wh_dp_deny(req, old, WH_DP_KIND_CRD, resp, WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+    if (wh_str_eq(val, WH_KRUISE_DELETE_PROTECTION_ALWAYS)) {
+        wh_dp_deny(req, old, WH_DP_KIND_CRD, resp,
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_ALWAYS);
         return WH_OK;
     }
-    if (!wh_str_eq(val, WH_DP_CASCADING)) {
+    if (!wh_str_eq(val, WH_KRUISE_DELETE_PROTECTION_CASCADING)) {
         wh_admission_allow(resp, NULL);
         return WH_OK;
     }
@@ -120,9 +123,24 @@ enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
     }
     if (n > 0) {
         wh_dp_deny(req, old, WH_DP_KIND_CRD, resp,
-                   WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_CASCADING " and active CRs %zu>0", n);
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_CASCADING " and active CRs %zu>0",
+                   n);
         return WH_OK;
     }
     wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_crd_route = {
+    .path = "/validate-customresourcedefinition",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_crd,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vcustomresourcedefinition.kb.io",
+                 .group = "apiextensions.k8s.io",
+                 .versions = {"v1", "v1beta1"},
+                 .resource = "customresourcedefinitions",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "kube/cluster.h"
 #include "util/json.h"
 #include "util/str.h"
@@ -41,9 +42,9 @@ static enum wh_err count_live(const struct wh_handler_ctx *ctx, const char *reso
     return wh_cluster_list_live(ctx->cluster, "", "v1", resource, ns, NULL, fn, n, eb);
 }
 
-enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
-                                  const struct wh_admission_request *req,
-                                  struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_namespace(const struct wh_handler_ctx *ctx,
+                                   const struct wh_admission_request *req,
+                                   struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp) || !wh_dp_decode_or_deny(req, &namespace_type, resp) ||
@@ -51,12 +52,13 @@ enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
         return WH_OK;
     const json_t *old = req->old_object;
     const char *val = wh_dp_label(old);
-    if (wh_str_eq(val, WH_DP_ALWAYS)) {
+    if (wh_str_eq(val, WH_KRUISE_DELETE_PROTECTION_ALWAYS)) {
         wh_dp_deny(req, old, WH_DP_KIND_NAMESPACE, resp,
-                   WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_ALWAYS);
         return WH_OK;
     }
-    if (!wh_str_eq(val, WH_DP_CASCADING)) {
+    if (!wh_str_eq(val, WH_KRUISE_DELETE_PROTECTION_CASCADING)) {
         wh_admission_allow(resp, NULL);
         return WH_OK;
     }
@@ -73,7 +75,9 @@ enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
     }
     if (n > 0) {
         wh_dp_deny(req, old, WH_DP_KIND_NAMESPACE, resp,
-                   WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_CASCADING " and active pods %zu>0", n);
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_CASCADING " and active pods %zu>0",
+                   n);
         return WH_OK;
     }
     if (count_live(ctx, "persistentvolumeclaims", name, count_bound_pvc, &n, &lerr)) {
@@ -82,11 +86,25 @@ enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
         return WH_OK;
     }
     if (n > 0) {
-        wh_dp_deny(
-            req, old, WH_DP_KIND_NAMESPACE, resp,
-            WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_CASCADING " and \"Bound\" status pvc %zu>0", n);
+        wh_dp_deny(req, old, WH_DP_KIND_NAMESPACE, resp,
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_CASCADING " and \"Bound\" status pvc %zu>0",
+                   n);
         return WH_OK;
     }
     wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_namespace_route = {
+    .path = "/validate-namespace",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_namespace,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vnamespace.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "namespaces",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};

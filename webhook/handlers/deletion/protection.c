@@ -9,6 +9,7 @@
 #include "config/features.h"
 #include "gocompat/gotype.h"
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "k8s/typemeta.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
@@ -26,9 +27,9 @@ static const struct {
     [WH_DP_KIND_DEPLOYMENT] = {"apps", "Deployment"},
     [WH_DP_KIND_REPLICASET] = {"apps", "ReplicaSet"},
     [WH_DP_KIND_STATEFULSET] = {"apps", "StatefulSet"},
-    [WH_DP_KIND_CLONESET] = {"apps.kruise.io", "CloneSet"},
-    [WH_DP_KIND_ADVANCED_STATEFULSET] = {"apps.kruise.io", "StatefulSet"},
-    [WH_DP_KIND_UNITEDDEPLOYMENT] = {"apps.kruise.io", "UnitedDeployment"},
+    [WH_DP_KIND_CLONESET] = {WH_KRUISE_APPS, "CloneSet"},
+    [WH_DP_KIND_ADVANCED_STATEFULSET] = {WH_KRUISE_APPS, "StatefulSet"},
+    [WH_DP_KIND_UNITEDDEPLOYMENT] = {WH_KRUISE_APPS, "UnitedDeployment"},
     [WH_DP_KIND_SERVICE] = {"", "Service"},
     [WH_DP_KIND_INGRESS] = {"networking.k8s.io", "Ingress"},
 };
@@ -88,7 +89,8 @@ bool wh_dp_exempt(const struct wh_handler_ctx *ctx, const json_t *old,
 
 const char *wh_dp_label(const json_t *old)
 {
-    const json_t *v = json_object_get(wh_json_path(old, "metadata", "labels", NULL), WH_DP_LABEL);
+    const json_t *v = json_object_get(wh_json_path(old, "metadata", "labels", NULL),
+                                      WH_KRUISE_LABEL_DELETE_PROTECTION);
     if (!v)
         return NULL;
     return json_is_string(v) ? json_string_value(v) : "";
@@ -98,18 +100,21 @@ void wh_dp_workload_rule(const struct wh_admission_request *req, const json_t *o
                          enum wh_dp_kind k, struct wh_admission_response *resp)
 {
     const char *val = wh_dp_label(old);
-    if (val && strcmp(val, WH_DP_ALWAYS) == 0) {
-        wh_dp_deny(req, old, k, resp, WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+    if (val && strcmp(val, WH_KRUISE_DELETE_PROTECTION_ALWAYS) == 0) {
+        wh_dp_deny(req, old, k, resp,
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_ALWAYS);
         return;
     }
     /* Only the desired count: an absent or null spec.replicas is allowed (the "defaults to 1"
      * rule is the API server's, not upstream's check). */
     const json_t *r = json_object_get(wh_json_obj(old, "spec"), "replicas");
-    if (val && strcmp(val, WH_DP_CASCADING) == 0 && json_is_integer(r) &&
+    if (val && strcmp(val, WH_KRUISE_DELETE_PROTECTION_CASCADING) == 0 && json_is_integer(r) &&
         json_integer_value(r) > 0) {
         wh_dp_deny(req, old, k, resp,
-                   WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_CASCADING
-                                               " and replicas %" JSON_INTEGER_FORMAT ">0",
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_CASCADING " and replicas %" JSON_INTEGER_FORMAT
+                   ">0",
                    json_integer_value(r));
         return;
     }

@@ -12,47 +12,28 @@
 
 #include <stdbool.h>
 
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 
-/* /validate-namespace */
-WH_NODISCARD enum wh_err wh_dp_admit_namespace(const struct wh_handler_ctx *ctx,
-                                               const struct wh_admission_request *req,
-                                               struct wh_admission_response *resp,
-                                               struct wh_errbuf *eb);
-/* /validate-customresourcedefinition */
-WH_NODISCARD enum wh_err wh_dp_admit_crd(const struct wh_handler_ctx *ctx,
-                                         const struct wh_admission_request *req,
-                                         struct wh_admission_response *resp, struct wh_errbuf *eb);
-/* /validate-apps-deployment, -replicaset, -statefulset: one handler judging by request.kind. */
-WH_NODISCARD enum wh_err wh_dp_admit_builtin_workload(const struct wh_handler_ctx *ctx,
-                                                      const struct wh_admission_request *req,
-                                                      struct wh_admission_response *resp,
-                                                      struct wh_errbuf *eb);
-/* /validate-apps-kruise-io-cloneset, -statefulset, -uniteddeployment: the DELETE branch of
- * upstream's handlers. Their CREATE/UPDATE validation is not implemented yet (no issue covers
- * it): CREATE and UPDATE are allowed, except for upstream's "unsupported version" 400 where
- * upstream answers it before validating. */
-WH_NODISCARD enum wh_err wh_dp_admit_cloneset(const struct wh_handler_ctx *ctx,
-                                              const struct wh_admission_request *req,
-                                              struct wh_admission_response *resp,
-                                              struct wh_errbuf *eb);
-WH_NODISCARD enum wh_err wh_dp_admit_advanced_statefulset(const struct wh_handler_ctx *ctx,
-                                                          const struct wh_admission_request *req,
-                                                          struct wh_admission_response *resp,
-                                                          struct wh_errbuf *eb);
-WH_NODISCARD enum wh_err wh_dp_admit_uniteddeployment(const struct wh_handler_ctx *ctx,
-                                                      const struct wh_admission_request *req,
-                                                      struct wh_admission_response *resp,
-                                                      struct wh_errbuf *eb);
-/* /validate-service and /validate-ingress (only Always protects). */
-WH_NODISCARD enum wh_err wh_dp_admit_service(const struct wh_handler_ctx *ctx,
-                                             const struct wh_admission_request *req,
-                                             struct wh_admission_response *resp,
-                                             struct wh_errbuf *eb);
-WH_NODISCARD enum wh_err wh_dp_admit_ingress(const struct wh_handler_ctx *ctx,
-                                             const struct wh_admission_request *req,
-                                             struct wh_admission_response *resp,
-                                             struct wh_errbuf *eb);
+/* The routes, one per path:
+ *   /validate-namespace, /validate-customresourcedefinition;
+ *   /validate-apps-deployment, -replicaset, -statefulset: one handler judging by request.kind;
+ *   /validate-apps-kruise-io-cloneset, -statefulset, -uniteddeployment (and the Helm chart's
+ *   v1alpha1 names of the first and last): the DELETE branch of upstream's handlers. Their
+ *   CREATE/UPDATE validation is not implemented yet: CREATE and UPDATE are allowed, except for
+ *   upstream's "unsupported version" 400 where upstream answers it before validating;
+ *   /validate-service and /validate-ingress (only Always protects). */
+extern const struct wh_route wh_dp_namespace_route;
+extern const struct wh_route wh_dp_crd_route;
+extern const struct wh_route wh_dp_deployment_route;
+extern const struct wh_route wh_dp_replicaset_route;
+extern const struct wh_route wh_dp_statefulset_route;
+extern const struct wh_route wh_dp_cloneset_route;
+extern const struct wh_route wh_dp_advanced_statefulset_route;
+extern const struct wh_route wh_dp_uniteddeployment_route;
+extern const struct wh_route wh_dp_cloneset_alias_route;
+extern const struct wh_route wh_dp_uniteddeployment_alias_route;
+extern const struct wh_route wh_dp_service_route;
+extern const struct wh_route wh_dp_ingress_route;
 
 /* Route gate of /validate-service and /validate-ingress: upstream registers them only when
  * ResourcesDeletionProtection is on. The other routes are always served. */

@@ -9,9 +9,6 @@
 
 #include "handlers/deletion/protection.h"
 
-#define WH_DP_LABEL "policy.kruise.io/delete-protection"
-#define WH_DP_ALWAYS "Always"
-#define WH_DP_CASCADING "Cascading"
 /* The fixed start of every protection message (the word order is upstream's, not a typo). */
 #define WH_DP_FORBIDDEN "forbidden by ResourcesProtectionDeletion for "
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "util/str.h"
 
 static const struct wh_dp_type service_type = {"v1", "Service", false};
@@ -18,15 +19,17 @@ static void always_rule(const struct wh_handler_ctx *ctx, const struct wh_admiss
 {
     if (!wh_dp_decode_or_deny(req, type, resp) || wh_dp_exempt(ctx, req->old_object, resp))
         return;
-    if (wh_str_eq(wh_dp_label(req->old_object), WH_DP_ALWAYS))
-        wh_dp_deny(req, req->old_object, k, resp, WH_DP_FORBIDDEN WH_DP_LABEL "=" WH_DP_ALWAYS);
+    if (wh_str_eq(wh_dp_label(req->old_object), WH_KRUISE_DELETE_PROTECTION_ALWAYS))
+        wh_dp_deny(req, req->old_object, k, resp,
+                   WH_DP_FORBIDDEN WH_KRUISE_LABEL_DELETE_PROTECTION
+                   "=" WH_KRUISE_DELETE_PROTECTION_ALWAYS);
     else
         wh_admission_allow(resp, NULL);
 }
 
-enum wh_err wh_dp_admit_service(const struct wh_handler_ctx *ctx,
-                                const struct wh_admission_request *req,
-                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_service(const struct wh_handler_ctx *ctx,
+                                 const struct wh_admission_request *req,
+                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (!wh_dp_skip_dedicated(req, resp))
@@ -34,9 +37,9 @@ enum wh_err wh_dp_admit_service(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-enum wh_err wh_dp_admit_ingress(const struct wh_handler_ctx *ctx,
-                                const struct wh_admission_request *req,
-                                struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_ingress(const struct wh_handler_ctx *ctx,
+                                 const struct wh_admission_request *req,
+                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp))
@@ -51,3 +54,31 @@ enum wh_err wh_dp_admit_ingress(const struct wh_handler_ctx *ctx,
         wh_admission_allow(resp, NULL);
     return WH_OK;
 }
+
+const struct wh_route wh_dp_service_route = {
+    .path = "/validate-service",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_service,
+    .enabled = wh_dp_enabled_service_ingress,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vservice.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "services",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};
+
+const struct wh_route wh_dp_ingress_route = {
+    .path = "/validate-ingress",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_ingress,
+    .enabled = wh_dp_enabled_service_ingress,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vingress.kb.io",
+                 .group = "networking.k8s.io",
+                 .versions = {"v1", "v1beta1"},
+                 .resource = "ingresses",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};

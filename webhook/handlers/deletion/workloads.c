@@ -8,15 +8,16 @@
 #include <string.h>
 
 #include "handlers/deletion/protection_int.h"
+#include "k8s/kruise.h"
 #include "util/str.h"
 
 static const struct wh_dp_type deployment_type = {"apps/v1", "Deployment", false};
 static const struct wh_dp_type replicaset_type = {"apps/v1", "ReplicaSet", false};
 static const struct wh_dp_type statefulset_type = {"apps/v1", "StatefulSet", false};
 
-enum wh_err wh_dp_admit_builtin_workload(const struct wh_handler_ctx *ctx,
-                                         const struct wh_admission_request *req,
-                                         struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_builtin_workload(const struct wh_handler_ctx *ctx,
+                                          const struct wh_admission_request *req,
+                                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     if (wh_dp_skip_dedicated(req, resp))
@@ -54,7 +55,7 @@ static void kruise_delete(const struct wh_handler_ctx *ctx, const struct wh_admi
         return;
     }
     char api_version[64];
-    snprintf(api_version, sizeof(api_version), "apps.kruise.io/%s", req->resource.version);
+    snprintf(api_version, sizeof(api_version), WH_KRUISE_APPS "/%s", req->resource.version);
     /* v1alpha1 objects are converted to v1beta1 upstream; labels, deletionTimestamp and
      * spec.replicas come through unchanged, so the v1alpha1 object is judged as it is. */
     const struct wh_dp_type type = {api_version, kind, false};
@@ -77,9 +78,9 @@ static bool is_create_or_update(const struct wh_admission_request *req)
 /* CREATE/UPDATE validation of these kinds is not implemented yet (no issue covers it): those
  * operations are allowed here until it is. Other operations (CONNECT) are allowed upstream. */
 
-enum wh_err wh_dp_admit_cloneset(const struct wh_handler_ctx *ctx,
-                                 const struct wh_admission_request *req,
-                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_cloneset(const struct wh_handler_ctx *ctx,
+                                  const struct wh_admission_request *req,
+                                  struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     /* Upstream's CloneSet handler checks the version first, for every operation. */
@@ -94,10 +95,10 @@ enum wh_err wh_dp_admit_cloneset(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-enum wh_err wh_dp_admit_advanced_statefulset(const struct wh_handler_ctx *ctx,
-                                             const struct wh_admission_request *req,
-                                             struct wh_admission_response *resp,
-                                             struct wh_errbuf *eb)
+static enum wh_err admit_advanced_statefulset(const struct wh_handler_ctx *ctx,
+                                              const struct wh_admission_request *req,
+                                              struct wh_admission_response *resp,
+                                              struct wh_errbuf *eb)
 {
     (void)eb;
     /* Upstream decodes nothing for another version and judges an empty object: allowed. */
@@ -108,9 +109,9 @@ enum wh_err wh_dp_admit_advanced_statefulset(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-enum wh_err wh_dp_admit_uniteddeployment(const struct wh_handler_ctx *ctx,
-                                         const struct wh_admission_request *req,
-                                         struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit_uniteddeployment(const struct wh_handler_ctx *ctx,
+                                          const struct wh_admission_request *req,
+                                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
     bool version_ok = kruise_version(req);
@@ -128,3 +129,95 @@ enum wh_err wh_dp_admit_uniteddeployment(const struct wh_handler_ctx *ctx,
     }
     return WH_OK;
 }
+
+const struct wh_route wh_dp_deployment_route = {
+    .path = "/validate-apps-deployment",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_builtin_workload,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vbuiltindeployment.kb.io",
+                 .group = "apps",
+                 .versions = {"v1"},
+                 .resource = "deployments",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};
+
+const struct wh_route wh_dp_replicaset_route = {
+    .path = "/validate-apps-replicaset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_builtin_workload,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vbuiltinreplicaset.kb.io",
+                 .group = "apps",
+                 .versions = {"v1"},
+                 .resource = "replicasets",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};
+
+const struct wh_route wh_dp_statefulset_route = {
+    .path = "/validate-apps-statefulset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_builtin_workload,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vbuiltinstatefulset.kb.io",
+                 .group = "apps",
+                 .versions = {"v1"},
+                 .resource = "statefulsets",
+                 .operations = WH_WEBHOOK_DELETE,
+                 .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
+};
+
+const struct wh_route wh_dp_cloneset_route = {
+    .path = "/validate-apps-kruise-io-cloneset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_cloneset,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vcloneset.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "clonesets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
+};
+
+const struct wh_route wh_dp_advanced_statefulset_route = {
+    .path = "/validate-apps-kruise-io-statefulset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_advanced_statefulset,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vstatefulset.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "statefulsets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
+};
+
+const struct wh_route wh_dp_uniteddeployment_route = {
+    .path = "/validate-apps-kruise-io-uniteddeployment",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_uniteddeployment,
+    .setup = wh_dp_setup,
+    .entries = {{.name = "vuniteddeployment.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "uniteddeployments",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
+};
+
+/* The Helm chart's older names of two paths above (spec deletion-protection 3). */
+const struct wh_route wh_dp_cloneset_alias_route = {
+    .path = "/validate-apps-kruise-io-v1alpha1-cloneset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_cloneset,
+    .setup = wh_dp_setup,
+    .alias_of = "/validate-apps-kruise-io-cloneset",
+};
+
+const struct wh_route wh_dp_uniteddeployment_alias_route = {
+    .path = "/validate-apps-kruise-io-v1alpha1-uniteddeployment",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit_uniteddeployment,
+    .setup = wh_dp_setup,
+    .alias_of = "/validate-apps-kruise-io-uniteddeployment",
+};

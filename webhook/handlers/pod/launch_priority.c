@@ -1,18 +1,16 @@
-#include "handlers/pod/steps.h"
+#include "handlers/pod/launch_priority.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/kruise.h"
 #include "util/backoff.h"
 #include "util/cow.h"
 #include "util/json.h"
 #include "util/str.h"
 
-#define ANNOTATION "apps.kruise.io/container-launch-priority"
-#define PRIORITY_ENV "KRUISE_CONTAINER_PRIORITY"
-#define BARRIER_ENV "KRUISE_CONTAINER_BARRIER"
 #define MAX_CONTAINERS 1024
 
 /* Go's strconv.Atoi, error texts included. */
@@ -61,7 +59,8 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     if (n <= 1 || n > MAX_CONTAINERS)
         return WH_OK;
     long long prio[MAX_CONTAINERS] = {0};
-    bool ordered = wh_str_eq(wh_json_annotation(pod, ANNOTATION), "Ordered");
+    bool ordered =
+        wh_str_eq(wh_json_annotation(pod, WH_KRUISE_ANN_CONTAINER_LAUNCH_PRIORITY), "Ordered");
     if (ordered) {
         for (size_t i = 0; i < n; i++)
             prio[i] = -(long long)i;
@@ -73,7 +72,7 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
             const json_t *e;
             json_array_foreach(env, k, e)
             {
-                if (!wh_str_eq(wh_json_str(e, "name"), PRIORITY_ENV))
+                if (!wh_str_eq(wh_json_str(e, "name"), WH_KRUISE_ENV_CONTAINER_PRIORITY))
                     continue;
                 const char *v = wh_json_str(e, "value");
                 if (!go_atoi(v ? v : "", &prio[i], eb))
@@ -103,9 +102,9 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
             continue;
         char key[32];
         snprintf(key, sizeof(key), "p_%lld", prio[i]);
-        json_array_append_new(env,
-                              json_pack("{s:s,s:{s:{s:s,s:s}}}", "name", BARRIER_ENV, "valueFrom",
-                                        "configMapKeyRef", "name", cm, "key", key));
+        json_array_append_new(env, json_pack("{s:s,s:{s:{s:s,s:s}}}", "name",
+                                             WH_KRUISE_ENV_CONTAINER_BARRIER, "valueFrom",
+                                             "configMapKeyRef", "name", cm, "key", key));
     }
     wh_pod_review_explain(pr, NULL, true, "containers start in %s order (ConfigMap %s)",
                           ordered ? "declared" : "priority", cm);

@@ -3,29 +3,37 @@
 #include <string.h>
 
 #include "gocompat/gotype.h"
-#include "handlers/pod/steps.h"
-#include "handlers/pub/pub.h"
-#include "handlers/sidecarset/inject.h"
-#include "handlers/workloadspread/pod.h"
 #include "log/log.h"
 #include "util/json.h"
 #include "util/str.h"
 
-/* Upstream's order (pod_create_update_handler.go, mutating and validating). Steps upstream has
- * that are not built here: PersistentPodState (after PodUnavailableBudget), the enhanced
- * liveness probe and the probe marker on serverless (both behind gates that are off). */
-static const struct wh_pod_step *const mutate_steps[] = {
-    &wh_pod_readiness_gate_step,
-    &wh_workloadspread_pod_step,
-    &wh_sidecarset_pod_step,
-    &wh_pod_launch_priority_step,
-    &wh_pub_pod_step,
-};
+/* The step lists: the only place that knows every Pod step. A feature defines its step next
+ * to its code (handlers/pod/step.h); a new step is that and one line in each list it runs in,
+ * which declares the step as well: this file includes no feature's header. Upstream's order
+ * (pod_create_update_handler.go, mutating and validating). Steps upstream has that are not
+ * built here: on /mutate-pod, after PodUnavailableBudget, PersistentPodState, the enhanced
+ * liveness probe (gate EnhancedLivenessProbe) and the probe marker on serverless (gate
+ * EnablePodProbeMarkerOnServerless), in that order. */
+#define MUTATE_STEPS(X)                                                                            \
+    X(wh_pod_readiness_gate_step)                                                                  \
+    X(wh_workloadspread_pod_step)                                                                  \
+    X(wh_sidecarset_pod_step)                                                                      \
+    X(wh_pod_launch_priority_step)                                                                 \
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
 
-static const struct wh_pod_step *const validate_steps[] = {
-    &wh_workloadspread_pod_step,
-    &wh_pub_pod_step,
-};
+#define VALIDATE_STEPS(X)                                                                          \
+    X(wh_workloadspread_pod_step)                                                                  \
+    X(wh_pub_pod_step)                                                                             \
+    /* end of the list */
+
+#define DECLARE(step) extern const struct wh_pod_step step;
+MUTATE_STEPS(DECLARE)
+VALIDATE_STEPS(DECLARE)
+
+#define ENTRY(step) &step,
+static const struct wh_pod_step *const mutate_steps[] = {MUTATE_STEPS(ENTRY)};
+static const struct wh_pod_step *const validate_steps[] = {VALIDATE_STEPS(ENTRY)};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -199,7 +207,7 @@ enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t n
     return WH_OK;
 }
 
-bool wh_pod_routes_enabled(const struct wh_config *cfg)
+static bool pod_webhook_on(const struct wh_config *cfg)
 {
     return wh_feature_on(&cfg->features, WH_FEATURE_PodWebhook);
 }
@@ -227,3 +235,62 @@ enum wh_err wh_pod_routes_setup(struct wh_cluster *cl, const struct wh_config *c
     }
     return WH_OK;
 }
+
+static bool listed(const struct wh_pod_step *const *steps, size_t n, const char *area)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(steps[i]->name, area) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool mutate_covers(const char *area)
+{
+    return listed(mutate_steps, N(mutate_steps), area);
+}
+
+static bool validate_covers(const char *area)
+{
+    return listed(validate_steps, N(validate_steps), area);
+}
+
+/* upstream's config/webhook/manifests.yaml and patch_manifests.yaml (mpod, vpod,
+ * vpodeviction) */
+const struct wh_route wh_pod_mutate_route = {
+    .path = "/mutate-pod",
+    .kind = WH_ROUTE_MUTATE,
+    .admit = wh_pod_mutate_admit,
+    .enabled = pod_webhook_on,
+    .setup = wh_pod_routes_setup,
+    .covers = mutate_covers,
+    .side_effects = true,
+    .entries = {{.name = "mpod.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods",
+                 .operations = WH_WEBHOOK_CREATE,
+                 .skip_control_plane = true}},
+};
+
+const struct wh_route wh_pod_validate_route = {
+    .path = "/validate-pod",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_pod_validate_admit,
+    .enabled = pod_webhook_on,
+    .setup = wh_pod_routes_setup,
+    .covers = validate_covers,
+    .side_effects = true,
+    .entries = {{.name = "vpod.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods",
+                 .operations = WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE,
+                 .skip_control_plane = true},
+                {.name = "vpodeviction.kb.io",
+                 .group = "",
+                 .versions = {"v1"},
+                 .resource = "pods/eviction",
+                 .operations = WH_WEBHOOK_CREATE,
+                 .skip_control_plane = true}},
+};

@@ -1,12 +1,11 @@
-#include "handlers/pod/steps.h"
+#include "handlers/pod/readiness_gate.h"
 
 #include "config/features.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "util/cow.h"
 #include "util/json.h"
 #include "util/str.h"
-
-#define KRUISE_POD_READY "KruisePodReady"
 
 /* The controller owner's apiVersion names group apps.kruise.io. */
 static bool owned_by_kruise(const json_t *pod)
@@ -14,7 +13,7 @@ static bool owned_by_kruise(const json_t *pod)
     const json_t *ref = wh_ref_controller(pod);
     struct wh_gv gv;
     return ref && wh_ref_parse_gv(wh_json_str(ref, "apiVersion"), &gv) &&
-           wh_ref_gv_group_is(&gv, "apps.kruise.io");
+           wh_ref_gv_group_is(&gv, WH_KRUISE_APPS);
 }
 
 static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
@@ -30,12 +29,12 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     const json_t *g;
     json_array_foreach(gates, i, g)
     {
-        if (wh_str_eq(wh_json_str(g, "conditionType"), KRUISE_POD_READY))
+        if (wh_str_eq(wh_json_str(g, "conditionType"), WH_KRUISE_POD_READY))
             return WH_OK;
     }
     json_t *list = wh_cow_array(wh_pod_review_own(pr, "spec", NULL), "readinessGates", true);
-    json_array_append_new(list, json_pack("{s:s}", "conditionType", KRUISE_POD_READY));
-    wh_pod_review_explain(pr, NULL, true, "added readiness gate %s", KRUISE_POD_READY);
+    json_array_append_new(list, json_pack("{s:s}", "conditionType", WH_KRUISE_POD_READY));
+    wh_pod_review_explain(pr, NULL, true, "added readiness gate %s", WH_KRUISE_POD_READY);
     return WH_OK;
 }
 

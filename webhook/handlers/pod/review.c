@@ -50,11 +50,9 @@ json_t *wh_pod_review_own(struct wh_pod_review *pr, ...)
     struct wh_admission_response *resp = pr->resp;
     if (!resp->mutated)
         resp->mutated = wh_cow_root(pr->req->object);
-    json_t *cur = resp->mutated;
     va_list ap;
     va_start(ap, pr);
-    for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *))
-        cur = wh_cow_object(cur, key, true);
+    json_t *cur = wh_cow_vpath(resp->mutated, ap);
     va_end(ap);
     return cur;
 }

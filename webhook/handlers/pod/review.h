@@ -2,8 +2,8 @@
 #define WH_HANDLERS_POD_REVIEW_H
 
 /* One Pod admission request as the feature steps of /mutate-pod and /validate-pod see it
- * (handlers/pod/pipeline.h runs them): what is asked (operation, dry run), the Pod in each of
- * its roles, a copy-on-write editor for the Pod being mutated, and a generic "explain" channel
+ * (handlers/pod/step.h; pipeline.c runs them): what is asked (operation, dry run), the Pod in each
+ * of its roles, a copy-on-write editor for the Pod being mutated, and a generic "explain" channel
  * through which every step can say why it did or did not act (inject --explain).
  * Thread rule: a struct wh_pod_review belongs to one request (one thread). */
 
@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "admission/review.h"
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 #include "util/err.h"
 
 /* The operations the Pod webhooks see; steps declare masks of them. */

@@ -12,96 +12,17 @@
  *    spec 5.2's note). */
 #include "handlers/pub/pub_int.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "config/features.h"
 #include "gocompat/gotime.h"
-#include "k8s/ref.h"
+#include "k8s/kruise.h"
 #include "k8s/selector.h"
 #include "log/log.h"
-#include "metrics/metrics.h"
 #include "util/json.h"
 #include "util/str.h"
-
-#define DECISIONS "kruise_webhook_pub_decisions_total"
-#define DECISIONS_HELP                                                                             \
-    "Pod deletions, evictions and updates judged by PodUnavailableBudget, by operation and "       \
-    "outcome"
-#define RETRIES "kruise_webhook_pub_conflict_retries_total"
-#define RETRIES_HELP                                                                               \
-    "Conflicting PodUnavailableBudget status writes retried, by the outcome of their request"
-#define UPSTREAM "pod_unavailable_budget"
-#define UPSTREAM_HELP "Pod Unavailable Budget Metrics"
-#define UPSTREAM_MAX_SERIES 1000
-
-/* What became of a request the step examined. */
-enum outcome {
-    OUT_ALLOWED,     /* one unit spent and recorded */
-    OUT_DRY_RUN,     /* a dry run the budget allows: nothing written */
-    OUT_UNPROTECTED, /* let through without touching the budget */
-    OUT_DENIED,      /* the budget is spent (or its records are full) */
-    OUT_DEADLINE,    /* the budget could not be recorded before the request's deadline */
-    OUT_ERROR,       /* an API error while recording, or a PUB that cannot be read */
-    OUT_COUNT
-};
-
-static const char *const outcome_names[OUT_COUNT] = {"allowed", "dry_run",  "unprotected",
-                                                     "denied",  "deadline", "error"};
-
-static const enum wh_pub_op all_ops[] = {WH_PUB_OP_DELETE, WH_PUB_OP_UPDATE, WH_PUB_OP_EVICT,
-                                         WH_PUB_OP_RESIZE};
-
-static void count(enum wh_pub_op op, enum outcome o, int conflicts)
-{
-    char labels[128];
-    wh_metrics_labels(labels, sizeof(labels), "operation", wh_pub_op_name(op), "outcome",
-                      outcome_names[o], NULL);
-    wh_metric_add(wh_metrics_counter(DECISIONS, DECISIONS_HELP, labels), 1);
-    if (conflicts > 0) {
-        wh_metrics_labels(labels, sizeof(labels), "outcome", outcome_names[o], NULL);
-        wh_metric_add(wh_metrics_counter(RETRIES, RETRIES_HELP, labels), (uint64_t)conflicts);
-    }
-}
-
-void wh_pub_count_unprotected(enum wh_pub_op op)
-{
-    count(op, OUT_UNPROTECTED, 0);
-}
-
-void wh_pub_metrics_setup(void)
-{
-    char labels[128];
-    for (size_t i = 0; i < sizeof(all_ops) / sizeof(all_ops[0]); i++) {
-        for (int o = 0; o < OUT_COUNT; o++) {
-            wh_metrics_labels(labels, sizeof(labels), "operation", wh_pub_op_name(all_ops[i]),
-                              "outcome", outcome_names[o], NULL);
-            (void)wh_metrics_counter(DECISIONS, DECISIONS_HELP, labels);
-        }
-    }
-    for (int o = 0; o < OUT_COUNT; o++) {
-        wh_metrics_labels(labels, sizeof(labels), "outcome", outcome_names[o], NULL);
-        (void)wh_metrics_counter(RETRIES, RETRIES_HELP, labels);
-    }
-}
-
-/* Upstream's counter of refusals: pod_unavailable_budget{kind_namespace_name, username}, the
- * workload (else "unknown" and the Pod) and the user. */
-static void count_upstream(const struct wh_pod_review *pr, const json_t *pod, const char *ns)
-{
-    static atomic_uint series;
-    const json_t *ref = wh_ref_controller(pod);
-    char knn[768];
-    snprintf(knn, sizeof(knn), "%s_%s_%s", ref ? wh_json_str_or_empty(ref, "kind") : "unknown",
-             ns[0] ? ns : "default",
-             ref ? wh_json_str_or_empty(ref, "name")
-                 : wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"));
-    const char *user = wh_json_str(pr->req->user_info, "username");
-    wh_metrics_count_capped(UPSTREAM, UPSTREAM_HELP, "kind_namespace_name", knn, user ? user : "",
-                            UPSTREAM_MAX_SERIES, &series);
-}
 
 /* --- the PUB's settings ----------------------------------------------------------------------- */
 
@@ -119,7 +40,7 @@ static unsigned protected_ops(const json_t *pub, const struct wh_config *cfg)
         ops |= s ? (unsigned)wh_pub_op_parse(s, strlen(s)) : 0u;
     }
     /* the v1alpha1 annotation, split on commas; items are neither trimmed nor checked here */
-    const char *ann = listed ? NULL : wh_json_annotation(pub, WH_PUB_ANN_OPERATIONS);
+    const char *ann = listed ? NULL : wh_json_annotation(pub, WH_KRUISE_ANN_PUB_OPERATIONS);
     for (const char *p = ann && *ann ? ann : NULL; p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -243,26 +164,26 @@ static void spend(struct wh_pod_review *pr, const json_t *pod, const char *ns, c
     wh_rmw_result_fini(&res);
     char msg[1024];
     if (rc == WH_ERR_NOT_FOUND || (rc == WH_OK && d.verdict == ALREADY)) {
-        count(op, OUT_UNPROTECTED, conflicts);
+        wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, conflicts);
     } else if (rc == WH_OK && d.verdict == REFUSE) {
         snprintf(msg, sizeof(msg), "podunavailablebudget.policy.kruise.io \"%s\" is forbidden: %s",
                  name, d.why);
         deny(pr, pod, ns, name, op, msg);
-        count_upstream(pr, pod, ns);
-        count(op, OUT_DENIED, conflicts);
+        wh_pub_count_upstream(pr, pod, ns);
+        wh_pub_count(op, WH_PUB_OUT_DENIED, conflicts);
     } else if (rc == WH_OK) {
-        count(op, dry ? OUT_DRY_RUN : OUT_ALLOWED, conflicts);
+        wh_pub_count(op, dry ? WH_PUB_OUT_DRY_RUN : WH_PUB_OUT_ALLOWED, conflicts);
     } else if (rc == WH_ERR_TIMEOUT) {
         snprintf(msg, sizeof(msg),
                  "podunavailablebudget.policy.kruise.io \"%s\" is forbidden: the disruption could "
                  "not be recorded in its status before the request's deadline, try again (%s)",
                  name, eb.msg);
         deny(pr, pod, ns, name, op, msg);
-        count(op, OUT_DEADLINE, conflicts);
+        wh_pub_count(op, WH_PUB_OUT_DEADLINE, conflicts);
     } else {
         /* upstream answers the API error's own text */
         deny(pr, pod, ns, name, op, eb.msg[0] ? eb.msg : wh_strerror(rc));
-        count(op, OUT_ERROR, conflicts);
+        wh_pub_count(op, WH_PUB_OUT_ERROR, conflicts);
     }
 }
 
@@ -270,11 +191,11 @@ enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod, enum wh_pu
                          struct wh_errbuf *eb)
 {
     bool no_protect = false;
-    const char *np = wh_json_annotation(pod, WH_PUB_ANN_NO_PROTECT);
+    const char *np = wh_json_annotation(pod, WH_KRUISE_ANN_PUB_NO_PROTECT);
     if ((np && wh_str_to_go_bool(np, &no_protect) == WH_OK && no_protect) ||
         !wh_pub_pod_ready(pod) || !wh_pub_pod_consistent(pod)) {
         /* exempt, or already unavailable: it does not count against the budget */
-        count(op, OUT_UNPROTECTED, 0);
+        wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, 0);
         return WH_OK;
     }
     const char *name = wh_pub_related_name(pod);
@@ -285,14 +206,14 @@ enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod, enum wh_pu
     bool ignored = false;
     enum wh_err rc = pub ? ignored_by(pub, pod, &ignored, eb) : WH_OK;
     if (rc) {
-        count(op, OUT_ERROR, 0);
+        wh_pub_count(op, WH_PUB_OUT_ERROR, 0);
     } else if (!pub || ignored ||
                json_integer_value(wh_json_path(pub, "status", "desiredAvailable", NULL)) == 0 ||
                !(protected_ops(pub, pr->ctx->cfg) & op) ||
                recorded(pub, wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"))) {
         /* no such PUB, the Pod is ignored, nothing to protect, the operation is not protected,
          * or the Pod is already accounted for */
-        count(op, OUT_UNPROTECTED, 0);
+        wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, 0);
     } else {
         spend(pr, pod, ns, name, op);
     }

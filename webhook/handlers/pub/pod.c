@@ -97,13 +97,21 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     return WH_OK;
 }
 
+enum wh_err wh_pub_setup(struct wh_cluster *cl, const struct wh_config *cfg, struct wh_errbuf *eb)
+{
+    enum wh_err rc = wh_pub_caches_setup(cl, cfg, eb);
+    if (!rc)
+        wh_pub_metrics_setup();
+    return rc;
+}
+
 const struct wh_pod_step wh_pub_pod_step = {
     .name = "pub",
     .mutate_ops = WH_POD_CREATE,
     .validate_ops = WH_POD_DELETE | WH_POD_EVICT | WH_POD_UPDATE,
     .side_effects = true,
     .enabled = wh_pub_gates_on,
-    .setup = wh_pub_caches_setup,
+    .setup = wh_pub_setup,
     .mutate = wh_pub_mutate,
     .validate = validate,
 };

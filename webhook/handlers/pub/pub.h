@@ -17,11 +17,14 @@
  * Thread rule: the setup runs once on the main thread before the caches start; everything
  * else is thread-safe. */
 
-#include "handlers/pod/pipeline.h"
+#include "handlers/handler.h"
+#include "handlers/pod/step.h"
 
 extern const struct wh_pod_step wh_pub_pod_step;
 
-/* The object webhook (a wh_admit_fn). */
+/* The object webhook, its handler and its setup. */
+extern const struct wh_route wh_pub_validate_route;
+
 WH_NODISCARD enum wh_err wh_pub_validate_admit(const struct wh_handler_ctx *ctx,
                                                const struct wh_admission_request *req,
                                                struct wh_admission_response *resp,

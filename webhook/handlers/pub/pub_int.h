@@ -6,8 +6,9 @@
  *                the /mutate-pod annotation step (section 4)
  *  unavailable.c can this update make the Pod unavailable, is it a resize, is the Pod ready and
  *                consistent (sections 5.2, 5.3 steps 2-3)
- *  check.c       the budget check and its decision inside the status write (5.3), metrics
- *  pod.c         the /validate-pod step: which requests are examined (5.1)
+ *  check.c       the budget check and its decision inside the status write (5.3)
+ *  metrics.c     the decisions' metrics, and upstream's refusal counter
+ *  pod.c         the /validate-pod step: which requests are examined (5.1); the setup
  *  validate.c    the object webhook (7)
  * Thread rule: as pub.h. */
 
@@ -20,12 +21,6 @@
 #include "kube/cluster.h"
 #include "util/err.h"
 
-#define WH_PUB_ANN_RELATED "pub.kruise.io/related-pub"
-#define WH_PUB_ANN_RELATED_OLD "kruise.io/related-pub"
-#define WH_PUB_ANN_NO_PROTECT "pub.kruise.io/no-protect"
-#define WH_PUB_ANN_OPERATIONS "kruise.io/pub-protect-operations"
-#define WH_PUB_ANN_TOTAL "pub.kruise.io/protect-total-replicas"
-#define WH_PUB_UNAVAILABLE_LABEL_PREFIX "unavailable-pod.kruise.io/"
 /* checkAndDecrement refuses past this many recorded Pods (MaxUnavailablePodSize) */
 #define WH_PUB_MAX_RECORDED 2000
 
@@ -71,6 +66,13 @@ const char *wh_pub_related_name(const json_t *pod);
 /* The /mutate-pod step (section 4). */
 WH_NODISCARD enum wh_err wh_pub_mutate(struct wh_pod_review *pr, struct wh_errbuf *eb);
 
+/* --- pod.c ------------------------------------------------------------------------------------ */
+
+/* The setup of the step and of the object webhook: wh_pub_caches_setup, and the metric series
+ * at zero (metrics.c). */
+WH_NODISCARD enum wh_err wh_pub_setup(struct wh_cluster *cl, const struct wh_config *cfg,
+                                      struct wh_errbuf *eb);
+
 /* --- unavailable.c ---------------------------------------------------------------------------- */
 
 /* A label with prefix unavailable-pod.kruise.io/ (any value). */
@@ -92,9 +94,30 @@ bool wh_pub_can_resize(const json_t *old_pod, const json_t *new_pod);
 WH_NODISCARD enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod,
                                       enum wh_pub_op op, struct wh_errbuf *eb);
 
+/* --- metrics.c -------------------------------------------------------------------------------- */
+
+/* What became of a request the step examined. */
+enum wh_pub_outcome {
+    WH_PUB_OUT_ALLOWED,     /* one unit spent and recorded */
+    WH_PUB_OUT_DRY_RUN,     /* a dry run the budget allows: nothing written */
+    WH_PUB_OUT_UNPROTECTED, /* let through without touching the budget */
+    WH_PUB_OUT_DENIED,      /* the budget is spent (or its records are full) */
+    WH_PUB_OUT_DEADLINE,    /* the budget could not be recorded before the request's deadline */
+    WH_PUB_OUT_ERROR,       /* an API error while recording, or a PUB that cannot be read */
+    WH_PUB_OUT_COUNT
+};
+
+/* Counts a request the step examined, for kruise_webhook_pub_decisions_total, and the status
+ * write conflicts it retried (kruise_webhook_pub_conflict_retries_total). */
+void wh_pub_count(enum wh_pub_op op, enum wh_pub_outcome o, int conflicts);
+
 /* Counts a request the step let through without looking at any budget (no related PUB,
- * another operation, gates), for kruise_webhook_pub_decisions_total. */
+ * another operation, gates). */
 void wh_pub_count_unprotected(enum wh_pub_op op);
+
+/* Counts a refusal in upstream's pod_unavailable_budget{kind_namespace_name, username}: the
+ * Pod's workload (else "unknown" and the Pod) in namespace ns, and the requesting user. */
+void wh_pub_count_upstream(const struct wh_pod_review *pr, const json_t *pod, const char *ns);
 
 /* Registers the metric series with zero values (so they show before the first request). */
 void wh_pub_metrics_setup(void);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/features.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "k8s/selector.h"
 #include "log/log.h"
@@ -51,10 +52,10 @@ enum wh_pub_op wh_pub_op_parse(const char *s, size_t len)
 
 const char *wh_pub_related_name(const json_t *pod)
 {
-    const char *name = wh_json_annotation(pod, WH_PUB_ANN_RELATED);
+    const char *name = wh_json_annotation(pod, WH_KRUISE_ANN_PUB_RELATED);
     if (name && *name)
         return name;
-    name = wh_json_annotation(pod, WH_PUB_ANN_RELATED_OLD);
+    name = wh_json_annotation(pod, WH_KRUISE_ANN_PUB_RELATED_OLD);
     return name && *name ? name : NULL;
 }
 
@@ -125,7 +126,6 @@ enum wh_err wh_pub_caches_setup(struct wh_cluster *cl, const struct wh_config *c
                                                     WH_RES_ADVANCED_STATEFULSET};
     for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
         (void)wh_cluster_declare(cl, workloads[i], NULL);
-    wh_pub_metrics_setup();
     return WH_OK;
 }
 
@@ -291,8 +291,8 @@ enum wh_err wh_pub_mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     }
     if (match) {
         json_t *ann = wh_pod_review_own(pr, "metadata", "annotations", NULL);
-        json_object_set_new(ann, WH_PUB_ANN_RELATED, json_string(match->name));
-        json_object_set_new(ann, WH_PUB_ANN_RELATED_OLD, json_string(match->name));
+        json_object_set_new(ann, WH_KRUISE_ANN_PUB_RELATED, json_string(match->name));
+        json_object_set_new(ann, WH_KRUISE_ANN_PUB_RELATED_OLD, json_string(match->name));
     }
     wh_objlist_fini(&l);
     return WH_OK;

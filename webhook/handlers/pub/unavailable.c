@@ -19,20 +19,13 @@
 
 #include "gocompat/gotime.h"
 #include "k8s/imageref.h"
+#include "k8s/kruise.h"
 #include "k8s/pod.h"
 #include "k8s/quantity.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
-
-#define ANN_SIDECARSET_LIST "kruise.io/sidecarset-injected-list"
-#define ANN_SIDECARSET_STATE "kruise.io/sidecarset-inplace-update-state"
-#define SIDECAR_ENV "IS_INJECTED"
-#define ANN_INPLACE_STATE "apps.kruise.io/inplace-update-state"
-#define ANN_INPLACE_STATE_OLD "inplace-update-state"
-#define ANN_INPLACE_GRACE "apps.kruise.io/inplace-update-grace"
-#define ANN_INPLACE_GRACE_OLD "inplace-update-grace"
-#define ANN_RUNTIME_META "apps.kruise.io/runtime-containers-meta"
 
 bool wh_pub_has_unavailable_label(const json_t *pod)
 {
@@ -40,7 +33,7 @@ bool wh_pub_has_unavailable_label(const json_t *pod)
     json_t *v;
     json_object_foreach(wh_json_path(pod, "metadata", "labels", NULL), key, v)
     {
-        if (wh_str_has_prefix(key, WH_PUB_UNAVAILABLE_LABEL_PREFIX))
+        if (wh_str_has_prefix(key, WH_KRUISE_LABEL_UNAVAILABLE_POD_PREFIX))
             return true;
     }
     return false;
@@ -203,7 +196,7 @@ static bool injected(const json_t *c)
     const json_t *e;
     json_array_foreach(wh_json_arr(c, "env"), i, e)
     {
-        if (wh_str_eq(wh_json_str(e, "name"), SIDECAR_ENV))
+        if (wh_str_eq(wh_json_str(e, "name"), WH_KRUISE_ENV_SIDECAR_INJECTED))
             return wh_str_eq(wh_json_str(e, "value"), "true");
     }
     return false;
@@ -245,7 +238,7 @@ static json_t *recorded_sidecar_statuses(const json_t *states, const char *list)
  * sidecar upgraded in place whose image id has not changed yet is still upgrading. */
 static bool sidecars_updated(const json_t *pod)
 {
-    const char *list = wh_json_annotation(pod, ANN_SIDECARSET_LIST);
+    const char *list = wh_json_annotation(pod, WH_KRUISE_ANN_SIDECARSET_INJECTED_LIST);
     const json_t *containers = wh_json_path(pod, "spec", "containers", NULL);
     bool any = false;
     size_t i;
@@ -253,7 +246,7 @@ static bool sidecars_updated(const json_t *pod)
     json_array_foreach(containers, i, c) any |= injected(c);
     if (!list || !*list || !any)
         return true;
-    const char *text = wh_json_annotation(pod, ANN_SIDECARSET_STATE);
+    const char *text = wh_json_annotation(pod, WH_KRUISE_ANN_SIDECARSET_INPLACE_UPDATE_STATE);
     if (!text)
         return true; /* injected, never upgraded in place */
     json_t *states = parse_annotation(text);
@@ -287,12 +280,12 @@ static bool sidecars_updated(const json_t *pod)
 /* inplaceupdate.DefaultCheckInPlaceUpdateCompleted, less the hash checks (see the top). */
 static bool inplace_update_completed(const json_t *pod)
 {
-    if (wh_json_annotation(pod, ANN_INPLACE_GRACE) ||
-        wh_json_annotation(pod, ANN_INPLACE_GRACE_OLD))
+    if (wh_json_annotation(pod, WH_KRUISE_ANN_INPLACE_UPDATE_GRACE) ||
+        wh_json_annotation(pod, WH_KRUISE_ANN_INPLACE_UPDATE_GRACE_OLD))
         return false;
-    const char *text = wh_json_annotation(pod, ANN_INPLACE_STATE);
+    const char *text = wh_json_annotation(pod, WH_KRUISE_ANN_INPLACE_UPDATE_STATE);
     if (!text)
-        text = wh_json_annotation(pod, ANN_INPLACE_STATE_OLD);
+        text = wh_json_annotation(pod, WH_KRUISE_ANN_INPLACE_UPDATE_STATE_OLD);
     if (!text)
         return true;
     json_t *state = parse_annotation(text);
@@ -300,7 +293,7 @@ static bool inplace_update_completed(const json_t *pod)
               !json_object_size(wh_json_obj(state, "nextContainerImages")) &&
               !json_object_size(wh_json_obj(state, "nextContainerRefMetadata")) &&
               !json_object_size(wh_json_obj(state, "nextContainerResources"));
-    const char *meta_text = wh_json_annotation(pod, ANN_RUNTIME_META);
+    const char *meta_text = wh_json_annotation(pod, WH_KRUISE_ANN_RUNTIME_CONTAINERS_META);
     json_t *meta = meta_text ? parse_annotation(meta_text) : NULL;
     if (ok && meta_text)
         ok = meta && is_runtime_meta(meta);
@@ -371,10 +364,10 @@ static bool label_added(const json_t *old_pod, const json_t *new_pod)
     return !wh_pub_has_unavailable_label(old_pod) && wh_pub_has_unavailable_label(new_pod);
 }
 
-/* json_equal, with an absent value equal to an absent one. */
+/* JSON equality, an absent value equal only to an absent one. */
 static bool same(const json_t *a, const json_t *b)
 {
-    return (!a && !b) || (a && b && json_equal(a, b));
+    return wh_json_equal(a, b, WH_JSON_EQ_EXACT);
 }
 
 bool wh_pub_unavailable_changed(const json_t *old_pod, const json_t *new_pod)

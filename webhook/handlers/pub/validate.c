@@ -12,44 +12,18 @@
 #include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
 #include "k8s/fielderr.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "k8s/validation.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 #include "util/str.h"
-
-#define BETA "policy.kruise.io/v1beta1"
-#define ALPHA "policy.kruise.io/v1alpha1"
 
 /* A member that is there: present and not null (a nil pointer in Go). */
 static const json_t *member(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return v && !json_is_null(v) ? v : NULL;
-}
-
-/* Values equal as Go compares the decoded structs: a null member is an absent one. */
-static bool go_equal(const json_t *a, const json_t *b)
-{
-    if (!a || json_is_null(a) || !b || json_is_null(b))
-        return (!a || json_is_null(a)) && (!b || json_is_null(b));
-    if (json_is_object(a) && json_is_object(b)) {
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)a, k,
-                            v) if (!go_equal(v, json_object_get(b, k))) return false;
-        json_object_foreach((json_t *)(uintptr_t)b, k,
-                            v) if (!go_equal(json_object_get(a, k), v)) return false;
-        return true;
-    }
-    if (json_is_array(a) && json_is_array(b)) {
-        if (json_array_size(a) != json_array_size(b))
-            return false;
-        for (size_t i = 0; i < json_array_size(a); i++)
-            if (!go_equal(json_array_get(a, i), json_array_get(b, i)))
-                return false;
-        return true;
-    }
-    return json_equal(a, b);
 }
 
 /* %#v of a v1beta1.TargetReference. Returns: new string. */
@@ -92,10 +66,10 @@ static void invalid_target(struct wh_field_errors *l, const json_t *ref, const c
 
 static void total_replicas_annotation(struct wh_field_errors *l, const json_t *obj)
 {
-    const char *v = wh_json_annotation(obj, WH_PUB_ANN_TOTAL);
+    const char *v = wh_json_annotation(obj, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
     if (!v)
         return;
-    static const char path[] = "metadata.annotations[" WH_PUB_ANN_TOTAL "]";
+    static const char path[] = "metadata.annotations[" WH_KRUISE_ANN_PUB_TOTAL_REPLICAS "]";
     long long n;
     const json_t *spec_total = member(wh_json_obj(obj, "spec"), "protectTotalReplicas");
     if (wh_str_to_ll(v, INT32_MIN, INT32_MAX, &n) != WH_OK) {
@@ -340,8 +314,11 @@ static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx
     ignored_selector(l, spec);
     if (old) {
         const json_t *ospec = wh_json_obj(old, "spec");
-        if (!go_equal(member(spec, "selector"), member(ospec, "selector")) ||
-            !go_equal(member(spec, "targetRef"), member(ospec, "targetRef")))
+        /* reflect.DeepEqual of the decoded fields: a null member is an absent one */
+        if (!wh_json_equal(member(spec, "selector"), member(ospec, "selector"),
+                           WH_JSON_EQ_NULL_ABSENT) ||
+            !wh_json_equal(member(spec, "targetRef"), member(ospec, "targetRef"),
+                           WH_JSON_EQ_NULL_ABSENT))
             wh_ferr_required(l, "spec.selector, targetRef",
                              "selector and targetRef cannot be modified");
     }
@@ -358,7 +335,11 @@ static bool decodable(const json_t *raw, bool alpha, struct wh_admission_respons
         wh_admission_deny(resp, 400, "there is no content to decode");
         return false;
     }
-    if (wh_gotype_check(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "PodUnavailableBudget"), &eb)) {
+    if (wh_gotype_check(
+            raw,
+            wh_gotype_lookup(alpha ? WH_KRUISE_POLICY_V1ALPHA1 : WH_KRUISE_POLICY_V1BETA1,
+                             "PodUnavailableBudget"),
+            &eb)) {
         wh_admission_deny(resp, 400, "%s", eb.msg);
         return false;
     }
@@ -375,7 +356,7 @@ static bool to_beta(const json_t *raw, bool alpha, bool is_old, json_t **out,
         return true;
     }
     char *msg = NULL;
-    if (wh_convert_object(BETA, raw, out, &msg) != WH_OK) {
+    if (wh_convert_object(WH_KRUISE_POLICY_V1BETA1, raw, out, &msg) != WH_OK) {
         wh_admission_deny(resp, 400, "failed to convert %sv1alpha1 PUB to v1beta1: %s",
                           is_old ? "old " : "", msg ? msg : "conversion failed");
         free(msg);
@@ -434,5 +415,17 @@ out:
 enum wh_err wh_pub_validate_setup(struct wh_cluster *cl, const struct wh_config *cfg,
                                   struct wh_errbuf *eb)
 {
-    return wh_pub_gates_on(cfg) ? wh_pub_caches_setup(cl, cfg, eb) : WH_OK;
+    return wh_pub_gates_on(cfg) ? wh_pub_setup(cl, cfg, eb) : WH_OK;
 }
+
+const struct wh_route wh_pub_validate_route = {
+    .path = "/validate-policy-kruise-io-podunavailablebudget",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_pub_validate_admit,
+    .setup = wh_pub_validate_setup,
+    .entries = {{.name = "vpodunavailablebudget.kb.io",
+                 .group = WH_KRUISE_POLICY,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "podunavailablebudgets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

@@ -6,6 +6,7 @@
 
 #include "gocompat/goenc.h"
 #include "gocompat/gotype.h"
+#include "k8s/kruise.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -53,7 +54,7 @@ static json_t *encode_list(const json_t *list)
         return json_null();
     /* the containers of v1alpha1 and v1beta1 are the same type */
     const struct wh_gotype *t =
-        wh_gotype_member(wh_gotype_lookup("apps.kruise.io/v1beta1", "SidecarSetSpec"), "containers")
+        wh_gotype_member(wh_gotype_lookup(WH_KRUISE_APPS_V1BETA1, "SidecarSetSpec"), "containers")
             ->type;
     if (wh_gotype_normalize(list, t, &out, &eb))
         return wh_json_copy(list);
@@ -124,7 +125,7 @@ void wh_sidecarset_hash_annotate(json_t *sidecarset, bool only_missing)
 {
     json_t *meta = wh_json_obj_ensure(sidecarset, "metadata");
     json_t *annotations = wh_json_obj_ensure(meta, "annotations");
-    set_annotation(annotations, WH_SIDECARSET_HASH_ANNOTATION, only_missing, sidecarset, false);
-    set_annotation(annotations, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION, only_missing,
+    set_annotation(annotations, WH_KRUISE_ANN_SIDECARSET_HASH, only_missing, sidecarset, false);
+    set_annotation(annotations, WH_KRUISE_ANN_SIDECARSET_HASH_WITHOUT_IMAGE, only_missing,
                    sidecarset, true);
 }

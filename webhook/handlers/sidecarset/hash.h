@@ -13,9 +13,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#define WH_SIDECARSET_HASH_ANNOTATION "kruise.io/sidecarset-hash"
-#define WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION "kruise.io/sidecarset-hash-without-image"
-
 /* The hash of sidecarset (a whole SidecarSet object, borrowed; only spec.containers and
  * spec.initContainers are read). without_image: every image blanked first (the
  * -hash-without-image annotation). Values of the wrong JSON type are treated as absent, as they

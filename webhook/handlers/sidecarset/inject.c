@@ -10,10 +10,10 @@
 
 #include "gocompat/gotime.h"
 #include "gocompat/gotype.h"
-#include "handlers/pod/pipeline.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
+#include "k8s/kruise.h"
 #include "util/buf.h"
 #include "gocompat/goenc.h"
 #include "util/json.h"
@@ -324,7 +324,7 @@ fail:
 static json_t *parse_work_info(const json_t *pod)
 {
     json_t *out = json_object();
-    const char *text = wh_json_annotation(pod, WH_SIDECARSET_WORKING_HOTUPGRADE_ANNOTATION);
+    const char *text = wh_json_annotation(pod, WH_KRUISE_ANN_SIDECARSET_WORKING_HOTUPGRADE);
     if (!text || !wh_goenc_valid(text, strlen(text), NULL, 0))
         return out;
     json_t *doc = json_loads(text, JSON_DECODE_ANY, NULL);
@@ -417,12 +417,13 @@ struct build {
     json_t *volumes, *secrets, *annotations;
     struct strset exclude; /* sidecar names of the selected SidecarSets (resourcesPolicy) */
     bool exclude_ready;
+    const struct wh_sidecarset_regexes *regexes; /* of the SidecarSet being built */
 };
 
 static bool is_injected_container(const json_t *c)
 {
     const json_t *env = json_object_get(c, "env");
-    const json_t *e = find_named(env, WH_SIDECARSET_INJECTED_ENV, false);
+    const json_t *e = find_named(env, WH_KRUISE_ENV_SIDECAR_INJECTED, false);
     return e && wh_str_eq(wh_json_str(e, "value"), "true");
 }
 
@@ -749,18 +750,18 @@ static void hot_upgrade_pair(struct build *b, struct blist *out, json_t *c, cons
         json_t *env =
             json_is_array(old_env) ? json_copy((json_t *)(uintptr_t)old_env) : json_array();
         json_object_set_new(copy, "env", env);
-        json_array_append_new(
-            env, version_env("SIDECARSET_VERSION", "version.sidecarset.kruise.io/", cname));
-        json_array_append_new(
-            env, version_env("SIDECARSET_VERSION_ALT", "versionalt.sidecarset.kruise.io/", cname));
+        json_array_append_new(env, version_env(WH_KRUISE_ENV_SIDECARSET_VERSION,
+                                               WH_KRUISE_ANN_SIDECARSET_VERSION_PREFIX, cname));
+        json_array_append_new(env, version_env(WH_KRUISE_ENV_SIDECARSET_VERSION_ALT,
+                                               WH_KRUISE_ANN_SIDECARSET_VERSION_ALT_PREFIX, cname));
         blist_push(out, copy, policy);
-        put_annotation(b, "version.sidecarset.kruise.io/", cname, k == 0 ? "1" : "0");
-        put_annotation(b, "versionalt.sidecarset.kruise.io/", cname, k == 0 ? "0" : "1");
+        put_annotation(b, WH_KRUISE_ANN_SIDECARSET_VERSION_PREFIX, cname, k == 0 ? "1" : "0");
+        put_annotation(b, WH_KRUISE_ANN_SIDECARSET_VERSION_ALT_PREFIX, cname, k == 0 ? "0" : "1");
         if (k == 0)
             json_object_set_new(b->work_info, name, json_string(cname));
     }
     char *wi = wh_goenc_dumps_sorted(b->work_info);
-    json_object_set_new(b->annotations, WH_SIDECARSET_WORKING_HOTUPGRADE_ANNOTATION,
+    json_object_set_new(b->annotations, WH_KRUISE_ANN_SIDECARSET_WORKING_HOTUPGRADE,
                         json_string(wi));
     free(wi);
 }
@@ -798,7 +799,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
     if (json_is_object(rpolicy)) {
         json_t *res = NULL;
         ensure_exclude(b);
-        rc = wh_sidecarset_resources(rpolicy, pod, b->exclude.v, b->exclude.n, &res, eb);
+        rc =
+            wh_sidecarset_resources(rpolicy, b->regexes, pod, b->exclude.v, b->exclude.n, &res, eb);
         if (rc)
             goto out;
         json_object_set_new(c, "resources", res);
@@ -829,7 +831,7 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
     const json_t *own_env = json_object_get(c, "env");
     json_t *env = json_is_array(own_env) ? json_copy((json_t *)(uintptr_t)own_env) : json_array();
     json_array_append_new(
-        env, json_pack("{s:s,s:s}", "name", WH_SIDECARSET_INJECTED_ENV, "value", "true"));
+        env, json_pack("{s:s,s:s}", "name", WH_KRUISE_ENV_SIDECAR_INJECTED, "value", "true"));
     merge_env(env, transfer);
     json_object_set_new(c, "env", env);
 
@@ -880,6 +882,7 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
     bool injecting = false;
     enum wh_err rc = WH_OK;
     strset_add(&b->names, p->name);
+    b->regexes = p->regexes;
 
     size_t i;
     json_t *c;
@@ -912,12 +915,12 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
         const char *rev = wh_json_path_str(p->ss, "status", "latestRevision", NULL);
         json_object_set_new(b->hash, p->name,
                             hash_entry(b, p->name,
-                                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_ANNOTATION),
+                                       wh_json_annotation(p->ss, WH_KRUISE_ANN_SIDECARSET_HASH),
                                        names, rev));
         json_object_set_new(
             b->hash_wo, p->name,
             hash_entry(b, p->name,
-                       wh_json_annotation(p->ss, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION),
+                       wh_json_annotation(p->ss, WH_KRUISE_ANN_SIDECARSET_HASH_WITHOUT_IMAGE),
                        names, NULL));
         json_decref(names);
     }
@@ -1106,14 +1109,14 @@ static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_p
             goto out;
     }
     b.pod = wh_pod_review_pod(pm);
-    rc = parse_hash_annotation(b.pod, ns, WH_SIDECARSET_HASH_ANNOTATION, &b.hash, eb);
+    rc = parse_hash_annotation(b.pod, ns, WH_KRUISE_ANN_SIDECARSET_HASH, &b.hash, eb);
     if (!rc)
-        rc = parse_hash_annotation(b.pod, ns, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
+        rc = parse_hash_annotation(b.pod, ns, WH_KRUISE_ANN_SIDECARSET_HASH_WITHOUT_IMAGE,
                                    &b.hash_wo, eb);
     if (rc)
         goto out;
     b.work_info = parse_work_info(b.pod);
-    const char *list = wh_json_annotation(b.pod, WH_SIDECARSET_INJECTED_LIST_ANNOTATION);
+    const char *list = wh_json_annotation(b.pod, WH_KRUISE_ANN_SIDECARSET_INJECTED_LIST);
     char *list_copy = list && list[0] ? wh_xstrdup(list) : NULL;
     /* strings.Split keeps empty fields: "a,,b" names "" too */
     for (char *p = list_copy; p;) {
@@ -1130,11 +1133,11 @@ static enum wh_err inject(struct wh_pod_review *pm, const struct wh_sidecarset_p
         hash_wo_text = dump_hash_map(b.hash_wo);
         list_text = join_names(&b.names);
         /* Go's encoding and names split from JSON strings: valid UTF-8, not checked again */
-        json_object_set_new(b.annotations, WH_SIDECARSET_HASH_ANNOTATION,
+        json_object_set_new(b.annotations, WH_KRUISE_ANN_SIDECARSET_HASH,
                             json_string_nocheck(hash_text));
-        json_object_set_new(b.annotations, WH_SIDECARSET_HASH_WITHOUT_IMAGE_ANNOTATION,
+        json_object_set_new(b.annotations, WH_KRUISE_ANN_SIDECARSET_HASH_WITHOUT_IMAGE,
                             json_string_nocheck(hash_wo_text));
-        json_object_set_new(b.annotations, WH_SIDECARSET_INJECTED_LIST_ANNOTATION,
+        json_object_set_new(b.annotations, WH_KRUISE_ANN_SIDECARSET_INJECTED_LIST,
                             json_string_nocheck(list_text));
         write_pod(&b);
     }

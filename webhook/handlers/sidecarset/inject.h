@@ -11,14 +11,9 @@
  * request) and nothing changes. The Pod is copied only when something is written.
  * Thread rule: thread-safe; reads the caches, writes only the request's Pod copy. */
 
-#include "handlers/pod/pipeline.h"
+#include "handlers/pod/step.h"
 
-#define WH_SIDECARSET_INJECTED_LIST_ANNOTATION "kruise.io/sidecarset-injected-list"
-#define WH_SIDECARSET_WORKING_HOTUPGRADE_ANNOTATION                                                \
-    "kruise.io/sidecarset-working-hotupgrade-container"
-#define WH_SIDECARSET_INJECTED_ENV "IS_INJECTED"
-
-/* The step (handlers/pod/pipeline.h). Errors (answered 500): those of wh_sidecarset_match, a
+/* The step (handlers/pod/step.h). Errors (answered 500): those of wh_sidecarset_match, a
  * failing MergePatchJson, an unparsable kruise.io/sidecarset-hash annotation, a failing
  * resourcesPolicy, an UPDATE without a decodable oldObject. */
 extern const struct wh_pod_step wh_sidecarset_pod_step;

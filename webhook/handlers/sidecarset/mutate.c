@@ -3,11 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gocompat/gotype.h"
 #include "handlers/sidecarset/defaults.h"
 #include "handlers/sidecarset/hash.h"
-#include "jsonpatch/diff.h"
-#include "gocompat/gotype.h"
+#include "k8s/kruise.h"
 #include "util/json.h"
+#include "util/jsoneq.h"
 
 /* Upstream's defaulting dereferences sourceContainerNameFrom.fieldRef without a nil check; the
  * panic is recovered by controller-runtime and answered as a 500 (spec 11.12). */
@@ -30,9 +31,8 @@ static bool defaulting_panics(const json_t *spec)
     return false;
 }
 
-enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
-                                       const struct wh_admission_request *req,
-                                       struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                         struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     const struct wh_gotype *type = NULL;
@@ -43,7 +43,7 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
     if (strcmp(req->resource.version, "v1beta1") == 0 ||
         strcmp(req->resource.version, "v1alpha1") == 0) {
         char api[64];
-        snprintf(api, sizeof(api), "apps.kruise.io/%s", req->resource.version);
+        snprintf(api, sizeof(api), WH_KRUISE_APPS "/%s", req->resource.version);
         type = wh_gotype_lookup(api, "SidecarSet");
     } else {
         wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
@@ -82,13 +82,12 @@ enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
     rc = wh_gotype_normalize(defaulted, type, &encoded, eb);
     if (rc)
         goto out;
-    if (wh_patch_equal(decoded, encoded)) {
+    if (wh_json_equal(decoded, encoded, WH_JSON_EQ_EXACT)) {
         wh_admission_allow(resp, NULL);
         goto out;
     }
-    json_t *obj = wh_admission_mutable_object(resp, req);
-    json_object_clear(obj);
-    json_object_update(obj, encoded);
+    wh_admission_set_mutated_new(resp, encoded);
+    encoded = NULL;
     wh_admission_allow(resp, NULL);
 out:
     json_decref(decoded);
@@ -96,3 +95,14 @@ out:
     json_decref(encoded);
     return rc;
 }
+
+const struct wh_route wh_sidecarset_mutate_route = {
+    .path = "/mutate-apps-kruise-io-sidecarset",
+    .kind = WH_ROUTE_MUTATE,
+    .admit = admit,
+    .entries = {{.name = "msidecarset.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "sidecarsets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

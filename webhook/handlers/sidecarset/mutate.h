@@ -11,11 +11,8 @@
  * counters, unknown fields dropped; spec 11.11).
  * Thread rule: thread-safe (reads nothing shared). */
 
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 
-WH_NODISCARD enum wh_err wh_sidecarset_mutate_admit(const struct wh_handler_ctx *ctx,
-                                                    const struct wh_admission_request *req,
-                                                    struct wh_admission_response *resp,
-                                                    struct wh_errbuf *eb);
+extern const struct wh_route wh_sidecarset_mutate_route;
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
+#include "k8s/kruise.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "k8s/fielderr.h"
@@ -22,11 +23,6 @@
 #include "util/str.h"
 
 #define P(...) wh_fpath(p, sizeof(p), __VA_ARGS__)
-#define WHITELIST_CONFIGMAP "kruise-configuration"
-#define WHITELIST_KEY "SidecarSet_PatchPodMetadata_WhiteList"
-
-#define ALPHA "apps.kruise.io/v1alpha1"
-#define BETA "apps.kruise.io/v1beta1"
 
 struct vctx {
     const struct wh_handler_ctx *hctx;
@@ -47,11 +43,14 @@ static enum wh_err decode(const char *version, const json_t *raw, json_t **out,
     *out = NULL;
     if (strcmp(version, "v1beta1") != 0 && !alpha) /* upstream decodes nothing for other
                                                       versions and validates an empty object */
-        return wh_gotype_decode(NULL, wh_gotype_lookup(BETA, "SidecarSet"), out, eb);
+        return wh_gotype_decode(NULL, wh_gotype_lookup(WH_KRUISE_APPS_V1BETA1, "SidecarSet"), out,
+                                eb);
     if (!raw)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    enum wh_err rc =
-        wh_gotype_decode(raw, wh_gotype_lookup(alpha ? ALPHA : BETA, "SidecarSet"), out, eb);
+    enum wh_err rc = wh_gotype_decode(
+        raw,
+        wh_gotype_lookup(alpha ? WH_KRUISE_APPS_V1ALPHA1 : WH_KRUISE_APPS_V1BETA1, "SidecarSet"),
+        out, eb);
     if (rc || !alpha)
         return rc;
     /* the v1alpha1 object is seen as its v1beta1 conversion (apis/apps/v1alpha1 ConvertTo) */
@@ -167,8 +166,8 @@ static void sidecarset_name(const char *name, bool prefix, struct wh_vmsgs *out)
 
 static bool is_canary(const json_t *obj, const char **base)
 {
-    const char *canary = wh_json_annotation(obj, WH_SIDECARSET_CANARY_ANNOTATION);
-    const char *b = wh_json_annotation(obj, WH_SIDECARSET_BASE_ANNOTATION);
+    const char *canary = wh_json_annotation(obj, WH_KRUISE_ANN_SIDECARSET_CANARY);
+    const char *b = wh_json_annotation(obj, WH_KRUISE_ANN_SIDECARSET_BASE);
     *base = b ? b : "";
     return canary && strcmp(canary, "true") == 0 && b && *b;
 }
@@ -183,10 +182,10 @@ static void canary_annotations(struct vctx *v)
     if (strcmp(base, name) == 0)
         wh_ferr_invalid_raw(&v->errs, "metadata", ann, "base sidecarSet cannot be itself");
     if (v->old) {
-        const char *old_base = wh_json_annotation(v->old, WH_SIDECARSET_BASE_ANNOTATION);
+        const char *old_base = wh_json_annotation(v->old, WH_KRUISE_ANN_SIDECARSET_BASE);
         if (!wh_str_eq(old_base ? old_base : "", base))
             wh_ferr_invalid_raw(&v->errs, "metadata", ann,
-                                "annotations[" WH_SIDECARSET_BASE_ANNOTATION "] is immutable");
+                                "annotations[" WH_KRUISE_ANN_SIDECARSET_BASE "] is immutable");
     }
     struct wh_cache *c =
         v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, WH_RES_SIDECARSET) : NULL;
@@ -250,7 +249,7 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
         enum wh_err rc = WH_ERR_NOT_FOUND;
         if (v->hctx->cluster)
             rc = wh_sidecarset_history(v->hctx->cluster, v->hctx->cfg->namespace_, v->obj, name,
-                                       name ? NULL : cv, &h, &eb);
+                                       name ? NULL : cv, &h, NULL, &eb);
         else
             (void)wh_cache_not_found(
                 &eb, "apps", "ControllerRevision",
@@ -389,14 +388,20 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
         free(g);
         return;
     }
-    const char *re = wh_json_str_or_empty(pol, "targetContainersNameRegex");
-    char msg[512];
-    if (!*re) {
+    const json_t *rev = json_object_get(pol, "targetContainersNameRegex");
+    const char *re = json_is_string(rev) ? json_string_value(rev) : "";
+    size_t relen = json_is_string(rev) ? json_string_length(rev) : 0;
+    struct wh_regex_error rerr;
+    if (relen == 0) {
         wh_ferr_required(&v->errs, P("%s.targetContainersNameRegex", path), "invalid empty regex");
-    } else if (!wh_regex_check(re, msg, sizeof(msg))) {
-        char detail[700];
-        snprintf(detail, sizeof(detail), "invalid regex pattern: %s", msg);
+    } else if (!wh_regex_valid(re, relen, &rerr)) {
+        char *msg = wh_regex_error_message(re, &rerr, NULL);
+        char *detail = wh_xmalloc(strlen(msg) + 32);
+        memcpy(detail, "invalid regex pattern: ", 23);
+        memcpy(detail + 23, msg, strlen(msg) + 1);
         wh_ferr_invalid_str(&v->errs, P("%s.targetContainersNameRegex", path), re, detail);
+        free(detail);
+        free(msg);
     }
     const json_t *expr = wh_json_obj(pol, "resourcesExpr");
     char ep[512];
@@ -608,7 +613,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     bool defaults_allowed = wh_feature_on(&v->hctx->cfg->features,
                                           WH_FEATURE_SidecarSetPatchPodMetadataDefaultsAllowed);
     json_t *wl = NULL;
-    struct wh_regex *regs = NULL;
+    struct wh_regex **regs = NULL;
     size_t nregs = 0, cap = 0;
     err[0] = 0;
     if (json_array_size(ppm) == 0)
@@ -616,22 +621,21 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     struct wh_cache *c =
         v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, WH_RES_CONFIGMAP) : NULL;
     struct wh_object *cm =
-        c ? wh_cache_get(c, v->hctx->cfg->namespace_, WHITELIST_CONFIGMAP) : NULL;
-    const char *text =
-        cm ? wh_json_path_str(wh_object_json(cm), "data", WHITELIST_KEY, NULL) : NULL;
+        c ? wh_cache_get(c, v->hctx->cfg->namespace_, WH_KRUISE_CONFIGMAP) : NULL;
+    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data",
+                                             WH_KRUISE_CONFIG_SIDECARSET_WHITELIST, NULL)
+                          : NULL;
     if (!text) {
         if (!defaults_allowed)
             snprintf(err, errsz, "SidecarSet patch metadata whitelist not found");
         goto out;
     }
-    if (!wh_goenc_valid(text, strlen(text), err, errsz))
-        goto out;
-    wl = json_loads(text, JSON_DECODE_ANY, NULL);
-    if (wl && !json_is_object(wl) && !json_is_null(wl)) {
-        snprintf(err, errsz,
-                 "json: cannot unmarshal %s into Go value of type "
-                 "configuration.SidecarSetPatchMetadataWhiteList",
-                 wh_json_type_name(wl));
+    struct wh_errbuf deb = {{0}};
+    if (wh_gotype_unmarshal(
+            text, strlen(text),
+            wh_gotype_lookup(WH_KRUISE_CONFIG_TYPES, "SidecarSetPatchMetadataWhiteList"), &wl,
+            &deb)) {
+        snprintf(err, errsz, "%s", deb.msg);
         goto out;
     }
     size_t i, k;
@@ -654,14 +658,17 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
         }
         json_array_foreach(wh_json_arr(rule, "allowedAnnotationKeyExprs"), k, expr)
         {
-            struct wh_errbuf eb = {{0}};
+            const char *pattern = json_is_string(expr) ? json_string_value(expr) : "";
+            size_t plen = json_is_string(expr) ? json_string_length(expr) : 0;
+            struct wh_regex_error rerr;
             if (nregs == cap) {
                 cap = cap ? 2 * cap : 4;
                 regs = wh_xrealloc(regs, cap * sizeof(*regs));
             }
-            if (wh_regex_compile(&regs[nregs],
-                                 json_string_value(expr) ? json_string_value(expr) : "", &eb)) {
-                snprintf(err, errsz, "%s", eb.msg);
+            if (wh_regex_compile(pattern, plen, &regs[nregs], &rerr)) {
+                char *msg = wh_regex_error_message(pattern, &rerr, NULL);
+                snprintf(err, errsz, "%s", msg);
+                free(msg);
                 goto out;
             }
             nregs++;
@@ -677,7 +684,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     for (i = 0; i < nkeys && !err[0]; i++) {
         bool ok = false;
         for (k = 0; k < nregs && !ok; k++)
-            ok = wh_regex_match(&regs[k], keys[i]);
+            ok = wh_regex_match(regs[k], keys[i], strlen(keys[i]));
         if (!ok)
             snprintf(err, errsz, "sidecarSet patch metadata annotation(%s) is not allowed",
                      keys[i]);
@@ -685,7 +692,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     free(keys);
 out:
     for (size_t r = 0; r < nregs; r++)
-        wh_regex_free(&regs[r]);
+        wh_regex_free(regs[r]);
     free(regs);
     json_decref(wl);
     wh_object_unref(cm);
@@ -1046,9 +1053,8 @@ static void conflicts(struct vctx *v)
 /* --- the handler --------------------------------------------------------------------------------
  */
 
-enum wh_err wh_sidecarset_validate_admit(const struct wh_handler_ctx *ctx,
-                                         const struct wh_admission_request *req,
-                                         struct wh_admission_response *resp, struct wh_errbuf *eb)
+static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                         struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     struct vctx v = {ctx, NULL, NULL, {0}, NULL};
     json_t *obj = NULL, *old = NULL;
@@ -1089,3 +1095,15 @@ out:
     json_decref(old);
     return WH_OK;
 }
+
+const struct wh_route wh_sidecarset_validate_route = {
+    .path = "/validate-apps-kruise-io-sidecarset",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = admit,
+    .setup = wh_sidecarset_caches_setup,
+    .entries = {{.name = "vsidecarset.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "sidecarsets",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

@@ -15,11 +15,8 @@
  * revision) and the ConfigMap kruise-configuration there (patchPodMetadata whitelist).
  * Thread rule: thread-safe (caches are only read). */
 
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 
-WH_NODISCARD enum wh_err wh_sidecarset_validate_admit(const struct wh_handler_ctx *ctx,
-                                                      const struct wh_admission_request *req,
-                                                      struct wh_admission_response *resp,
-                                                      struct wh_errbuf *eb);
+extern const struct wh_route wh_sidecarset_validate_route;
 
 #endif

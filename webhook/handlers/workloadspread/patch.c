@@ -11,6 +11,7 @@
 #include "gocompat/smp.h"
 #include "jsonpatch/apply.h"
 #include "jsonpatch/diff.h"
+#include "k8s/kruise.h"
 #include "util/buf.h"
 #include "util/cow.h"
 #include "util/json.h"
@@ -207,7 +208,7 @@ enum wh_err wh_ws_patch_pod(struct wh_pod_review *pr, const char *ws_name, const
 
     char *value = wh_ws_annotation_value(ws_name, wh_json_str_or_empty(subset, "name"), uid);
     json_object_set_new(wh_pod_review_own(pr, "metadata", "annotations", NULL),
-                        WH_WS_MATCHED_ANNOTATION, json_string(value));
+                        WH_KRUISE_ANN_MATCHED_WORKLOADSPREAD, json_string(value));
     free(value);
     return WH_OK;
 }

@@ -20,8 +20,6 @@
 #include "handlers/pod/review.h"
 #include "util/err.h"
 
-#define WH_WS_MATCHED_ANNOTATION "apps.kruise.io/matched-workloadspread"
-
 /* The annotation's value, as Go marshals upstream's InjectWorkloadSpread: compact,
  * {"name":...,"subset":...} plus "uid" when uid is not empty. Returns: new string. */
 char *wh_ws_annotation_value(const char *ws_name, const char *subset_name, const char *uid);

@@ -14,6 +14,7 @@
 #include "handlers/workloadspread/patch.h"
 #include "handlers/workloadspread/subset.h"
 #include "handlers/workloadspread/workload.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
@@ -322,8 +323,8 @@ static enum wh_err record_deletion(struct wh_pod_review *pr, const json_t *pod,
 {
     const char *op = pr->op == WH_POD_EVICT ? "evict" : "delete";
     char ws_name[254], subset[254];
-    if (!wh_ws_annotation_parse(wh_json_annotation(pod, WH_WS_MATCHED_ANNOTATION), ws_name,
-                                sizeof(ws_name), subset, sizeof(subset)) ||
+    if (!wh_ws_annotation_parse(wh_json_annotation(pod, WH_KRUISE_ANN_MATCHED_WORKLOADSPREAD),
+                                ws_name, sizeof(ws_name), subset, sizeof(subset)) ||
         !wh_ws_pod_active(pod) || !wh_ref_controller(pod) || !ws_name[0])
         return WH_OK;
     const char *ns = pr->namespace_;

@@ -5,7 +5,7 @@
  * a subset for a new Pod, patch it there and count it in the WorkloadSpread's status; on
  * /validate-pod, record deletions and evictions. Gate WorkloadSpread. */
 
-#include "handlers/pod/pipeline.h"
+#include "handlers/pod/step.h"
 
 extern const struct wh_pod_step wh_workloadspread_pod_step;
 

@@ -9,6 +9,7 @@
 #include "config/features.h"
 #include "conversion/convert.h"
 #include "k8s/defaults.h"
+#include "k8s/kruise.h"
 #include "k8s/typemeta.h"
 #include "gocompat/goenc.h"
 #include "gocompat/gotype.h"
@@ -29,9 +30,6 @@
 #include "util/str.h"
 
 #define P(...) wh_fpath(p, sizeof(p), __VA_ARGS__)
-/* Go prints pointers inside %#v values as addresses, which differ on every run upstream; this
- * stands in for them (the rendered values are not part of the contract, spec 9.5). */
-#define GO_POINTER "0xc000010000"
 /* MaxScheduledFailedDuration (300 s) less 5, shared among the subsets after the first */
 #define RESCHEDULE_BUDGET 295
 
@@ -58,26 +56,25 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     char *msg = NULL;
     /* controller-runtime's Decoder: the object must name the type it is decoded into (v1beta1,
      * or v1alpha1 for every other version), or name nothing */
-    enum wh_err rc = wh_gotype_decode_into(raw, beta ? "apps.kruise.io/v1beta1"
-                                                       : "apps.kruise.io/v1alpha1",
-                                             "WorkloadSpread", true, eb);
+    enum wh_err rc = wh_gotype_decode_into(
+        raw, beta ? WH_KRUISE_APPS_V1BETA1 : WH_KRUISE_APPS_V1ALPHA1, "WorkloadSpread", true, eb);
     if (rc)
         return rc;
     if (beta) {
-        rc = wh_gotype_check_full(raw, wh_gotype_lookup("apps.kruise.io/v1beta1", "WorkloadSpread"),
+        rc = wh_gotype_check_full(raw, wh_gotype_lookup(WH_KRUISE_APPS_V1BETA1, "WorkloadSpread"),
                                   &msg);
         if (!rc)
             *out = json_incref((json_t *)(uintptr_t)raw);
     } else if (!json_is_object(raw)) {
-        rc = wh_gotype_check_full(
-            raw, wh_gotype_lookup("apps.kruise.io/v1alpha1", "WorkloadSpread"), &msg);
+        rc = wh_gotype_check_full(raw, wh_gotype_lookup(WH_KRUISE_APPS_V1ALPHA1, "WorkloadSpread"),
+                                  &msg);
     } else {
         /* the conversion decodes the v1alpha1 object as Go would (same errors) and renames the
          * subset fields */
         json_t *alpha = wh_json_copy(raw);
-        json_object_set_new(alpha, "apiVersion", json_string("apps.kruise.io/v1alpha1"));
+        json_object_set_new(alpha, "apiVersion", json_string(WH_KRUISE_APPS_V1ALPHA1));
         json_object_set_new(alpha, "kind", json_string("WorkloadSpread"));
-        rc = wh_convert_object("apps.kruise.io/v1beta1", alpha, out, &msg);
+        rc = wh_convert_object(WH_KRUISE_APPS_V1BETA1, alpha, out, &msg);
         json_decref(alpha);
     }
     if (rc)
@@ -140,11 +137,11 @@ static const struct {
     enum wh_resource_id cache;
     bool claims;
 } targets[] = {
-    {"CloneSet", {"apps.kruise.io"}, WH_RES_CLONESET, true},
+    {"CloneSet", {WH_KRUISE_APPS}, WH_RES_CLONESET, true},
     {"Deployment", {"apps"}, WH_RES_DEPLOYMENT, false},
     {"ReplicaSet", {"apps"}, WH_RES_REPLICASET, false},
     {"Job", {"batch"}, WH_RES_JOB, false},
-    {"StatefulSet", {"apps", "apps.kruise.io"}, WH_RES_STATEFULSET, true},
+    {"StatefulSet", {"apps", WH_KRUISE_APPS}, WH_RES_STATEFULSET, true},
 };
 
 /* The pod template the subsets' patches are checked against: the workload's spec.template as Go
@@ -309,21 +306,13 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
      * too) */
     if (!json_is_object(json_object_get(pod, "spec")))
         json_object_set_new(pod, "spec", json_object());
-    wh_k8s_default_pod_spec(json_object_get(pod, "spec"),
-                            v->hctx->cfg &&
-                                wh_feature_on(&v->hctx->cfg->features,
-                                              WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
-    /* the Pod validation reports at "spec": re-rooted under the subset's patch */
-    struct wh_field_errors spec_errs;
-    wh_ferrs_init(&spec_errs);
-    wh_validate_pod_spec(&spec_errs, json_object_get(pod, "spec"));
-    for (size_t k = 0; k < spec_errs.n; k++) {
-        const char *e = spec_errs.items[k];
-        char *text = wh_str_has_prefix(e, "spec") ? wh_str_printf("%s%s", p, e + 4) : wh_xstrdup(e);
-        wh_ferr_add_text(&v->errs, text);
-        free(text);
-    }
-    wh_ferrs_fini(&spec_errs);
+    wh_k8s_default_pod_spec_for_validation(
+        json_object_get(pod, "spec"),
+        v->hctx->cfg && wh_feature_on(&v->hctx->cfg->features,
+                                      WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
+    /* corevalidation.ValidatePodSpec(&pod.Spec, &pod.ObjectMeta, subsets[i].patch) */
+    wh_validate_pod_spec_at(&v->errs, json_object_get(pod, "spec"),
+                            json_object_get(pod, "metadata"), p);
     json_decref(pod);
     free(quoted);
     free(raw);
@@ -448,7 +437,7 @@ static char *render_target_filter(const json_t *f)
     }
     char *out = wh_str_printf("v1beta1.TargetFilter{Selector:(*v1.LabelSelector)(%s), "
                               "ReplicasPathList:%s}",
-                              present(f, "selector") ? GO_POINTER : "nil", list);
+                              present(f, "selector") ? WH_GOSYNTAX_ADDRESS : "nil", list);
     free(list);
     return out;
 }
@@ -583,3 +572,16 @@ out:
     json_decref(old);
     return WH_OK;
 }
+
+/* Served with the gate off too: it then answers 403 (spec workloadspread.md 2). */
+const struct wh_route wh_ws_validate_route = {
+    .path = "/validate-apps-kruise-io-workloadspread",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = wh_ws_validate_admit,
+    .setup = wh_ws_caches_setup,
+    .entries = {{.name = "vworkloadspread.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "workloadspreads",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};

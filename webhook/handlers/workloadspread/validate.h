@@ -11,8 +11,11 @@
  * WorkloadSpread off answers 403. Reads the WorkloadSpread, workload and ConfigMap caches.
  * Thread rule: thread-safe. */
 
-#include "handlers/registry.h"
+#include "handlers/handler.h"
 
+extern const struct wh_route wh_ws_validate_route;
+
+/* Its handler. */
 WH_NODISCARD enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
                                               const struct wh_admission_request *req,
                                               struct wh_admission_response *resp,

@@ -3,8 +3,9 @@
 
 /* The custom workload white list of WorkloadSpread (spec workloadspread.md 4.3): key
  * WorkloadSpread_Watch_Custom_Workload_WhiteList of ConfigMap kruise-configuration in the kruise
- * namespace, decoded as upstream's configuration.WSCustomWorkloadWhiteList is (Go's JSON decoder:
- * member names matched case-insensitively, unknown members ignored, Go's error texts):
+ * namespace, decoded into upstream's configuration.WSCustomWorkloadWhiteList by the Go-type model
+ * as encoding/json does it (wh_gotype_unmarshal: member names matched as Go folds case, unknown
+ * members ignored, Go's error texts):
  *
  *   {"workloads":[{"Group":"mock.kruise.io","Version":"v1","Kind":"GameServerSet",
  *                  "replicasPath":"spec.replicas",
@@ -22,9 +23,6 @@
 #include "kube/cluster.h"
 #include "util/err.h"
 
-#define WH_WS_KRUISE_CONFIGMAP "kruise-configuration"
-#define WH_WS_WHITELIST_KEY "WorkloadSpread_Watch_Custom_Workload_WhiteList"
-
 struct wh_ws_gvk {
     const char *group, *version, *kind; /* "" when absent */
 };
@@ -36,7 +34,7 @@ struct wh_ws_custom_workload {
     size_t nsubs;
 };
 
-/* Strings point into the decoded JSON the list owns. */
+/* Strings point into the decoded value the list owns. */
 struct wh_ws_whitelist {
     struct wh_ws_custom_workload *items;
     size_t n;

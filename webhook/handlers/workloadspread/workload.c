@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handlers/workloadspread/subset.h"
+#include "k8s/kruise.h"
 #include "k8s/ref.h"
 #include "kube/cache.h"
 #include "util/json.h"
@@ -16,8 +17,8 @@
 static const struct {
     const char *group, *kind;
 } builtin[] = {
-    {"apps", "Deployment"}, {"apps.kruise.io", "CloneSet"}, {"apps", "ReplicaSet"},
-    {"batch", "Job"},       {"apps", "StatefulSet"},        {"apps.kruise.io", "StatefulSet"},
+    {"apps", "Deployment"}, {WH_KRUISE_APPS, "CloneSet"}, {"apps", "ReplicaSet"},
+    {"batch", "Job"},       {"apps", "StatefulSet"},      {WH_KRUISE_APPS, "StatefulSet"},
 };
 
 bool wh_ws_builtin_workload(const char *group, const char *kind)
