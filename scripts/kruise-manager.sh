@@ -7,7 +7,8 @@
 #
 # The module comes from where scripts/oracle.sh takes it (scripts/upstream-source.sh: the module
 # proxy, else a copy of upstream's repository) and is built as upstream builds it, with its own
-# go.mod and go.sum; every dependency through the module proxy.
+# go.mod and go.sum and upstream's Go release (1.23.9, else the local Go with a warning line);
+# every dependency through the module proxy.
 #
 # One change, made at build time through an overlay (the source is not touched): upstream's
 # main.go hard-codes the webhook server's listen address as 0.0.0.0 (the other listeners take
@@ -35,10 +36,11 @@ skip() {
 }
 
 . "$top/scripts/upstream-source.sh"
-upstream_go
+upstream_go kruise-manager
 
 newer=$(find "$0" "$top/scripts/upstream-source.sh" -newer "$bin" -type f 2>/dev/null | head -1)
-if [ -x "$bin" ] && [ -z "$newer" ]; then
+if [ -x "$bin" ] && [ -z "$newer" ] &&
+    [ "$("$go" version "$bin" 2>/dev/null)" = "$bin: $("$go" env GOVERSION)" ]; then
     echo "kruise-manager: $bin is up to date"
     exit 0
 fi
@@ -54,7 +56,7 @@ sed "s/^\t\t\tHost:    \"0.0.0.0\",\$/\t\t\tHost:    \"127.0.0.1\",/" "$main" >"
 printf '{"Replace":{"%s":"%s"}}\n' "$main" "$out/main-loopback.go" >"$out/overlay.json"
 
 echo "kruise-manager: building upstream's main.go at ${UPSTREAM_COMMIT:0:12}" \
-    "(webhook server on 127.0.0.1)"
+    "(webhook server on 127.0.0.1) with $("$go" env GOVERSION)"
 if ! (cd "$upstream_dir" && GOFLAGS=-mod=readonly "$go" build -trimpath -overlay "$out/overlay.json" \
     -o "$bin.tmp" .) >"$log" 2>&1; then
     upstream_network_error "$log" && skip "the module proxy did not serve the dependencies ($(upstream_network_line "$log"))"

@@ -8,7 +8,9 @@
 # (proxy.golang.org answers 403 for it today), from a copy of upstream's repository: KRUISE_SRC,
 # a git repository holding the commit (its tree at the commit is exported under OUT) or a plain
 # source tree at the commit; by default ../kruise or ../.mirror/openkruise+kruise/repo beside
-# this checkout. Every other dependency comes through the module proxy.
+# this checkout. Every other dependency comes through the module proxy. It is built with the Go
+# release upstream builds with (scripts/upstream-source.sh: GOTOOLCHAIN=go1.23.9), or, when that
+# cannot be had, with the local Go and a warning line.
 #
 # Without Go, or without the proxy, or without upstream's code, it prints one line starting
 # "oracle: skipped:" and exits 0, leaving no binary, so that `make test` goes on without the
@@ -29,10 +31,12 @@ skip() {
 }
 
 . "$top/scripts/upstream-source.sh"
-upstream_go
+upstream_go oracle
 
-# Up to date: the binary is newer than every source file and these scripts.
-if [ -x "$bin" ] && [ -z "$(find "$top/test/oracle" "$0" "$top/scripts/upstream-source.sh" -newer "$bin" -type f 2>/dev/null | head -1)" ]; then
+# Up to date: the binary is newer than every source file and these scripts, and was built by
+# the Go release this build would use.
+if [ -x "$bin" ] && [ -z "$(find "$top/test/oracle" "$0" "$top/scripts/upstream-source.sh" -newer "$bin" -type f 2>/dev/null | head -1)" ] &&
+    [ "$("$go" version "$bin" 2>/dev/null)" = "$bin: $("$go" env GOVERSION)" ]; then
     echo "oracle: $bin is up to date"
     exit 0
 fi
@@ -66,7 +70,7 @@ if ! "$go" run ./enumgen -out enums_gen.go \
     "$adir/apps/v1:k8s.io/api/apps/v1" "$adir/policy/v1:k8s.io/api/policy/v1" >>"$log" 2>&1; then
     echo "oracle: enumgen failed:" && cat "$log" && exit 1
 fi
-echo "oracle: building test/oracle against upstream at ${UPSTREAM_COMMIT:0:12} from $source_note"
+echo "oracle: building test/oracle against upstream at ${UPSTREAM_COMMIT:0:12} from $source_note with $("$go" env GOVERSION)"
 if ! "$go" build -trimpath -o "$bin.tmp" . >>"$log" 2>&1; then
     upstream_network_error "$log" && skip "the module proxy did not serve the dependencies"
     echo "oracle: build failed:" && cat "$log" && exit 1

@@ -1,8 +1,8 @@
 # Sourced by scripts/oracle.sh and scripts/kruise-manager.sh (bash): where upstream OpenKruise's
-# Go module at the commit this project follows comes from, and the Go toolchain to build it.
+# Go module at the commit this project follows comes from, and the Go release to build it with.
 #
 #   . scripts/upstream-source.sh
-#   upstream_go                 # sets go, or calls skip
+#   upstream_go NAME            # sets go and GOTOOLCHAIN, or calls skip
 #   upstream_source OUT         # sets upstream_dir and upstream_from, or calls skip
 #
 # The caller defines skip MESSAGE (print one "...: skipped: MESSAGE" line, exit 0).
@@ -16,11 +16,30 @@ UPSTREAM_COMMIT=07169cfac7b9cf7800dda1b8652f850cc3184132
 UPSTREAM_MODULE=github.com/openkruise/kruise
 UPSTREAM_PSEUDO=v1.5.3-0.20260702095609-07169cfac7b9
 
+# The Go release upstream builds with (its Dockerfile: golang:1.23.9). Where the standard library
+# shows in answers it matters which: later releases accept regexp's Unicode aliases (\p{Letter},
+# Go 1.25) and name the embedded structs in encoding/json's type-error paths (Go 1.24:
+# "Volume.spec.volumes.VolumeSource.emptyDir", where Go 1.23 says "Volume.spec.volumes.emptyDir").
+UPSTREAM_GO=go1.23.9
+
+# upstream_go NAME: sets go (GO, else go on PATH, else /usr/local/go/bin/go) and exports
+# GOTOOLCHAIN: UPSTREAM_GO, fetched once through the module proxy into the module cache
+# (golang.org/toolchain) when it is not there; when that release cannot be had, the local Go,
+# with one line "NAME: warning: ..." saying so.
 upstream_go() {
-    go=$(command -v go 2>/dev/null || true)
+    local name=$1 what
+    go=${GO:-$(command -v go 2>/dev/null || true)}
     [ -n "$go" ] || { [ -x /usr/local/go/bin/go ] && go=/usr/local/go/bin/go; }
-    [ -n "$go" ] || skip "no Go toolchain (go on PATH or /usr/local/go/bin/go)"
-    export GOTOOLCHAIN=local
+    { [ -n "$go" ] && GOTOOLCHAIN=local "$go" version >/dev/null 2>&1; } ||
+        skip "no Go toolchain (GO, go on PATH or /usr/local/go/bin/go)"
+    if what=$(GOTOOLCHAIN=$UPSTREAM_GO "$go" env GOVERSION 2>&1) && [ "$what" = "$UPSTREAM_GO" ]; then
+        export GOTOOLCHAIN=$UPSTREAM_GO
+    else
+        export GOTOOLCHAIN=local
+        echo "$name: warning: $UPSTREAM_GO (upstream's release) cannot be had" \
+            "($(printf '%s\n' "$what" | tail -n 1)); building with the local $("$go" env GOVERSION)," \
+            "whose standard library can answer otherwise"
+    fi
 }
 
 upstream_source() {
