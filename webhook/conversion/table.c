@@ -461,6 +461,26 @@ static json_t *list_elem(const struct seg *g, const json_t *sv, json_t *dv, size
     return json_is_object(de) ? de : NULL;
 }
 
+static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const json_t *s,
+                        json_t *d, elem_fn fn);
+
+/* each() of the rest of the path (segs[1..n)) for every element of the lists sv and dv that
+ * segs[0], a "[]", iterates. */
+static enum wh_err each_elem(struct apply *a, const struct seg *segs, size_t n, const json_t *sv,
+                             json_t *dv, elem_fn fn)
+{
+    enum wh_err rc = WH_OK;
+    json_t *zero = json_object();
+    for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
+        const json_t *se;
+        json_t *de = list_elem(&segs[0], sv, dv, i, zero, &se);
+        if (de)
+            rc = each(a, segs + 1, n - 1, se, de, fn);
+    }
+    json_decref(zero);
+    return rc;
+}
+
 /* Calls fn for every element the row's iteration prefix reaches, with the source element and
  * the matching (writable) destination element. Elements that a previous row removed or
  * reshaped in the destination are skipped. */
@@ -470,7 +490,6 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
     if (n == 0)
         return fn(a, s, d);
     const struct seg *g = &segs[0];
-    enum wh_err rc = WH_OK;
     if (g->any) {
         const char *key;
         json_t *sv;
@@ -481,22 +500,13 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
             json_t *dv = wh_cow_member(d, key);
             if (!dv || json_typeof(dv) != json_typeof(sv))
                 continue;
-            if (g->arr) {
-                json_t *zero = json_object();
-                for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
-                    const json_t *se;
-                    json_t *de = list_elem(g, sv, dv, i, zero, &se);
-                    if (de)
-                        rc = each(a, segs + 1, n - 1, se, de, fn);
-                }
-                json_decref(zero);
-                if (rc)
-                    return rc;
-            } else if (json_is_object(sv)) {
+            enum wh_err rc = WH_OK;
+            if (g->arr)
+                rc = each_elem(a, segs, n, sv, dv, fn);
+            else if (json_is_object(sv))
                 rc = each(a, segs + 1, n - 1, sv, dv, fn);
-                if (rc)
-                    return rc;
-            }
+            if (rc)
+                return rc;
         }
         return WH_OK;
     }
@@ -508,15 +518,7 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
         return WH_OK;
     if (!g->arr)
         return each(a, segs + 1, n - 1, sv, dv, fn);
-    json_t *zero = json_object();
-    for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
-        const json_t *se;
-        json_t *de = list_elem(g, sv, dv, i, zero, &se);
-        if (de)
-            rc = each(a, segs + 1, n - 1, se, de, fn);
-    }
-    json_decref(zero);
-    return rc;
+    return each_elem(a, segs, n, sv, dv, fn);
 }
 
 /* The member names of a path's tail (after the iteration prefix). */
