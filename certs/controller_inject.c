@@ -13,15 +13,19 @@
 #include "util/time.h"
 
 /* CRDs are large (their schemas) and a parsed object stays in the cache once opened, so the
- * controller never opens them: it works on this view, the few fields CERT-55..57 look at, and
- * reads a whole CRD from the API server only when it has to write it. */
+ * controller never opens them: it works on this view, the few fields CERT-55..57 look at and
+ * the annotation naming the URL this server last wrote, and reads a whole CRD from the API
+ * server only when it has to write it. */
 void *wh_ctl_crd_view_new(const json_t *obj)
 {
     const json_t *spec = wh_json_obj(obj, "spec");
     const json_t *conv = wh_json_obj(spec, "conversion");
-    json_t *v = json_pack("{s:{s:s?,s:s?},s:{s:s?,s:{s:s?},s:[{s:s?}],s:o?}}", "metadata", "name",
-                          wh_json_meta_str(obj, "name"), "resourceVersion",
-                          wh_json_meta_str(obj, "resourceVersion"), "spec", "group",
+    const char *url = wh_json_path_str(obj, "metadata", "annotations",
+                                       WH_CERTS_CRD_URL_ANNOTATION, NULL);
+    json_t *v = json_pack("{s:{s:s?,s:s?,s:{s:s?}},s:{s:s?,s:{s:s?},s:[{s:s?}],s:o?}}",
+                          "metadata", "name", wh_json_meta_str(obj, "name"), "resourceVersion",
+                          wh_json_meta_str(obj, "resourceVersion"), "annotations",
+                          WH_CERTS_CRD_URL_ANNOTATION, url, "spec", "group",
                           wh_json_str(spec, "group"), "names", "kind",
                           wh_json_path_str(spec, "names", "kind", NULL), "versions", "name",
                           wh_json_str(json_array_get(wh_json_arr(spec, "versions"), 0), "name"),
@@ -205,7 +209,7 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
             rc = WH_OK; /* deleted meanwhile */
             continue;
         }
-        bool had_service = false;
+        bool had_service = false, same_config = false;
         char was[300] = "";
         const char *now_calls = "this server's Service";
         if (!rc) {
@@ -217,6 +221,7 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
                 wh_json_path(want, "spec", "conversion", "webhook", "clientConfig", NULL);
             if (to)
                 what_changed(cc, to, was, sizeof(was));
+            same_config = cc && to && json_equal(cc, to);
             if (wh_json_str(to, "url"))
                 now_calls = wh_json_str(to, "url");
         }
@@ -236,6 +241,9 @@ enum wh_err wh_ctl_inject_all(struct wh_certs_controller *c, const char *bundle,
         else if (was[0])
             wh_log(WH_LOG_WARN, "repaired the conversion of CRD %s%s: it calls %s now",
                    wh_object_name(l.items[i]), was, now_calls);
+        else if (same_config)
+            wh_log(WH_LOG_INFO, "noted in CRD %s the conversion URL this server wrote (%s)",
+                   wh_object_name(l.items[i]), now_calls);
         else
             wh_log(WH_LOG_INFO, "updated conversion caBundle of CRD %s",
                    wh_object_name(l.items[i]));

@@ -302,9 +302,16 @@ bool wh_certs_inject_crd_selected(const json_t *crd, const struct wh_certs_injec
     if (svc)
         return wh_str_eq(wh_json_str(svc, "namespace"), t->ns) &&
                wh_str_eq(wh_json_str(svc, "name"), t->service);
-    /* Another host or port, with a caBundle that trusts our CA: ours before --port or
-     * --webhook-host changed (another installation has a CA of its own). */
-    return url_is_ours(url, t) || (url_mode(t) && trusts_one_of_ours(cc, t));
+    if (url_is_ours(url, t))
+        return true;
+    /* Another host or port: ours before --port or --webhook-host changed when it still calls
+     * the URL this server last wrote there, with a caBundle trusting our CA. Trust alone is
+     * not enough: kruise-manager in URL mode, sharing our CA during a migration, points every
+     * Kruise CRD at itself at each sync, and taking them back made the two rewrite each
+     * other's without end. */
+    return url_mode(t) && trusts_one_of_ours(cc, t) &&
+           wh_str_eq(url, wh_json_path_str(crd, "metadata", "annotations",
+                                           WH_CERTS_CRD_URL_ANNOTATION, NULL));
 }
 
 /* CERT-56 */
@@ -334,11 +341,27 @@ void wh_certs_inject_crd(const json_t *crd, const struct wh_certs_inject_target 
         return;
     json_t *want = desired_conversion_config(t);
     const json_t *have = wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL);
-    if (have && json_equal(want, have)) {
+    const char *url = wh_json_str(want, "url");
+    const char *noted =
+        wh_json_path_str(crd, "metadata", "annotations", WH_CERTS_CRD_URL_ANNOTATION, NULL);
+    if (have && json_equal(want, have) && (!url || wh_str_eq(url, noted))) {
         json_decref(want);
         return;
     }
     json_t *copy = wh_json_copy(crd);
+    if (url) {
+        json_t *md = json_object_get(copy, "metadata");
+        if (!json_is_object(md)) {
+            md = json_object();
+            put(copy, "metadata", md);
+        }
+        json_t *ann = json_object_get(md, "annotations");
+        if (!json_is_object(ann)) {
+            ann = json_object();
+            put(md, "annotations", ann);
+        }
+        put(ann, WH_CERTS_CRD_URL_ANNOTATION, json_string(url));
+    }
     json_t *webhook = json_object();
     put(webhook, "clientConfig", want);
     json_t *versions = json_array();

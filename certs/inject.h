@@ -20,8 +20,10 @@
  * - A CRD is ours when, besides CERT-55 (strategy Webhook, a Kruise type), its conversion
  *   points at our Service (namespace/name) or our URL (scheme, host and port), or names no
  *   target at all; in URL mode also when it calls another URL with a caBundle that trusts a
- *   CA of the target's bundle: ours before the port or host changed. CRDs served by another
- *   installation (its own Service, or its own CA) are not touched.
+ *   CA of the target's bundle and that URL is the one this server last wrote there (the
+ *   annotation WH_CERTS_CRD_URL_ANNOTATION): ours before the port or host changed. CRDs
+ *   served by another installation (its own Service, its own CA, or a URL it wrote after us,
+ *   as kruise-manager does in URL mode while it shares our CA) are not touched.
  * - The caBundle may hold several CA certificates (during a CA rotation, the new one and the
  *   old ones): the PEM texts one after the other.
  * Thread rule: thread-safe (no shared state); inputs are only read. */
@@ -31,6 +33,11 @@
 #include <stddef.h>
 
 #include "util/err.h"
+
+/* In URL mode, the conversion URL this server last wrote into a CRD, kept in the CRD's
+ * annotations beside it (written with the URL): a CRD calling another URL is followed to a new
+ * --port or --webhook-host only while it still calls this one. */
+#define WH_CERTS_CRD_URL_ANNOTATION "kruise-webhook.io/conversion-url"
 
 /* Whom the entries must reach, and with which trust. Borrowed strings. */
 struct wh_certs_inject_target {
@@ -93,8 +100,9 @@ bool wh_certs_inject_crd_selected(const json_t *crd, const struct wh_certs_injec
 
 /* CERT-56/57: for a selected CRD whose conversion clientConfig is not exactly the desired one,
  * a deep copy with spec.conversion.webhook = {clientConfig: desired, conversionReviewVersions:
- * [v1, v1beta1]}. Returns in *out: new ref, or NULL when the CRD is not selected or already
- * right. */
+ * [v1, v1beta1]}; in URL mode also with WH_CERTS_CRD_URL_ANNOTATION set to our URL (a CRD
+ * that lacks it is written for it alone). Returns in *out: new ref, or NULL when the CRD is
+ * not selected or already right. */
 void wh_certs_inject_crd(const json_t *crd, const struct wh_certs_inject_target *t, json_t **out);
 
 /* Checks without changing (external certificates, CERT-38, and replicas that do not write):

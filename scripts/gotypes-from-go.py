@@ -31,6 +31,12 @@ PACKAGES = [
     ("apps", ["apps"], ["apps/v1"], ["k8s.io/api/apps/v1"]),
     ("batch", ["batch"], ["batch/v1"], ["k8s.io/api/batch/v1"]),
     ("policy", ["policy"], ["policy/v1"], ["k8s.io/api/policy/v1"]),
+    # The API machinery's internal policy types (k8s.io/kubernetes/pkg/apis/policy): upstream
+    # decodes evictions into its Eviction, which has no JSON tags (ObjectMeta promoted to the
+    # top, DeleteOptions under its Go name). Its API path is a name of this model only; its last
+    # segment is the package name Go prints.
+    ("policyinternal", ["policyinternal"], ["k8s.io/kubernetes/policy"],
+     ["k8s.io/kubernetes/pkg/apis/policy"]),
     ("networking", ["networking", "networkingbeta"],
      ["networking.k8s.io/v1", "networking.k8s.io/v1beta1"],
      ["k8s.io/api/networking/v1", "k8s.io/api/networking/v1beta1"]),
@@ -84,6 +90,7 @@ ROOTS = {
     "apps": ["Deployment", "ReplicaSet", "StatefulSet", "ControllerRevision"],
     "batch": ["Job"],
     "policy": ["Eviction"],
+    "policyinternal": ["Eviction"],
     "networking": ["Ingress"],
     "apiextensions": ["CustomResourceDefinition"],
     "kruise": ["EphemeralJob@v1alpha1",
@@ -343,11 +350,11 @@ def main():
             visit(d.under)
 
     os.makedirs(args.out, exist_ok=True)
-    order = ["meta", "core", "apps", "batch", "policy", "networking", "apiextensions", "schema",
-             "pub", "kruise", "kpolicy", "configuration"]
+    order = ["meta", "core", "apps", "batch", "policy", "policyinternal", "networking",
+             "apiextensions", "schema", "pub", "kruise", "kpolicy", "configuration"]
     files = {"meta": "k8s", "core": "k8s", "apps": "k8s", "batch": "k8s", "policy": "k8s",
-             "networking": "k8s", "apiextensions": "k8s", "schema": "k8s", "pub": "kruise",
-             "kruise": "kruise", "kpolicy": "kruise", "configuration": "kruise"}
+             "policyinternal": "k8s", "networking": "k8s", "apiextensions": "k8s", "schema": "k8s",
+             "pub": "kruise", "kruise": "kruise", "kpolicy": "kruise", "configuration": "kruise"}
     texts = {"k8s": [BUILTIN], "kruise": []}
     for alias in order:
         texts[files[alias]].append(write_package(model, alias, want))
@@ -361,9 +368,10 @@ HEADERS = {
     "k8s": """\
 # The Go types of Kubernetes that the server decodes, as k8s.io/api, k8s.io/apimachinery and
 # k8s.io/apiextensions-apiserver v0.32.9 declare them (the same types as v0.32.10, which upstream
-# OpenKruise pins). Written by scripts/gotypes-from-go.py; the format is described in
-# webhook/gocompat/gotype.h. apiextensions' JSONSchemaProps is kept opaque (raw): upstream checks
-# CRD schemas, this model does not.
+# OpenKruise pins), and the internal policy.Eviction of k8s.io/kubernetes v1.32.10. Written by
+# scripts/gotypes-from-go.py; the format is described in webhook/gocompat/gotype.h.
+# apiextensions' JSONSchemaProps is kept opaque (raw): upstream checks CRD schemas, this model
+# does not.
 
 """,
     "kruise": """\

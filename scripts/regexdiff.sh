@@ -17,10 +17,10 @@ n=${2:?usage: scripts/regexdiff.sh PROBE N SEED}
 seed=${3:?usage: scripts/regexdiff.sh PROBE N SEED}
 top=$(cd "$(dirname "$0")/.." && pwd -P)
 
-go=$(command -v go 2>/dev/null || true)
+go=${GO:-$(command -v go 2>/dev/null || true)}
 [ -n "$go" ] || { [ -x /usr/local/go/bin/go ] && go=/usr/local/go/bin/go; }
-if [ -z "$go" ]; then
-    echo "regexdiff: skipped: no Go toolchain (go on PATH or /usr/local/go/bin/go)"
+if [ -z "$go" ] || ! GOTOOLCHAIN=local "$go" version >/dev/null 2>&1; then
+    echo "regexdiff: skipped: no Go toolchain (GO, go on PATH or /usr/local/go/bin/go)"
     exit 0
 fi
 export GOTOOLCHAIN=go1.23.9 GOFLAGS=-buildvcs=false

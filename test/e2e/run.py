@@ -5,7 +5,7 @@ of the restart test: objects are created, read and deleted through the API serve
 calls the server with the caBundles and URLs the server's own certificate controller wrote.
 
     run.py --bin build/kruise-webhook [--harness build/test/vector-harness] [--k8s DIR]
-           [scenario ...]
+           [--kruise-manager build/kruise-manager/kruise-manager] [scenario ...]
 
 The API server comes from DIR/start.sh (default ../shared/k8s; KUBE_APISERVER and ETCD point
 at other binaries, as envtest's KUBEBUILDER_ASSETS). When neither can be had the suite prints
@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 import traceback
+from urllib.parse import urlparse
 
 import yaml
 
@@ -1350,6 +1351,20 @@ def sans(cert_pem):
     return r.stdout.decode()
 
 
+def migration_script(ctx):
+    """What both migration scenarios need (kubectl, and the SidecarSet e2e-log that
+    pod_gets_its_sidecars_only_where_the_sidecarset_matches leaves): (None, the command line of
+    scripts/migrate-webhooks.py), or (the reason to skip, None)."""
+    if not ctx.kubectl:
+        return "skipped: " + kubectl_mod.reason, None
+    if ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-log") is None:
+        return ("skipped: needs the SidecarSet of "
+                "pod_gets_its_sidecars_only_where_the_sidecarset_matches (run the whole suite)",
+                None)
+    return None, [sys.executable, os.path.join(ROOT, "scripts", "migrate-webhooks.py"),
+                  "--kubectl", ctx.kubectl, "--kubeconfig", ctx.kubeconfig]
+
+
 @scenario
 def migration_from_kruise_manager_path_by_path(ctx):
     """docs/migrating.md against an upstream-shaped OpenKruise webhook: kruise-manager's Secret
@@ -1367,14 +1382,15 @@ def migration_from_kruise_manager_path_by_path(ctx):
     - `back` returns a path and `move` takes it again.
     No Pod is refused, none misses both servers' mutation, none gets a sidecar twice; Pods
     created around the instant /mutate-pod moved may carry both marks (the two writes of a
-    move are milliseconds apart; both answers are the same): counted, not failed."""
-    if not ctx.kubectl:
-        return "skipped: " + kubectl_mod.reason
-    if ctx.kube.get(SS_PATH % "v1beta1" + "/e2e-log") is None:
-        return ("skipped: needs the SidecarSet of "
-                "pod_gets_its_sidecars_only_where_the_sidecarset_matches (run the whole suite)")
-    script = [sys.executable, os.path.join(ROOT, "scripts", "migrate-webhooks.py"),
-              "--kubectl", ctx.kubectl, "--kubeconfig", ctx.kubeconfig]
+    move are milliseconds apart; both answers are the same): counted, not failed.
+    Where upstream's own kruise-manager can be built (make kruise-manager), the next scenario
+    runs the migration against it instead, and checks this stand-in's model of it."""
+    if ctx.kruise_manager:
+        return ("skipped: upstream's own kruise-manager runs the migration "
+                "(migration_from_the_real_kruise_manager)")
+    skip, script = migration_script(ctx)
+    if skip:
+        return skip
     if ctx.server:
         ctx.server.stop()
     for kind, name in (("mutating", MUTATING), ("validating", VALIDATING)):
@@ -1508,6 +1524,218 @@ def migration_from_kruise_manager_path_by_path(ctx):
 
 
 @scenario
+def migration_from_the_real_kruise_manager(ctx):
+    """docs/migrating.md against upstream's own kruise-manager (make kruise-manager builds it
+    from upstream's main.go), installed from upstream's own manifests (config/default: its
+    empty Secret, its Service, its two configurations in service form) and run out of cluster
+    in URL mode, writing its certificates to its Secret. Then, while Pods are created in a
+    loop (each must get the SidecarSet e2e-log's sidecar exactly once, from whichever server
+    answers):
+    - kruise-manager's first sync: its Secret has the keys the stand-in writes, its
+      configurations the template annotation and the URL-form entries the stand-in's model
+      (kruise_manager.ensured) predicts; it listens on loopback only;
+    - `kubectl apply -k manifests/migration/` and this server started with it: the CA is
+      kept, the new certificate names kruise-manager's host too, and kruise-manager, at the
+      sync the changed Secret triggers, keeps it and serves it;
+    - every path moved with scripts/migrate-webhooks.py (the probed paths and /mutate-pod one
+      at a time, then the rest with move --all): after kruise-manager's own sync that each run
+      of the script triggers, every path has entries in exactly one configuration (it put
+      nothing back), its entries are still what the stand-in's model predicts, every caBundle
+      is the CA, and a probe of a moved path (a protected Namespace's dry-run deletion, an
+      invalid SidecarSet) is answered by this server, not by kruise-manager (their request
+      counters);
+    - `back` and `move` of /validate-namespace, answered by kruise-manager, then here.
+    No Pod is refused or misses its sidecar; kruise-manager is no longer asked for Pods; the
+    CRDs' conversion settles (kruise-manager keeps it, as docs/migrating.md says)."""
+    if not ctx.kruise_manager:
+        return "skipped: " + ctx.kruise_manager_reason
+    skip, script = migration_script(ctx)
+    if skip:
+        return skip
+    if ctx.server:
+        ctx.server.stop()
+        ctx.server = None
+    # A cluster without this server's configurations, and without what an earlier scenario
+    # left of an OpenKruise: upstream's install creates them afresh.
+    for k, name in [("mutating", MUTATING), ("validating", VALIDATING)] + \
+            list(km_mod.CONFIGS.values()):
+        ctx.kube.delete(CFG_PATH % (k, name))
+    ctx.kube.delete("/api/v1/namespaces/%s/secrets/%s" % (NS, km_mod.SECRET))
+    ours = os.path.join(ctx.dir, "our-entries-real.yaml")
+    entries = url_form(ctx, ["manifests/base/webhookconfigurations.yaml"])
+    with open(ours, "w") as f:
+        yaml.safe_dump_all(entries, f)
+    paths = sorted({e["clientConfig"]["url"].split(str(ctx.port), 1)[1]
+                    for d in entries for e in d["webhooks"]})
+    km = km_mod.RealKruiseManager(ctx.kruise_manager, ctx.dir, ctx.kubeconfig, free_port(),
+                                  free_port(), free_port())
+
+    def km_ready():
+        check(km.alive(), "kruise-manager exited:\n" + km.log_text()[-3000:])
+        return km.ready()
+
+    def our_count(path):
+        return (ctx.server.metric("controller_runtime_webhook_requests_total", webhook=path)
+                or 0) if ctx.server else 0
+
+    def answered_by(path, probe):
+        before = (km.asked(path), our_count(path))
+        code = probe()
+        after = (km.asked(path), our_count(path))
+        who = [n for n, b, a in zip(("kruise-manager", "kruise-webhook"), before, after) if a > b]
+        return code, "+".join(who) or "nobody"
+
+    def after_its_sync(action, what):
+        """action(), then kruise-manager's next finished sync (its watch of its Secret and
+        configurations starts one on every change)."""
+        n = km.syncs()
+        action()
+        wait_for(lambda: km_ready() and km.syncs() > n, 60, "kruise-manager's sync after " + what)
+
+    def run_script(*args):
+        r = subprocess.run(script + list(args) + ["--entries", ours], capture_output=True,
+                           text=True, timeout=120)
+        check(r.returncode == 0, "%s: %s%s" % (" ".join(args), r.stdout, r.stderr))
+        return r.stdout
+
+    served = set()
+
+    def its_objects_as_the_model_says():
+        for kind, (k, name) in km_mod.CONFIGS.items():
+            live = ctx.kube.get(CFG_PATH % (k, name))
+            check((live.get("webhooks") or []) ==
+                  km_mod.ensured(live, ca, km.host, km.port, served),
+                  "%s: not what the stand-in's model of kruise-manager's sync predicts" % name)
+
+    def bundles_are_the_ca():
+        for k, name in list(km_mod.CONFIGS.values()) + [("mutating", MUTATING),
+                                                         ("validating", VALIDATING)]:
+            for e in ctx.kube.get(CFG_PATH % (k, name)).get("webhooks") or []:
+                check(base64.b64decode(e["clientConfig"]["caBundle"]) == ca,
+                      "%s of %s: caBundle is not kruise-manager's CA" % (e["name"], name))
+
+    try:
+        docs = km.manifests(lambda d: kubectl_mod.kustomize(ctx.kubectl, d))
+        kubectl_apply(ctx, docs)
+        km.start()
+        wait_for(km_ready, 120, "kruise-manager ready", step=0.5)
+        check(not km.listening_beyond_loopback(),
+              "kruise-manager listens beyond loopback: %s" % km.listening_beyond_loopback())
+        # Its first sync, against the stand-in's model of it.
+        _, items = secret_items_of(ctx, km_mod.SECRET)
+        stand_in_keys = set(km_mod.KruiseManager.secret_keys())
+        check(set(items) == stand_in_keys, "kruise-manager's Secret has %s, the stand-in's %s"
+              % (sorted(items), sorted(stand_in_keys)))
+        ca = items["ca-cert.pem"]
+        served |= km.served()
+        applied = {d["kind"]: d for d in docs}
+        for kind, (k, name) in km_mod.CONFIGS.items():
+            live = ctx.kube.get(CFG_PATH % (k, name))
+            template = json.loads(live["metadata"]["annotations"]["template"])
+            check([e["name"] for e in template] == [e["name"] for e in applied[kind]["webhooks"]]
+                  and all("service" in e["clientConfig"] for e in template),
+                  "%s: the template is the installed entries in service form" % name)
+        its_objects_as_the_model_says()
+        namespace(ctx, "e2e-realkm-protected", {"policy.kruise.io/delete-protection": "Always"})
+        bad_ss = sidecarset("e2e-realkm-invalid", "bad")
+        del bad_ss["spec"]["selector"]
+        probes = {
+            "/validate-namespace": lambda: ctx.kube.call(
+                "DELETE", "/api/v1/namespaces/e2e-realkm-protected?dryRun=All")[0],
+            "/validate-apps-kruise-io-sidecarset": lambda: ctx.kube.call(
+                "POST", SS_PATH % "v1beta1" + "?dryRun=All", bad_ss)[0]}
+        for p, probe in probes.items():
+            code, who = answered_by(p, probe)
+            check(code in (403, 500) and who == "kruise-manager",
+                  "%s before the move: %s by %s" % (p, code, who))
+
+        with PodLoop(ctx, "realkm") as loop:
+            time.sleep(0.5)
+            kubectl_apply(ctx, rendered(ctx, "migration"))
+
+            def start_ours():
+                ctx.server = Server(ctx, "mr", {"WEBHOOK_CERT_WRITER": "secret",
+                                                "WEBHOOK_CERT_DIR": os.path.join(ctx.dir,
+                                                                                 "certs-mr"),
+                                                "SECRET_NAME": km_mod.SECRET},
+                                    ["--feature-gates", "ResourcesDeletionProtection=true"])
+                ctx.server.start().wait_ready()
+            after_its_sync(start_ours, "this server rewrote the Secret")
+            _, items = secret_items_of(ctx, km_mod.SECRET)
+            check(items["ca-cert.pem"] == ca, "the CA of kruise-manager's Secret is kept")
+            names = sans(items["cert.pem"])
+            check("DNS:%s" % km.host in names and "IP Address:127.0.0.1" in names,
+                  "the Secret's certificate names both servers: %s" % names)
+            after_its_sync(lambda: None, "the Secret was read")  # a second look: no rewrite
+            _, again = secret_items_of(ctx, km_mod.SECRET)
+            check(again == items, "kruise-manager kept this server's certificate")
+            wait_for(lambda: open(os.path.join(km.dir, "certs", "cert.pem"), "rb").read() ==
+                     items["cert.pem"], 30, "kruise-manager serving the new certificate")
+            its_objects_as_the_model_says()
+            bundles_are_the_ca()
+            # The probed paths and /mutate-pod one at a time, then every other path in one run
+            # of the script (it moves them one by one; the stand-in scenario checks after each).
+            moved_pod_at = None
+            for step in [[p] for p in sorted(probes)] + [["/mutate-pod"]] + [["--all"]]:
+                after_its_sync(lambda: run_script("move", *step), "the move of %s" % step)
+                if step == ["/mutate-pod"]:
+                    moved_pod_at = time.time()
+                run_script("status")
+                its_objects_as_the_model_says()
+                bundles_are_the_ca()
+                for p in probes:
+                    if p in step or step == ["--all"]:
+                        code, who = answered_by(p, probes[p])
+                        check(code in (403, 500) and who == "kruise-webhook",
+                              "%s once moved: %s by %s" % (p, code, who))
+            status = run_script("status")
+            check(all(line.endswith("kruise-webhook") for line in status.splitlines()),
+                  "every path moved:\n" + status)
+            left = [e["clientConfig"]["url"] for k, name in km_mod.CONFIGS.values()
+                    for e in ctx.kube.get(CFG_PATH % (k, name)).get("webhooks") or []]
+            check(left and not any(urlparse(u).path in paths for u in left),
+                  "kruise-manager keeps the paths only it serves: %s" % left)
+            for cmd, want in (("back", "kruise-manager"), ("move", "kruise-webhook")):
+                after_its_sync(lambda: run_script(cmd, "/validate-namespace"), cmd)
+                run_script("status")
+                its_objects_as_the_model_says()
+                bundles_are_the_ca()
+                code, who = answered_by("/validate-namespace", probes["/validate-namespace"])
+                check(code == 403 and who == want, "after %s: %s by %s" % (cmd, code, who))
+            asked = km.asked("/mutate-pod")
+            time.sleep(1)
+        check(km.asked("/mutate-pod") == asked, "kruise-manager is no longer asked for Pods")
+        pods = loop.pods
+        failed = [e for _, _, _, e in pods if e]
+        check(not failed, "%d of %d Pods refused: %s" % (len(failed), len(pods), failed[:3]))
+        wrong = [(round(t - (moved_pod_at or 0), 1), agents) for t, _, agents, _ in pods
+                 if agents != 1]
+        check(not wrong, "Pods without exactly one sidecar (s from the move of /mutate-pod, "
+              "sidecars): %s" % wrong[:20])
+        # The CRDs' conversion: kruise-manager points every Kruise CRD at itself at each sync;
+        # nobody rewrites it back and forth (before the fix the two servers did, each rewrite
+        # answered within a second).
+        versions = {n: ctx.kube.get(CRD_PATH + n)["metadata"]["resourceVersion"] for n in CRDS}
+        time.sleep(5)
+        moved = [n for n in CRDS
+                 if ctx.kube.get(CRD_PATH + n)["metadata"]["resourceVersion"] != versions[n]]
+        check(not moved, "CRDs rewritten after the migration settled: %s" % moved)
+        urls = {ctx.kube.get(CRD_PATH + n)["spec"]["conversion"]["webhook"]["clientConfig"]
+                .get("url") for n in CRDS}
+        return ("%d Pods, %d asked of kruise-manager; %d paths moved; kruise-manager serves %d "
+                "paths of its own; CRD conversion at %s" %
+                (len(pods), asked, len(paths), len(left), sorted(urls)))
+    finally:
+        km.stop()
+        # OpenKruise gone: its configurations' entries would call nobody (failurePolicy Fail)
+        # and the CRDs' conversion would point at it; the suite's CRDs go back to this server.
+        for k, name in km_mod.CONFIGS.values():
+            ctx.kube.delete(CFG_PATH % (k, name))
+        kubectl_apply(ctx, [d for d in rendered(ctx, "with-crds")
+                            if d["kind"] == "CustomResourceDefinition"])
+
+
+@scenario
 def sigterm_fails_no_admission_during_the_shutdown_delay(ctx):
     """A server told to stop keeps its listener for --shutdown-delay with /readyz at 503 (the
     endpoints drop it meanwhile): Pods created through the API server and reviews sent straight
@@ -1630,12 +1858,21 @@ def main():
     ap.add_argument("--harness")
     ap.add_argument("--k8s", default=os.environ.get("K8S_DIR") or
                     os.path.join(ROOT, "..", "shared", "k8s"))
+    ap.add_argument("--kruise-manager", help="upstream's kruise-manager (make kruise-manager)")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
 
     ctx = Ctx()
     ctx.bin = os.path.abspath(args.bin)
     ctx.harness = os.path.abspath(args.harness) if args.harness else None
+    ctx.kruise_manager = None
+    if not args.kruise_manager:
+        ctx.kruise_manager_reason = "no --kruise-manager (make e2e passes make kruise-manager's)"
+    elif not os.access(args.kruise_manager, os.X_OK):
+        ctx.kruise_manager_reason = ("no upstream kruise-manager at %s (make kruise-manager says "
+                                     "why)" % args.kruise_manager)
+    else:
+        ctx.kruise_manager = os.path.abspath(args.kruise_manager)
     ctx.dir = tempfile.mkdtemp(prefix="wh-e2e-")
     ctx.port = free_port()
     ctx.server = None

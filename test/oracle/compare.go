@@ -372,7 +372,10 @@ func norm(v interface{}, quantity bool) interface{} {
 		return t
 	case float64:
 		if quantity {
-			if q, err := resource.ParseQuantity(fmt.Sprint(t)); err == nil && !q.IsZero() {
+			// read from the number's text as the API server's encoder writes it (1e20 as
+			// 100000000000000000000: 100E), as a Go reader of the object would read it
+			text, _ := json.Marshal(t)
+			if q, err := resource.ParseQuantity(string(text)); err == nil && !q.IsZero() {
 				return q.String()
 			}
 		}

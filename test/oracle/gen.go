@@ -141,10 +141,14 @@ func container(r *rand.Rand, name string) obj {
 	if chance(r, 0.1) {
 		c["imagePullPolicy"] = []string{"Always", "IfNotPresent", "Never"}[r.Intn(3)]
 	}
+	containerExtras(r, c)
 	return c
 }
 
 func volume(r *rand.Rand, name string) obj {
+	if chance(r, 0.25) {
+		return oddVolume(r, name)
+	}
 	v := obj{"name": name}
 	switch r.Intn(4) {
 	case 0:
@@ -197,6 +201,7 @@ func podSpec(r *rand.Rand) obj {
 	if chance(r, 0.1) {
 		spec["serviceAccountName"] = "sa-" + pick(r, labelValues[:4])
 	}
+	podSpecExtras(r, spec)
 	return spec
 }
 
@@ -238,9 +243,15 @@ func asSent(o obj) obj {
 func admissionRequest(r *rand.Rand, group, version, kind, resource, sub, op, ns, name string, object, old interface{}) obj {
 	if o, ok := object.(obj); ok {
 		object = asSent(o)
+		if chance(r, 0.03) {
+			object = corrupt(r, object)
+		}
 	}
 	if o, ok := old.(obj); ok {
 		old = asSent(o)
+		if chance(r, 0.02) {
+			old = corrupt(r, old)
+		}
 	}
 	req := obj{
 		"uid":       uid(r),

@@ -128,6 +128,9 @@ func convObject(r *rand.Rand, k convKind, version string) obj {
 			o["status"] = v
 		}
 	}
+	if chance(r, 0.03) {
+		return corrupt(r, o).(obj)
+	}
 	return o
 }
 

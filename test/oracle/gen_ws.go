@@ -104,6 +104,8 @@ func wsSubsets(r *rand.Rand, percent bool) list {
 		}
 		if chance(r, 0.25) {
 			s["patch"] = obj{"metadata": obj{"labels": obj{"subset": s["name"]}, "annotations": obj{"spread": "yes"}}}
+		} else if chance(r, 0.2) {
+			s["patch"] = wsSpecPatch(r)
 		}
 		last := i == n-1
 		switch {
@@ -121,6 +123,31 @@ func wsSubsets(r *rand.Rand, percent bool) list {
 		subsets = append(subsets, s)
 	}
 	return subsets
+}
+
+// wsSpecPatch makes a subset patch that reaches into the Pod's spec (a strategic merge patch:
+// containers merged by name, a directive, a field set to null).
+func wsSpecPatch(r *rand.Rand) obj {
+	switch r.Intn(9) {
+	case 0:
+		return obj{"spec": obj{"containers": list{obj{"name": "main", "resources": obj{"limits": obj{"cpu": oddQuantity(r)}, "requests": obj{"memory": "64Mi"}}}}}}
+	case 1:
+		return obj{"spec": obj{"containers": list{obj{"name": "main", "env": list{obj{"name": "ZONE", "value": "a"}}}}}}
+	case 2:
+		return obj{"metadata": obj{"annotations": obj{"existing": nil, "spread": "yes"}, "labels": obj{"app": nil}}}
+	case 3:
+		return obj{"spec": obj{"tolerations": list{obj{"key": "spot", "operator": "Exists"}}, "nodeSelector": obj{"zone": "b"}}}
+	case 4:
+		return obj{"spec": obj{"containers": list{obj{"name": "sidecar", "image": "busybox"}}}}
+	case 5:
+		return obj{"spec": obj{"volumes": list{obj{"name": "data", "emptyDir": obj{"medium": "Memory"}}}}}
+	case 6:
+		return obj{"spec": obj{"containers": list{obj{"name": "main", "$patch": "delete"}}}}
+	case 7:
+		return obj{"spec": obj{"affinity": obj{"podAntiAffinity": obj{"requiredDuringSchedulingIgnoredDuringExecution": list{
+			obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": obj{"app": "web"}}}}}}}}
+	}
+	return obj{"spec": obj{"priorityClassName": "low", "containers": list{obj{"name": "main", "image": "nginx:1.27"}}}}
 }
 
 func wsObject(r *rand.Rand, name, ns string, w workload) obj {
@@ -158,8 +185,20 @@ func wsPod(r *rand.Rand, ns string, w workload, n int) obj {
 	} else {
 		md["name"] = fmt.Sprintf("web-%d", n)
 	}
-	return obj{"apiVersion": "v1", "kind": "Pod", "metadata": md,
-		"spec": obj{"containers": list{obj{"name": "main", "image": "nginx"}}, "tolerations": pick2(r, nil, list{obj{"key": "x", "operator": "Exists"}})}}
+	spec := obj{"containers": list{obj{"name": "main", "image": "nginx"}}}
+	if chance(r, 0.3) {
+		spec = podSpec(r) // the long tail of Pod shapes (affinity of its own, odd volumes...)
+		if chance(r, 0.5) {
+			spec["containers"].(list)[0].(obj)["name"] = "main"
+		}
+		if chance(r, 0.3) {
+			md["annotations"] = obj{"existing": "x"}
+		}
+	}
+	if chance(r, 0.5) {
+		spec["tolerations"] = append(asList(spec["tolerations"]), obj{"key": "x", "operator": "Exists"})
+	}
+	return obj{"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
 }
 
 func wsGates(r *rand.Rand) map[string]bool {

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "gocompat/goenc.h"
 #include "gocompat/gotime.h"
+#include "util/buf.h"
 #include "util/mem.h"
 #include "util/str.h"
 #include "util/time.h"
@@ -279,13 +281,21 @@ static json_t *norm(const json_t *v, bool quantity, bool quantities)
         json_array_foreach(v, i, e) json_array_append_new(out, norm(e, false, false));
         return out;
     }
-    if (quantity && (json_is_string(v) || json_is_integer(v))) {
+    if (quantity && (json_is_string(v) || json_is_number(v))) {
+        /* a number is read from its text as the API server's encoding/json writes it
+         * (1e20 as 100000000000000000000: 100E, not the exponent form 1e20) */
         char buf[64];
         const char *text = json_string_value(v);
-        if (!text) {
+        struct wh_buf b;
+        wh_buf_init(&b, sizeof(buf));
+        if (json_is_integer(v))
             snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        else if (json_is_real(v))
+            snprintf(buf, sizeof(buf), "%s",
+                     wh_goenc_append(&b, v, false) == WH_OK ? b.data : "NaN");
+        wh_buf_fini(&b);
+        if (!text)
             text = buf;
-        }
         char *c = wh_vec_quantity_canonical(text);
         if (c) {
             json_t *out = json_string(c);

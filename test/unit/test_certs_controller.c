@@ -1432,6 +1432,50 @@ static char *crd_url(struct fx *f, const char *name)
     return out;
 }
 
+/* Found by running upstream's own kruise-manager in the e2e migration scenario: kruise-manager
+ * in URL mode, sharing our CA (the Secret this server adopted), points every Kruise CRD's
+ * conversion at its own URL at each sync. This server took such a CRD for its own (another
+ * URL trusting our CA: "ours before the port changed") and pointed it back, each rewrite
+ * answered by the other's within a second, for as long as both ran. A CRD is followed to a new
+ * port only while it still calls the URL this server last wrote there. */
+TEST(certs_url_mode_leaves_a_crd_another_server_took_over)
+{
+    struct fx f;
+    struct inst a;
+    struct wh_errbuf eb = {{0}};
+    if (!fx_start(&f))
+        return;
+    static const char *const p1[] = {"--webhook-host", "127.0.0.1", "--port", "9443", NULL};
+    static const char *const p2[] = {"--webhook-host", "127.0.0.1", "--port", "9555", NULL};
+    if (!inst_start(&a, &f, "a", p1))
+        goto out_fx;
+    CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+    inst_stop(&a);
+    /* kruise-manager's sync: its URL, the caBundle (our CA) and everything else kept. */
+    json_t *crd = get_obj(&f, "apiextensions.k8s.io", "customresourcedefinitions", NULL,
+                          "clonesets.apps.kruise.io");
+    CHECK(crd != NULL);
+    json_t *cc = wh_json_path(crd, "spec", "conversion", "webhook", "clientConfig", NULL);
+    CHECK_EQ_INT(json_object_set_new(cc, "url", json_string("https://localhost:30024/convert")), 0);
+    put_obj(&f, crd);
+    json_decref(crd);
+    for (int round = 0; round < 2; round++) {
+        if (!inst_start(&a, &f, "a", round ? p2 : p1))
+            goto out_fx;
+        CHECK_EQ_INT(sync_in(&a, &eb), WH_OK);
+        char *u = crd_url(&f, "clonesets.apps.kruise.io");
+        CHECK_EQ_STR(u, "https://localhost:30024/convert");
+        free(u);
+        inst_stop(&a);
+    }
+    /* The CRDs still ours followed the port change. */
+    char *u = crd_url(&f, "sidecarsets.apps.kruise.io");
+    CHECK_EQ_STR(u, "https://127.0.0.1:9555/convert");
+    free(u);
+out_fx:
+    fx_stop(&f);
+}
+
 static void remove_tree(const char *dir)
 {
     char *cmd = wh_str_printf("rm -rf '%s'", dir);

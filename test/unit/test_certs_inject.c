@@ -461,3 +461,59 @@ TEST(cert38_verification_messages)
     free(a);
     free(b);
 }
+
+/* URL mode: a CRD calling another URL with a caBundle of our CA is ours only while that URL is
+ * the one this server wrote there (its annotation), and every write notes the URL. Before, any
+ * such CRD was taken: kruise-manager in URL mode with our CA and this server rewrote each
+ * other's CRDs without end (found with the real kruise-manager in e2e). */
+TEST(cert55_url_mode_another_url_is_ours_only_where_we_wrote_it)
+{
+    char *ca = ca_pem(time(NULL), 86400);
+    struct wh_certs_inject_target t = target(ca);
+    t.host = "127.0.0.1";
+    t.port = 9555;
+    char *ca64 = b64(ca);
+    char *cc = wh_str_printf("\"clientConfig\":{\"url\":\"https://127.0.0.1:9443/convert\","
+                             "\"caBundle\":\"%s\"}",
+                             ca64);
+    json_t *before_move = crd("apps.kruise.io", "v1alpha1", "CloneSet", "Webhook", cc);
+    CHECK(!wh_certs_inject_crd_selected(before_move, &t)); /* no note: not known to be ours */
+    json_t *ann = json_object_get(before_move, "metadata");
+    CHECK_EQ_INT(json_object_set_new(ann, "annotations",
+                                     json_pack("{s:s}", WH_CERTS_CRD_URL_ANNOTATION,
+                                               "https://127.0.0.1:9443/convert")),
+                 0);
+    CHECK(wh_certs_inject_crd_selected(before_move, &t)); /* ours on the old port */
+    json_t *out = NULL, *again = NULL;
+    wh_certs_inject_crd(before_move, &t, &out);
+    CHECK_EQ_STR(
+        wh_json_path_str(out, "spec", "conversion", "webhook", "clientConfig", "url", NULL),
+        "https://127.0.0.1:9555/convert");
+    CHECK_EQ_STR(wh_json_path_str(out, "metadata", "annotations", WH_CERTS_CRD_URL_ANNOTATION,
+                                  NULL),
+                 "https://127.0.0.1:9555/convert");
+    wh_certs_inject_crd(out, &t, &again);
+    CHECK(again == NULL);
+    /* Another server wrote its URL since (the note still names ours): not ours any more. */
+    json_object_set_new(wh_json_path(out, "spec", "conversion", "webhook", "clientConfig", NULL),
+                        "url", json_string("https://localhost:30024/convert"));
+    CHECK(!wh_certs_inject_crd_selected(out, &t));
+    /* On our URL without the note: ours, and written once for the note alone. */
+    json_object_set_new(wh_json_path(out, "spec", "conversion", "webhook", "clientConfig", NULL),
+                        "url", json_string("https://127.0.0.1:9555/convert"));
+    json_object_del(wh_json_path(out, "metadata", "annotations", NULL),
+                    WH_CERTS_CRD_URL_ANNOTATION);
+    wh_certs_inject_crd(out, &t, &again);
+    CHECK(again != NULL);
+    CHECK_EQ_STR(wh_json_path_str(again, "metadata", "annotations",
+                                  WH_CERTS_CRD_URL_ANNOTATION, NULL),
+                 "https://127.0.0.1:9555/convert");
+    CHECK_EQ_JSON(wh_json_path(again, "spec", "conversion", NULL),
+                  wh_json_path(out, "spec", "conversion", NULL));
+    json_decref(again);
+    json_decref(out);
+    json_decref(before_move);
+    free(cc);
+    free(ca64);
+    free(ca);
+}

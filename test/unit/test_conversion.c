@@ -991,8 +991,8 @@ static json_t *pick(const char *values, int variant)
 }
 
 /* The generated objects spell out OpenKruise's types, ObjectMeta and metav1.Condition (a rule
- * reads its reason); other Kubernetes structs (pod templates and the like) are left opaque: the
- * model's own tests walk those, and the conversion rows never reach into them. */
+ * reads its reason); other Kubernetes structs (pod templates and the like) get their first field
+ * only: the model's own tests walk those, and the conversion rows never reach into them. */
 static bool expanded(const struct wh_gotype *t)
 {
     const char *n = wh_gotype_name(t);
@@ -1027,8 +1027,15 @@ static json_t *gen_value(const struct wh_gotype *t, const char *name, int varian
         return json_pack("{s:s}", "raw", name);
     case WH_GK_STRUCT: {
         json_t *o = json_object();
-        if (!expanded(t) || !wh_gotype_nfields(t)) {
+        if (!wh_gotype_nfields(t)) {
             json_object_set_new(o, "opaque", json_string(name));
+            return o;
+        }
+        if (!expanded(t)) {
+            /* its first field only: a member of the type's own, which a moved subtree keeps
+             * (unknown members are dropped there, as Go's decoding drops them) */
+            const struct wh_gofield *f = wh_gotype_field(t, 0);
+            json_object_set_new(o, f->name, gen_value(f->type, name, variant));
             return o;
         }
         for (size_t i = 0; i < wh_gotype_nfields(t); i++) {

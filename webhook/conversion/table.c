@@ -28,6 +28,7 @@ struct seg {
     const char *name; /* NULL for "*" */
     bool any;         /* "*": every value of a map */
     bool arr;         /* "[]": every element of a list */
+    bool zero_null;   /* "[]" of a list of structs: a null element is Go's zero struct */
 };
 
 struct path {
@@ -35,6 +36,7 @@ struct path {
     struct seg *segs;
     size_t n;
     size_t iter; /* segs[0..iter) are the iteration prefix (up to the last "[]" or "*") */
+    const struct wh_gotype *type; /* the Go type of the field the path ends with */
 };
 
 struct prow {
@@ -113,11 +115,11 @@ static bool same_prefix(const struct path *a, const struct path *b)
  * follows exactly the list fields and "*" the map fields ("*[]" a map of lists), and the path
  * ends with a member. */
 static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r,
-                       const struct wh_gotype *root, const struct path *p)
+                       const struct wh_gotype *root, struct path *p)
 {
     const struct wh_gotype *cur = root;
     for (size_t i = 0; i < p->n; i++) {
-        const struct seg *g = &p->segs[i];
+        struct seg *g = &p->segs[i];
         bool last = i + 1 == p->n;
         if (g->any) {
             if (wh_gotype_kind(cur) != WH_GK_MAP)
@@ -135,6 +137,7 @@ static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r
             if (wh_gotype_kind(cur) != WH_GK_SLICE)
                 table_error(k, r, "\"[]\" must follow exactly the list fields");
             cur = wh_gotype_elem(cur);
+            g->zero_null = wh_gotype_kind(cur) == WH_GK_STRUCT;
         } else if (!last && wh_gotype_kind(cur) == WH_GK_SLICE) {
             table_error(k, r, "a list field must be followed by \"[]\"");
         }
@@ -143,6 +146,7 @@ static void check_path(const struct wh_conv_kind *k, const struct wh_conv_row *r
         if (last && (g->any || g->arr))
             table_error(k, r, "a path must end with a member name");
     }
+    p->type = cur;
 }
 
 static void compile_row(const struct wh_conv_kind *k, struct wh_conv_plan *p,
@@ -437,6 +441,46 @@ struct apply {
 
 typedef enum wh_err (*elem_fn)(struct apply *a, const json_t *s, json_t *d);
 
+/* Element i of the list sv (source) and dv (destination, writable) for a row to edit: a null
+ * element of a list of structs is Go's zero struct (decoding null into a struct leaves its zero
+ * value), which rows then fill (an empty condition reason becomes "Unknown": found by the
+ * differential run), so it becomes {} in the destination and is read as *zero. Returns: the
+ * destination element (borrowed), with *se the source one; NULL to skip the element. */
+static json_t *list_elem(const struct seg *g, const json_t *sv, json_t *dv, size_t i,
+                         const json_t *zero, const json_t **se)
+{
+    *se = json_array_get(sv, i);
+    if (g->zero_null && json_is_null(*se) && json_is_null(json_array_get(dv, i))) {
+        if (json_array_set_new(dv, i, json_object()))
+            WH_PANIC("json_array_set_new failed");
+        *se = zero;
+    }
+    if (!json_is_object(*se))
+        return NULL;
+    json_t *de = wh_cow_elem(dv, i);
+    return json_is_object(de) ? de : NULL;
+}
+
+static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const json_t *s,
+                        json_t *d, elem_fn fn);
+
+/* each() of the rest of the path (segs[1..n)) for every element of the lists sv and dv that
+ * segs[0], a "[]", iterates. */
+static enum wh_err each_elem(struct apply *a, const struct seg *segs, size_t n, const json_t *sv,
+                             json_t *dv, elem_fn fn)
+{
+    enum wh_err rc = WH_OK;
+    json_t *zero = json_object();
+    for (size_t i = 0; i < json_array_size(sv) && !rc; i++) {
+        const json_t *se;
+        json_t *de = list_elem(&segs[0], sv, dv, i, zero, &se);
+        if (de)
+            rc = each(a, segs + 1, n - 1, se, de, fn);
+    }
+    json_decref(zero);
+    return rc;
+}
+
 /* Calls fn for every element the row's iteration prefix reaches, with the source element and
  * the matching (writable) destination element. Elements that a previous row removed or
  * reshaped in the destination are skipped. */
@@ -446,7 +490,6 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
     if (n == 0)
         return fn(a, s, d);
     const struct seg *g = &segs[0];
-    enum wh_err rc = WH_OK;
     if (g->any) {
         const char *key;
         json_t *sv;
@@ -457,25 +500,13 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
             json_t *dv = wh_cow_member(d, key);
             if (!dv || json_typeof(dv) != json_typeof(sv))
                 continue;
-            if (g->arr) {
-                size_t i;
-                json_t *se;
-                json_array_foreach(sv, i, se)
-                {
-                    if (!json_is_object(se))
-                        continue;
-                    json_t *de = wh_cow_elem(dv, i);
-                    if (!json_is_object(de))
-                        continue;
-                    rc = each(a, segs + 1, n - 1, se, de, fn);
-                    if (rc)
-                        return rc;
-                }
-            } else if (json_is_object(sv)) {
+            enum wh_err rc = WH_OK;
+            if (g->arr)
+                rc = each_elem(a, segs, n, sv, dv, fn);
+            else if (json_is_object(sv))
                 rc = each(a, segs + 1, n - 1, sv, dv, fn);
-                if (rc)
-                    return rc;
-            }
+            if (rc)
+                return rc;
         }
         return WH_OK;
     }
@@ -487,20 +518,7 @@ static enum wh_err each(struct apply *a, const struct seg *segs, size_t n, const
         return WH_OK;
     if (!g->arr)
         return each(a, segs + 1, n - 1, sv, dv, fn);
-    size_t i;
-    json_t *se;
-    json_array_foreach(sv, i, se)
-    {
-        if (!json_is_object(se))
-            continue;
-        json_t *de = wh_cow_elem(dv, i);
-        if (!json_is_object(de))
-            continue;
-        rc = each(a, segs + 1, n - 1, se, de, fn);
-        if (rc)
-            return rc;
-    }
-    return WH_OK;
+    return each_elem(a, segs, n, sv, dv, fn);
 }
 
 /* The member names of a path's tail (after the iteration prefix). */
@@ -518,8 +536,13 @@ static enum wh_err do_move(struct apply *a, const json_t *s, json_t *d)
     size_t fn = tail_keys(a->from, fk), tn = tail_keys(a->to, tk);
     const json_t *v = get_path(s, fk, fn);
     del_path(d, fk, fn);
+    /* What Go's decoding drops may pass through at its own path (the API server prunes it),
+     * never under another name: a moved subtree leaves behind what its new type lacks (found
+     * by the differential run: an unknown member of a ResourceDistribution's namespaceSelector
+     * reappeared in namespaceLabelSelector). */
+    json_t *pruned = v ? wh_gotype_prune_unknown(v, a->to->type) : NULL;
     if (v)
-        set_path(d, tk, tn, json_incref((json_t *)(uintptr_t)v));
+        set_path(d, tk, tn, pruned ? pruned : json_incref((json_t *)(uintptr_t)v));
     else
         del_path(d, tk, tn);
     return WH_OK;

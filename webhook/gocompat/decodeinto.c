@@ -9,15 +9,19 @@ enum wh_err wh_decode_into(const json_t *raw, const char *api, const char *kind,
     *out = NULL;
     if (!raw || json_is_null(raw))
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
+    enum wh_err rc = wh_decode_into_check(raw, api, kind, true, eb);
+    return rc ? rc : wh_gotype_decode(raw, wh_gotype_lookup(api, kind), out, eb);
+}
+
+enum wh_err wh_decode_into_check(const json_t *raw, const char *api, const char *kind,
+                                 bool registered, struct wh_errbuf *eb)
+{
     struct wh_typemeta_named named;
-    enum wh_err rc = wh_typemeta_resolve(raw, api, kind, true, &named, eb);
-    if (rc)
+    enum wh_err rc = wh_typemeta_resolve(raw, api, kind, registered, &named, eb);
+    if (rc || !named.other)
         return rc;
-    if (named.other) {
-        /* a type the model does not describe decodes without field errors here */
-        const struct wh_gotype *t = wh_gotype_lookup(named.api, named.kind);
-        rc = t ? wh_gotype_check(raw, t, eb) : WH_OK;
-        return rc ? rc : wh_errbuf_set(eb, WH_ERR_INVALID, "%s", named.mismatch);
-    }
-    return wh_gotype_decode(raw, wh_gotype_lookup(api, kind), out, eb);
+    /* a type the model does not describe decodes without field errors here */
+    const struct wh_gotype *t = wh_gotype_lookup(named.api, named.kind);
+    rc = t ? wh_gotype_check(raw, t, eb) : WH_OK;
+    return rc ? rc : wh_errbuf_set(eb, WH_ERR_INVALID, "%s", named.mismatch);
 }

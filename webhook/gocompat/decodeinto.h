@@ -12,6 +12,7 @@
  * Thread rule: pure. */
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "util/err.h"
 
@@ -20,5 +21,12 @@
  * message in eb. */
 WH_NODISCARD enum wh_err wh_decode_into(const json_t *raw, const char *api, const char *kind,
                                         json_t **out, struct wh_errbuf *eb);
+
+/* Steps 2 to 4 without decoding the target, for a handler that keeps the request's JSON: WH_OK
+ * when raw would decode into the target type (which is not itself checked here). registered:
+ * the target is a type of the scheme; false for a kind outside it, of which only the type meta
+ * is read. Errors: WH_ERR_INVALID with the decoder's message in eb. */
+WH_NODISCARD enum wh_err wh_decode_into_check(const json_t *raw, const char *api, const char *kind,
+                                              bool registered, struct wh_errbuf *eb);
 
 #endif

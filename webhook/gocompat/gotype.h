@@ -69,6 +69,11 @@ struct wh_gofield {
     const char *merge_key; /* patchMergeKey, or NULL */
 };
 
+/* The API path of the API machinery's internal policy types in the model: upstream decodes an
+ * eviction into the internal policy.Eviction, whose fields have no JSON tags (ObjectMeta's
+ * members at the top, "DeleteOptions" under its Go name, "metadata" unknown). */
+#define WH_GOTYPE_EVICTION_INTERNAL "k8s.io/kubernetes/policy"
+
 /* The type name in API path api ("v1", "apps/v1", "apps.kruise.io/v1beta1", "meta.k8s.io/v1")
  * of the model. Returns: NULL when there is no such type. */
 const struct wh_gotype *wh_gotype_lookup(const char *api, const char *name);
@@ -100,7 +105,14 @@ WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype
 /* The same with the whole message: *msg is a new string (caller frees) on failure, else NULL. */
 WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
                                               char **msg);
-
+/* wh_gotype_check_full as Go's standard library decodes (encoding/json.Unmarshal, which some
+ * of upstream's code calls itself, where the API machinery uses sigs.k8s.io/json): a member
+ * name without an exact match matches a field as encoding/json folds case (wh_gotype_unmarshal
+ * says how). The messages are Go 1.23's, upstream's release: the field path leaves out the
+ * embedded structs a promoted field came through ("Volume.spec.volumes.emptyDir"; Go 1.24 and
+ * later add "VolumeSource."). */
+WH_NODISCARD enum wh_err wh_gotype_check_std(const json_t *v, const struct wh_gotype *t,
+                                             char **msg);
 /* The same, and where: *path (new ref) is the JSON array of member names and list indices
  * from v to the value the error is about ([] for v itself), for messages that point into a
  * file (util/yaml marks); Go's own message names struct fields only. Both NULL without an
@@ -117,6 +129,11 @@ WH_NODISCARD enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_
  * t's zero value. Returns in *out: new ref. Errors: those of wh_gotype_check. */
 WH_NODISCARD enum wh_err wh_gotype_normalize(const json_t *v, const struct wh_gotype *t,
                                              json_t **out, struct wh_errbuf *eb);
+/* v without the object members that the structs of t do not define, at every depth (the
+ * members Go's decoder drops; raw kinds are kept whole). Returns: a new ref (a copy sharing
+ * every subtree it leaves unchanged with v), or NULL when v has no such member (v can be used
+ * as it is). */
+json_t *wh_gotype_prune_unknown(const json_t *v, const struct wh_gotype *t);
 /* The value Go holds after decoding v into t, for handlers that reason about it (and print it,
  * as %#v shows []T{} and []T(nil) apart): as wh_gotype_normalize, except that an empty list or
  * map v gives stays ([] and {}), since Go decodes it into an empty, not a nil, value. */

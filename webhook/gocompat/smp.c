@@ -20,6 +20,11 @@
 #define DELETE_PREFIX "$deleteFromPrimitiveList"
 #define ORDER_PREFIX "$setElementOrder"
 
+/* The library panics where Go compares two maps or two lists with ==; controller-runtime
+ * recovers the panic and answers 500 with "panic: <the runtime error> [recovered]". Such an
+ * error is told apart from the library's ordinary ones by this start of its message. */
+#define PANIC_PREFIX "panic: "
+
 /* ---- Go's view of decoded JSON ------------------------------------------------------------ */
 
 /* The Go types encoding/json decodes JSON into (map[string]interface{} and friends). */
@@ -58,8 +63,8 @@ static double number(const json_t *v)
     return json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
 }
 
-/* Go's interface equality: the same dynamic type and value. Go panics on maps and lists; they
- * are never equal here. */
+/* Go's interface equality: the same dynamic type and value. Go panics on two maps or two
+ * lists: find_by_key, where merge keys meet, says so; elsewhere they are never equal here. */
 static bool go_equal(const json_t *a, const json_t *b)
 {
     enum dyn da = dyn_of(a);
@@ -365,7 +370,8 @@ static void discard_nulls(json_t *v)
 }
 
 /* findMapInSliceBasedOnKeyValue: the index of the first map of list whose key equals value,
- * -1 when none; -2 (an error in eb) when an element is not a map. */
+ * -1 when none; -2 (an error in eb) when an element is not a map, or when Go's == panics: two
+ * merge keys that are both maps or both lists (PANIC_PREFIX). */
 static long find_by_key(const json_t *list, const char *key, const json_t *value,
                         struct wh_errbuf *eb)
 {
@@ -376,6 +382,13 @@ static long find_by_key(const json_t *list, const char *key, const json_t *value
             return -2;
         }
         const json_t *v = json_object_get(e, key);
+        enum dyn dv = dyn_of(v);
+        if (v && (dv == D_MAP || dv == D_SLICE) && dv == dyn_of(value)) {
+            wh_errbuf_set(eb, WH_ERR_INTERNAL,
+                          PANIC_PREFIX "runtime error: comparing uncomparable type %s [recovered]",
+                          dv == D_MAP ? "map[string]interface {}" : "[]interface {}");
+            return -2;
+        }
         if (v && go_equal(v, value))
             return (long)i;
     }
@@ -969,5 +982,8 @@ enum wh_err wh_smp_apply(const json_t *original, const json_t *patch, const stru
     *out = merge_map(o, p, t, eb);
     json_decref(o);
     json_decref(p);
-    return *out ? WH_OK : WH_ERR_INVALID;
+    if (*out)
+        return WH_OK;
+    return strncmp(eb->msg, PANIC_PREFIX, strlen(PANIC_PREFIX)) == 0 ? WH_ERR_INTERNAL
+                                                                      : WH_ERR_INVALID;
 }

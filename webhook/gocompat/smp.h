@@ -25,7 +25,10 @@
 
 /* original and patch: borrowed, not modified (both must be JSON objects; else "invalid JSON
  * document"); t: the Go type of the document (a struct of the model, e.g. v1 Pod).
- * Returns in *out: new ref, the patched document. Errors: WH_ERR_INVALID with the message. */
+ * Returns in *out: new ref, the patched document. Errors: WH_ERR_INVALID with the message;
+ * WH_ERR_INTERNAL where the library panics (two merge keys that are both maps or both lists,
+ * which Go compares with ==), with the answer controller-runtime gives once it has recovered:
+ * "panic: runtime error: comparing uncomparable type map[string]interface {} [recovered]". */
 WH_NODISCARD enum wh_err wh_smp_apply(const json_t *original, const json_t *patch,
                                       const struct wh_gotype *t, json_t **out,
                                       struct wh_errbuf *eb);

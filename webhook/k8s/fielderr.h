@@ -58,7 +58,9 @@ void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *
 void wh_ferr_duplicate_raw(struct wh_field_errors *l, const char *path, const char *rendered);
 
 /* The address Go's %#v prints for a non-nil pointer inside a value, in the messages that show
- * one: Go prints the pointer, which differs per run; this is a plausible heap address. */
+ * one: Go prints where the pointer points, which differs in every process (the differential
+ * run's comparison and the vector harness read any address there as one word); this plausible
+ * heap address stands for any. The one definition: every Go-syntax printer uses it. */
 #define WH_GO_ADDRESS "0xc000010000"
 /* The same address as %d prints a pointer (a decimal integer). */
 #define WH_GO_ADDRESS_DECIMAL "824633786368"

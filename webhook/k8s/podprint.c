@@ -13,7 +13,6 @@
 #include "util/mem.h"
 #include "util/str.h"
 
-#define GO_ADDRESS "0xc000010000"
 
 static void put_quoted(struct wh_buf *b, const char *s)
 {
@@ -30,7 +29,7 @@ struct ptr_field {
 static void put_pointer(struct wh_buf *b, const struct ptr_field *f, const json_t *o, bool first)
 {
     wh_buf_put(b, "%s%s:(*%s)(%s)", first ? "" : ", ", f->go, f->type,
-               wh_pv_get(o, f->json) ? GO_ADDRESS : "nil");
+               wh_pv_get(o, f->json) ? WH_GO_ADDRESS : "nil");
 }
 
 static void start(struct wh_buf *b)
@@ -157,7 +156,7 @@ char *wh_pv_gosyntax_field_path(const char *name, const char *index)
     put_quoted(&b, name);
     wh_buf_put(&b, ", index:");
     put_quoted(&b, index);
-    wh_buf_put(&b, ", parent:(*field.Path)(" GO_ADDRESS ")}");
+    wh_buf_put(&b, ", parent:(*field.Path)(" WH_GO_ADDRESS ")}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -337,7 +336,7 @@ char *wh_pv_gosyntax_quantity(const json_t *v, bool rounded)
         }
         wh_buf_put(&b,
                    "resource.Quantity{i:resource.int64Amount{value:0, scale:0}, "
-                   "d:resource.infDecAmount{Dec:(*inf.Dec)(" GO_ADDRESS
+                   "d:resource.infDecAmount{Dec:(*inf.Dec)(" WH_GO_ADDRESS
                    ")}, s:\"\", Format:\"%s\"}",
                    g.format);
     } else {

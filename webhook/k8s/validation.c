@@ -909,9 +909,9 @@ static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref)
         free(q);
     }
     wh_buf_put(b, ", Controller:(*bool)(%s)",
-               wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
+               wh_json_present(ref, "controller") ? WH_GO_ADDRESS : "nil");
     wh_buf_put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
-               wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
+               wh_json_present(ref, "blockOwnerDeletion") ? WH_GO_ADDRESS : "nil");
 }
 
 static void gosyntax_map(struct wh_buf *b, const json_t *m)

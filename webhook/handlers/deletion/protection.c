@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/features.h"
+#include "gocompat/decodeinto.h"
 #include "gocompat/gotype.h"
 #include "handlers/deletion/protection_int.h"
 #include "k8s/kruise.h"
@@ -38,7 +39,7 @@ static const struct {
 
 enum wh_err wh_dp_decode_check(const json_t *obj, const struct wh_dp_type *t, struct wh_errbuf *eb)
 {
-    enum wh_err rc = wh_typemeta_decode_into(obj, t->api_version, t->kind, !t->unregistered, eb);
+    enum wh_err rc = wh_decode_into_check(obj, t->api_version, t->kind, !t->unregistered, eb);
     if (rc)
         return rc;
     const struct wh_gotype *type = wh_gotype_lookup(t->api_version, t->kind);

@@ -28,7 +28,6 @@
 #define MAX_IMAGES 255
 /* Go prints a non-nil pointer inside a %#v value as its address, which differs per run; this
  * stands in for it. */
-#define GO_POINTER "0xc000010000"
 
 static void name_rule(const char *name, bool prefix, struct wh_vmsgs *out)
 {
@@ -115,7 +114,7 @@ static void time_zone_rules(struct wh_field_errors *l, const json_t *spec)
 /* %#v of *T inside a struct. */
 static char *gosyntax_pointer(const char *type, const json_t *v)
 {
-    return wh_str_printf("(*%s)(%s)", type, v ? GO_POINTER : "nil");
+    return wh_str_printf("(*%s)(%s)", type, v ? WH_GO_ADDRESS : "nil");
 }
 
 /* %#v of a v1beta1.ImagePullJobNodeSelector value. */

@@ -24,7 +24,6 @@
 
 /* A Go pointer inside a value upstream prints with %#v is its address, which differs on every
  * run; this stands in for it. */
-#define GO_POINTER "0xc000010000"
 
 /* --- the values upstream prints (%#v) --------------------------------------------------------- */
 
@@ -37,7 +36,7 @@ static void put_quoted(struct wh_buf *b, const char *label, const char *s)
 
 static void put_pointer(struct wh_buf *b, const char *label, const json_t *v, const char *type)
 {
-    wh_buf_put(b, "%s(%s)(%s)", label, type, v && !json_is_null(v) ? GO_POINTER : "nil");
+    wh_buf_put(b, "%s(%s)(%s)", label, type, v && !json_is_null(v) ? WH_GO_ADDRESS : "nil");
 }
 
 /* A PodContainerProbe; printed only while its markerPolicy is empty. */

@@ -92,7 +92,7 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     case WH_POD_EVICT:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
             return gate_off(pr, "PodUnavailableBudgetDeleteGate");
-        rc = decodes(pr->eviction, "policy/v1", "Eviction", eb);
+        rc = decodes(pr->eviction, WH_GOTYPE_EVICTION_INTERNAL, "Eviction", eb);
         if (!rc)
             rc = wh_pod_review_evicted(pr, &pod, eb);
         return rc ? rc : examine(pr, pod, WH_PUB_OP_EVICT, eb);

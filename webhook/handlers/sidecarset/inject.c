@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gocompat/gotime.h"
+#include "gocompat/gotype.h"
 #include "handlers/sidecarset/hash.h"
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
@@ -1281,10 +1282,10 @@ static enum wh_err step_mutate(struct wh_pod_review *pm, struct wh_errbuf *eb)
     }
     if (update && !req->old_object)
         return wh_errbuf_set(eb, WH_ERR_INVALID, "there is no content to decode");
-    if (update && !json_is_object(req->old_object))
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "json: cannot unmarshal %s into Go value of type v1.Pod",
-                             wh_json_go_type_name(req->old_object));
+    /* Upstream decodes the old Pod of every UPDATE here, into its Go type: any member of the
+     * wrong type fails the request (500) with Go's message, whatever SidecarSets there are. */
+    if (update && wh_gotype_check(req->old_object, wh_gotype_lookup("v1", "Pod"), eb))
+        return WH_ERR_INVALID;
     const char *ns = pm->namespace_ && pm->namespace_[0] ? pm->namespace_ : "default";
     const struct wh_config *cfg = pm->ctx ? pm->ctx->cfg : NULL;
     struct wh_sidecarset_match_in in = {

@@ -68,10 +68,14 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         goto out;
     }
 
-    /* Defaults and hash work on the request object itself rather than on its encoding: Go keeps
-     * an empty "containers": [] as an empty slice, which the hash prints as [], while the
-     * omitempty encoding drops it. The decoding above already rejected wrongly typed values. */
-    defaulted = wh_json_copy(req->object);
+    /* Defaults and hash work on the value Go holds after decoding rather than on its encoding:
+     * Go keeps an empty "containers": [] as an empty slice, which the hash prints as [], while
+     * the omitempty encoding drops it; and a null element of a list is a zero struct, which the
+     * defaults then fill (the request object itself kept the null: found by the differential
+     * run). The decoding above already rejected wrongly typed values. */
+    rc = wh_gotype_decode(req->object, type, &defaulted, eb);
+    if (rc)
+        goto out;
     wh_sidecarset_defaults(defaulted);
     wh_sidecarset_hash_annotate(defaulted, false);
     /* the defaults only add well-typed values, so the second encoding cannot fail */

@@ -25,15 +25,13 @@
 #include "util/str.h"
 
 #define P(...) wh_fpath(p, sizeof(p), __VA_ARGS__)
-/* Go prints pointers inside %#v / %+v values as addresses, which differ on every run upstream;
- * this stands in for them. */
-#define GO_POINTER "0xc000010000"
 
 struct vctx {
     const struct wh_handler_ctx *hctx;
     const json_t *obj; /* the v1beta1 form, normalised */
     const json_t *old; /* UPDATE: the old object, v1beta1 form; else NULL */
     struct wh_field_errors errs;
+    const json_t *raw; /* the request's object as sent (either version) */
 };
 
 /* --- decoding ------------------------------------------------------------------------------- */
@@ -76,7 +74,7 @@ static char *gosyntax_ptr(const json_t *v, const char *type)
 {
     if (!v || json_is_null(v))
         return wh_str_printf("(%s)(nil)", type);
-    return wh_str_printf("(%s)(%s)", type, GO_POINTER);
+    return wh_str_printf("(%s)(%s)", type, WH_GO_ADDRESS);
 }
 
 static char *gosyntax_inject_revision(const json_t *rev)
@@ -136,7 +134,7 @@ static char *plusv_update_strategy(const json_t *us)
         "ScatterStrategy:[",
         wh_json_str_or_empty(us, "type"), wh_json_bool(us, "paused") ? "true" : "false", sel,
         partition, max_unavailable,
-        wh_json_present(us, "priorityStrategy") ? GO_POINTER : "<nil>");
+        wh_json_present(us, "priorityStrategy") ? WH_GO_ADDRESS : "<nil>");
     free(sel);
     free(partition);
     free(max_unavailable);
@@ -423,9 +421,36 @@ static void transfer_env_field_ref(struct vctx *v, const json_t *fs, const char 
         wh_ferr_invalid_str(&v->errs, path, sub, m.m[i]);
 }
 
-/* A core Container from a SidecarContainer: the members that v1.Container does not have (the
- * sidecar's own) dropped. */
-static json_t *core_container(const json_t *sc)
+/* The quantities of a container's resources as the request wrote them: Go's Quantity keeps
+ * how it was parsed (its int64Amount, the text it caches), which the pod validation prints in
+ * %#v ("must be an integer"); the normalised object holds the canonical form, which parses
+ * otherwise ("0.1" is value 1, scale -1; "100m" value 100, scale -3). A number is read from its
+ * text as the API server's encoder writes it. res: the decoded resources, edited in place. */
+static void resources_as_sent(json_t *res, const json_t *raw)
+{
+    static const char *const lists[] = {"limits", "requests"};
+    for (size_t l = 0; l < 2; l++) {
+        json_t *m = json_object_get(res, lists[l]);
+        const json_t *rm = wh_json_obj(raw, lists[l]);
+        const char *key;
+        json_t *q;
+        json_object_foreach(m, key, q)
+        {
+            const json_t *rq = json_object_get(rm, key);
+            if (json_is_string(rq)) {
+                json_object_set_new(m, key, json_incref((json_t *)(uintptr_t)rq));
+            } else if (json_is_number(rq)) {
+                char *text = wh_goenc_dumps_sorted(rq);
+                json_object_set_new(m, key, json_string(text));
+                free(text);
+            }
+        }
+    }
+}
+
+/* A core Container from a SidecarContainer (raw: the same container as the request sent it, or
+ * NULL): the members that v1.Container does not have (the sidecar's own) dropped. */
+static json_t *core_container(const json_t *sc, const json_t *raw)
 {
     const struct wh_gotype *core = wh_gotype_lookup("v1", "Container");
     json_t *c = json_object();
@@ -436,6 +461,7 @@ static json_t *core_container(const json_t *sc)
         if (wh_gotype_member(core, key) && json_object_set_new(c, key, wh_json_copy(v)))
             WH_PANIC("json_object_set_new failed");
     }
+    resources_as_sent(json_object_get(c, "resources"), wh_json_obj(raw, "resources"));
     return c;
 }
 
@@ -446,6 +472,8 @@ static void containers(struct vctx *v, const json_t *spec)
     const json_t *c, *te;
     const json_t *inits = wh_json_arr(spec, "initContainers");
     const json_t *conts = wh_json_arr(spec, "containers");
+    const json_t *raw_inits = wh_json_path(v->raw, "spec", "initContainers", NULL);
+    const json_t *raw_conts = wh_json_path(v->raw, "spec", "containers", NULL);
     json_t *core_inits = json_array(), *core_conts = json_array();
     json_array_foreach(inits, i, c)
     {
@@ -459,7 +487,7 @@ static void containers(struct vctx *v, const json_t *spec)
             }
             resources_policy(v, c, P("spec[%zu].resourcesPolicy", i));
         }
-        json_array_append_new(core_inits, core_container(c));
+        json_array_append_new(core_inits, core_container(c, json_array_get(raw_inits, i)));
     }
     json_array_foreach(conts, i, c)
     {
@@ -485,7 +513,7 @@ static void containers(struct vctx *v, const json_t *spec)
         }
         if (wh_json_present(c, "resourcesPolicy"))
             resources_policy(v, c, P("spec[%zu].resourcesPolicy", i));
-        json_array_append_new(core_conts, core_container(c));
+        json_array_append_new(core_conts, core_container(c, json_array_get(raw_conts, i)));
     }
     if (json_array_size(core_conts) == 0)
         json_array_append_new(core_conts, json_pack("{s:s,s:s,s:s,s:s}", "name", "test", "image",
@@ -975,7 +1003,7 @@ static void conflicts(struct vctx *v)
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    struct vctx v = {ctx, NULL, NULL, {0}};
+    struct vctx v = {ctx, NULL, NULL, {0}, NULL};
     json_t *obj = NULL, *old = NULL;
     struct wh_errbuf derr = {{0}};
     (void)eb;
@@ -991,6 +1019,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     }
     v.obj = obj;
     v.old = old;
+    v.raw = req->object;
     wh_validate_object_meta(&v.errs, wh_json_obj(obj, "metadata"), false, sidecarset_name,
                             "metadata");
     canary_annotations(&v);

@@ -9,6 +9,8 @@
 #include "gocompat/goenc.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
+#include "jsonpatch/apply.h"
+#include "jsonpatch/diff.h"
 #include "k8s/kruise.h"
 #include "util/buf.h"
 #include "util/cow.h"
@@ -141,12 +143,31 @@ static enum wh_err apply_patch(struct wh_pod_review *pr, const json_t *patch, st
 {
     const struct wh_gotype *pod_type = wh_gotype_lookup("v1", "Pod");
     json_t *root = wh_pod_review_own(pr, NULL);
-    json_t *patched = NULL;
+    json_t *patched = NULL, *base = NULL;
     char *why = NULL;
-    enum wh_err rc = wh_smp_apply(root, patch, pod_type, &patched, eb);
+    /* Upstream merges the patch into json.Marshal of the decoded Pod, and the API server
+     * applies the difference to the Pod as it sent it: an element written as {} has its name ""
+     * there, the merge key the patch's list needs (found by the differential run). So the
+     * merge runs on the encoding and its difference is applied to the Pod; where that
+     * difference does not apply to the Pod as sent (upstream's answer would not either), the
+     * merged encoding stands for the Pod. */
+    enum wh_err rc = wh_gotype_normalize(root, pod_type, &base, eb);
+    if (!rc)
+        rc = wh_smp_apply(base, patch, pod_type, &patched, eb);
+    if (!rc) {
+        json_t *delta = wh_patch_diff(base, patched), *applied = NULL;
+        struct wh_errbuf ignored;
+        if (wh_patch_apply(root, delta, &applied, &ignored) == WH_OK) {
+            json_decref(patched);
+            patched = applied;
+        }
+        json_decref(delta);
+    }
+    json_decref(base);
     if (rc)
         return rc;
-    if (wh_gotype_check_full(patched, pod_type, &why)) {
+    /* upstream decodes the patched Pod with encoding/json itself */
+    if (wh_gotype_check_std(patched, pod_type, &why)) {
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", why ? why : "the patched Pod does not decode");
         free(why);
         json_decref(patched);

@@ -362,7 +362,7 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
         if (!rc)
             rc = decode(pr->req->options, "meta.k8s.io/v1", "DeleteOptions", eb);
     } else {
-        rc = decode(pr->eviction, "policy/v1", "Eviction", eb);
+        rc = decode(pr->eviction, WH_GOTYPE_EVICTION_INTERNAL, "Eviction", eb);
     }
     if (rc)
         return rc;

@@ -11,6 +11,8 @@
 #include "k8s/defaults.h"
 #include "k8s/kruise.h"
 #include "k8s/typemeta.h"
+#include "gocompat/goenc.h"
+#include "gocompat/decodeinto.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
 #include "handlers/warnings.h"
@@ -24,14 +26,12 @@
 #include "k8s/validation.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
+#include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
 
 #define P(...) wh_fpath(p, sizeof(p), __VA_ARGS__)
-/* Go prints pointers inside %#v values as addresses, which differ on every run upstream; this
- * stands in for them (the rendered values are not part of the contract, spec 9.5). */
-#define GO_POINTER "0xc000010000"
 /* MaxScheduledFailedDuration (300 s) less 5, shared among the subsets after the first */
 #define RESCHEDULE_BUDGET 295
 
@@ -41,6 +41,7 @@ struct vctx {
     const json_t *obj; /* v1beta1 */
     struct wh_field_errors errs;
     bool target_missing; /* a target of a cached kind that the cache does not hold */
+    char panic[256]; /* upstream's handler panicked here: the 500 controller-runtime answers */
 };
 
 /* --- decoding ----------------------------------------------------------------------------------
@@ -58,7 +59,7 @@ static enum wh_err decode(const json_t *raw, const char *version, json_t **out,
     char *msg = NULL;
     /* controller-runtime's Decoder: the object must name the type it is decoded into (v1beta1,
      * or v1alpha1 for every other version), or name nothing */
-    enum wh_err rc = wh_typemeta_decode_into(
+    enum wh_err rc = wh_decode_into_check(
         raw, beta ? WH_KRUISE_APPS_V1BETA1 : WH_KRUISE_APPS_V1ALPHA1, "WorkloadSpread", true, eb);
     if (rc)
         return rc;
@@ -269,13 +270,26 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
 {
     char p[128];
     P("spec.subsets[%zu].patch", i);
-    char *raw = wh_json_dumps(patch);
+    /* upstream prints the patch's raw text, which the API server's encoding/json wrote: the
+     * members in their order, numbers and strings spelled as Go spells them (1e20 is
+     * 100000000000000000000: found by the differential run) */
+    struct wh_buf rb;
+    wh_buf_init(&rb, 1u << 24);
+    if (wh_goenc_append(&rb, patch, false) != WH_OK)
+        WH_PANIC("a patch of a capped request does not fit 16 MiB");
+    char *raw = wh_buf_take(&rb, NULL);
     char *quoted = wh_go_quote(raw);
     const struct wh_gotype *pod_type = wh_gotype_lookup("v1", "Pod");
     json_t *pod = NULL;
     struct wh_errbuf eb = {{0}};
     char detail[512];
-    if (wh_smp_apply(tmpl, patch, pod_type, &pod, &eb)) {
+    enum wh_err rc = wh_smp_apply(tmpl, patch, pod_type, &pod, &eb);
+    if (rc == WH_ERR_INTERNAL) {
+        /* the strategic merge panicked: upstream's handler ends here, answered with the panic */
+        if (!v->panic[0])
+            snprintf(v->panic, sizeof(v->panic), "%s", eb.msg);
+        pod = json_object();
+    } else if (rc) {
         snprintf(detail, sizeof(detail), "failed to merge patch: %s", eb.msg);
         wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
         /* upstream then decodes the nil result, and validates an empty Pod */
@@ -284,7 +298,8 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
         pod = json_object();
     } else {
         char *msg = NULL;
-        if (wh_gotype_check_full(pod, pod_type, &msg)) {
+        /* upstream decodes the merged Pod with encoding/json itself */
+        if (wh_gotype_check_std(pod, pod_type, &msg)) {
             snprintf(detail, sizeof(detail), "failed to unmarshal: %s", msg ? msg : "");
             wh_ferr_invalid_raw(&v->errs, p, quoted, detail);
         }
@@ -426,7 +441,7 @@ static char *render_target_filter(const json_t *f)
     }
     char *out = wh_str_printf("v1beta1.TargetFilter{Selector:(*v1.LabelSelector)(%s), "
                               "ReplicasPathList:%s}",
-                              present(f, "selector") ? GO_POINTER : "nil", list);
+                              present(f, "selector") ? WH_GO_ADDRESS : "nil", list);
     free(list);
     return out;
 }
@@ -471,7 +486,10 @@ static void check_conflicts(struct vctx *v)
     const char *name = wh_json_meta_str(v->obj, "name");
     struct wh_objlist l;
     wh_objlist_init(&l);
-    wh_cache_by_index(c, WH_WS_INDEX_NAMESPACE, v->ns, &l);
+    if (v->ns)
+        wh_cache_by_index(c, WH_WS_INDEX_NAMESPACE, v->ns, &l);
+    else
+        wh_cache_list(c, NULL, &l);
     for (size_t i = 0; i < l.n; i++) {
         if (wh_str_eq(wh_object_name(l.items[i]), name))
             continue;
@@ -531,7 +549,10 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     }
     v.obj = obj;
     const char *ns = wh_json_meta_str(obj, "namespace");
-    v.ns = ns && *ns ? ns : req->namespace_;
+    /* upstream reads the workload and the other WorkloadSpreads in the object's own namespace,
+     * never the request's: none (a Get finds nothing, a List covers every namespace) when the
+     * object names none (found by the differential run) */
+    v.ns = ns && *ns ? ns : NULL;
     const json_t *spec = json_object_get(obj, "spec");
     tmpl = check_target_ref(&v, json_object_get(spec, "targetRef"));
     check_subsets(&v, wh_json_arr(spec, "subsets"), tmpl);
@@ -541,7 +562,9 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
     if (update)
         check_update(&v, old);
     char *msg = wh_ferrs_aggregate(&v.errs);
-    if (msg)
+    if (v.panic[0])
+        wh_admission_deny(resp, 500, "%s", v.panic);
+    else if (msg)
         wh_admission_deny(resp, 400, "%s", msg);
     else
         wh_admission_allow(resp, NULL);
