@@ -40,7 +40,9 @@ var workloadKinds = []workloadKind{
 
 // --- Pod templates -------------------------------------------------------------------------
 
-func oddQuantity(r *rand.Rand) interface{} {
+// workloadQuantity is a quantity of a workload template that the defaults rewrite or keep as it
+// is written (oddQuantity, of gen_shapes.go, is the Pod generators' own).
+func workloadQuantity(r *rand.Rand) interface{} {
 	switch r.Intn(12) {
 	case 0:
 		return "1500000n" // rounded up to 2m by the defaults
@@ -78,7 +80,7 @@ func templateContainer(r *rand.Rand, name string) obj {
 		c["lifecycle"] = obj{"postStart": obj{"httpGet": obj{"port": float64(80)}}, "preStop": obj{"exec": obj{"command": list{"sleep", "5"}}}}
 	}
 	if chance(r, 0.15) {
-		c["resources"] = obj{pick(r, []string{"limits", "requests"}): obj{"cpu": oddQuantity(r), "memory": oddQuantity(r)}}
+		c["resources"] = obj{pick(r, []string{"limits", "requests"}): obj{"cpu": workloadQuantity(r), "memory": workloadQuantity(r)}}
 	}
 	if chance(r, 0.05) {
 		c["image"] = pick(r, []string{"nginx:latest", "", "repo/app@sha256:" + fmt.Sprintf("%064d", 1)})
