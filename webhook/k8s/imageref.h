@@ -39,4 +39,15 @@ bool wh_imageref_equal(const char *a, const char *b);
  * gives false (SetDefaults_Container ignores the error: IfNotPresent). */
 bool wh_imageref_pulls_latest(const char *image);
 
+/* daemonutil.NormalizeImageRef(s): docker/distribution v2.8.2's reference.ParseNormalizedNamed
+ * (docker.io and library/ added to short names, the reference grammar, go-digest's checks).
+ * Returns: NULL when it accepts s, else its error text (static, or written into err):
+ * "invalid reference format", "invalid reference format: repository name must be lowercase",
+ * "repository name must be lowercase", "repository name must not be more than 255 characters",
+ * "invalid repository name (<s>), cannot specify 64-byte hexadecimal strings",
+ * "invalid checksum digest format", "invalid checksum digest length", "unsupported digest
+ * algorithm". Case is Go's strings.ToLower (Unicode's upper-case letters, webhook/k8s/golower.inc
+ * from scripts/golower.sh). */
+const char *wh_imageref_normalize_error(const char *s, char *err, size_t errsz);
+
 #endif
