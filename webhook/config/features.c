@@ -41,6 +41,21 @@ static void apply_implications(struct wh_features *f)
         f->on[WH_FEATURE_PodUnavailableBudgetDeleteGate] = false;
         f->on[WH_FEATURE_PodUnavailableBudgetUpdateGate] = false;
     }
+    /* the features that rely on kruise-daemon, then ImagePullJobGate forced on by the image
+     * pre-download features that create ImagePullJobs (SetDefaultFeatureGates, in its order) */
+    if (!f->on[WH_FEATURE_KruiseDaemon]) {
+        f->on[WH_FEATURE_PreDownloadImageForInPlaceUpdate] = false;
+        f->on[WH_FEATURE_DaemonWatchingPod] = false;
+        f->on[WH_FEATURE_InPlaceUpdateEnvFromMetadata] = false;
+        f->on[WH_FEATURE_PreDownloadImageForDaemonSetUpdate] = false;
+        f->on[WH_FEATURE_PodProbeMarkerGate] = false;
+        f->on[WH_FEATURE_SidecarTerminator] = false;
+        f->on[WH_FEATURE_ImagePullJobGate] = false;
+        f->on[WH_FEATURE_EnhancedLivenessProbeGate] = false;
+    }
+    if (f->on[WH_FEATURE_PreDownloadImageForInPlaceUpdate] ||
+        f->on[WH_FEATURE_PreDownloadImageForDaemonSetUpdate])
+        f->on[WH_FEATURE_ImagePullJobGate] = true;
 }
 
 enum wh_err wh_features_parse(struct wh_features *f, const char *spec, struct wh_errbuf *eb)

@@ -65,7 +65,9 @@ void wh_features_init(struct wh_features *f);
 /* Applies "Name=true,Other=false" (also AllAlpha= and AllBeta=, which switch every alpha / beta
  * gate not named explicitly) on top of f, then upstream's implications: ResourcesDeletionProtection
  * off forces DeletionProtectionForCRDCascadingGate off; PodWebhook off forces both
- * PodUnavailableBudget gates off. Unknown names and bad values are errors naming them. */
+ * PodUnavailableBudget gates off; KruiseDaemon off forces the gates of kruise-daemon's features
+ * off (ImagePullJobGate among them), and either PreDownloadImage gate forces ImagePullJobGate
+ * on. Unknown names and bad values are errors naming them. */
 WH_NODISCARD enum wh_err wh_features_parse(struct wh_features *f, const char *spec,
                                            struct wh_errbuf *eb);
 
