@@ -118,20 +118,22 @@ enum wh_err wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_con
         wh_log(WH_LOG_WARN,
                "CERTS_RENEW_BEFORE=%s is not <n>d, <n>m or <n>y with n > 0; using 180 days",
                cfg->renew_before);
-    return wh_certs_env_check_renew_before(e->renew_before_secs, cfg->renew_before, eb);
+    return wh_certs_env_check_renew_before(e->renew_before_secs, cfg->renew_before,
+                                           wh_config_origin(cfg, "certs-renew-before"), eb);
 }
 
 enum wh_err wh_certs_env_check_renew_before(int64_t renew_before_secs, const char *given,
-                                            struct wh_errbuf *eb)
+                                            const char *origin, struct wh_errbuf *eb)
 {
     const int64_t validity = WH_CERTS_VALIDITY_SECS;
     if (renew_before_secs < validity)
         return WH_OK;
     return wh_errbuf_set(eb, WH_ERR_INVALID,
-                         "--certs-renew-before (CERTS_RENEW_BEFORE) %s = %lld days is not shorter "
-                         "than the %lld-day validity of the certificates this server makes: "
-                         "each would be renewed as soon as it was made; use less than %lldd "
-                         "(the default is 180d)",
+                         "--certs-renew-before (%s) %s = %lld days is not shorter than the "
+                         "%lld-day validity of the certificates this server makes: each would be "
+                         "renewed as soon as it was made; use less than %lldd (the default is "
+                         "180d)",
+                         origin ? origin : "CERTS_RENEW_BEFORE",
                          given && *given ? given : "", (long long)(renew_before_secs / 86400),
                          (long long)(validity / 86400), (long long)(validity / 86400));
 }

@@ -56,9 +56,12 @@ wh_certs_env_from_config(struct wh_certs_env *e, const struct wh_config *cfg, st
  * makes (WH_CERTS_VALIDITY_SECS, 10 years): with a longer one every certificate would be due
  * for renewal the moment it was made, and the controller would rotate without end.
  * WH_ERR_INVALID with a message naming the option, both durations and what to use; given is
- * the text as configured (may be NULL). wh_certs_env_from_config checks it too. */
+ * the text as configured (may be NULL), origin where it came from (config/config.h
+ * wh_config_origin; NULL names the variable). wh_certs_env_from_config checks it
+ * too. */
 WH_NODISCARD enum wh_err wh_certs_env_check_renew_before(int64_t renew_before_secs,
-                                                         const char *given, struct wh_errbuf *eb);
+                                                         const char *given, const char *origin,
+                                                         struct wh_errbuf *eb);
 
 /* The name the server's certificate is for (CERT-10), as the server picks it: WEBHOOK_HOST
  * (URL mode); else, standalone (kube/client.h wh_kube_standalone), "localhost" (`make run`);

@@ -6,7 +6,8 @@
 
 A node is a module: a .c file and the .h of the same name are one (handlers/registry), and an
 _int.h header belongs to the module it holds the internals of (kube/cluster_int.h to
-kube/cluster; handlers/pub/pub_int.h to handlers/pub/pub). An edge goes from a module to each project header one of its files
+kube/cluster; handlers/pub/pub_int.h to handlers/pub/pub; gocompat/regex/regex_int.h, in the
+folder of its module's name, to gocompat/regex). An edge goes from a module to each project header one of its files
 includes ("handlers/handler.h" from webhook/, "certs/env.h" from the top). A circle is a set of
 modules that reach each other through their includes, printed one per line as
 `a -> b -> ... -> a`. With --folders the nodes are folders instead (handlers/pod,
@@ -36,7 +37,13 @@ def module_of(path):
 def owner(module):
     """The module an _int.h header holds the internals of (kube/cluster for kube/cluster_int):
     they are one node, since the internals extend that module's contract for its folder."""
-    return module[:-len("_int")] if module.endswith("_int") else module
+    if not module.endswith("_int"):
+        return module
+    module = module[:-len("_int")]
+    # gocompat/regex/regex_int.h: the internals of gocompat/regex, kept in the folder of that
+    # name beside it with the files that implement them
+    folder, base = os.path.split(module)
+    return folder if os.path.basename(folder) == base else module
 
 
 def uses(modules, objdir):

@@ -35,6 +35,7 @@ import base64
 import http.client
 import json
 import os
+import shutil
 import ssl
 import subprocess
 import sys
@@ -52,12 +53,25 @@ class Stop(Exception):
     pass
 
 
+def find_kubectl(name):
+    """The kubectl to run: name as a path, or looked up on PATH. Stops, saying what the command
+    needs, when there is none (before anything is read or written)."""
+    path = name if os.sep in name else shutil.which(name)
+    if path and os.access(path, os.X_OK) and not os.path.isdir(path):
+        return path
+    raise Stop("needs kubectl to reach the cluster (it runs `kubectl proxy`, which "
+               "authenticates with your kubeconfig), and %s; install kubectl (Debian: apt-get "
+               "install kubernetes-client) or name one with --kubectl PATH or $KUBECTL" %
+               ("%s is not an executable" % name if os.sep in name else
+                "there is no %s on PATH" % name))
+
+
 class Api:
     """The API server through `kubectl proxy` on a loopback port (kubectl does the
     authentication), so that the two writes of a move go out back to back from here."""
 
     def __init__(self, opts):
-        cmd = [opts.kubectl] + (["--kubeconfig", opts.kubeconfig] if opts.kubeconfig else []) + \
+        cmd = [find_kubectl(opts.kubectl)] + (["--kubeconfig", opts.kubeconfig] if opts.kubeconfig else []) + \
             ["proxy", "--port=0", "--address=127.0.0.1"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
@@ -81,7 +95,13 @@ class Api:
             data = r.read()
         finally:
             conn.close()
-        out = json.loads(data) if data else {}
+        try:
+            out = json.loads(data) if data else {}
+        except ValueError:
+            # kubectl proxy's own answer (no cluster configured, or none reachable) is text
+            raise Stop("%s %s through kubectl proxy: %s %s (is kubectl's current context the "
+                       "cluster? kubectl cluster-info tells)" %
+                       (method, path, r.status, data[:200].decode(errors="replace").strip()))
         if r.status >= 300:
             raise Stop("%s %s: %s %s" % (method, path, r.status, out.get("message", data[:200])))
         return out

@@ -15,11 +15,14 @@
  *   leader election with --leader-elect in API mode: keeps the writer's Lease (kube/leader.c)
  *   arena trimmer   from the first request bigger than 1 MiB of JSON: frees the spare memory
  *                   big requests keep a second after the last one (util/arena.c)
+ *   log writer      writes the queued log lines to stderr, so that no other thread ever waits
+ *                   for stderr (log/log.c)
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@
 #include "certs/controller.h"
 #include "certs/env.h"
 #include "certs/fs_store.h"
+#include "cli/check.h"
 #include "cli/convert.h"
 #include "cli/inject.h"
 #include "config/config.h"
@@ -38,6 +42,7 @@
 #include "kube/cluster.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
+#include "metrics/process.h"
 #include "server/health.h"
 #include "server/http.h"
 #include "server/tls.h"
@@ -112,17 +117,65 @@ static enum wh_err ensure_local_certs(const struct wh_config *cfg, struct wh_err
     return rc;
 }
 
-/* SIGTERM/SIGINT/SIGHUP are blocked in every thread and taken synchronously by main with
- * sigwait, so no handler runs in the middle of a request (and SIGHUP's default action, exit,
- * never happens). */
+/* Signals whose default action ends the process though nothing here uses them (notifications,
+ * timers, user signals): a stray `kill -USR1` must not take admission down, and before this it
+ * did, silently (exit 138). They are taken by main with the others, logged and ignored. The
+ * ones that mean a crash, a resource limit or a debugger (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT, SIGQUIT, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ) keep their default, as does SIGKILL. */
+static const struct {
+    int sig;
+    const char *name;
+} ignored_signals[] = {
+    {SIGUSR1, "SIGUSR1"},     {SIGUSR2, "SIGUSR2"}, {SIGALRM, "SIGALRM"},
+    {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGIO, "SIGIO"},
+#ifdef SIGPWR
+    {SIGPWR, "SIGPWR"},
+#endif
+#ifdef SIGSTKFLT
+    {SIGSTKFLT, "SIGSTKFLT"},
+#endif
+};
+
+/* SIGTERM/SIGINT/SIGHUP and the signals above are blocked in every thread and taken
+ * synchronously by main with sigwait, so no handler runs in the middle of a request (and
+ * SIGHUP's default action, exit, never happens). The real-time signals too: their default
+ * action is to end the process, and nothing here sends them. */
 static void block_signals(sigset_t *set)
 {
     sigemptyset(set);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGINT);
     sigaddset(set, SIGHUP);
+    for (size_t i = 0; i < sizeof(ignored_signals) / sizeof(ignored_signals[0]); i++)
+        sigaddset(set, ignored_signals[i].sig);
+    for (int rt = SIGRTMIN; rt <= SIGRTMAX; rt++)
+        sigaddset(set, rt);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not kill the server */
+}
+
+static bool is_stop_signal(int sig)
+{
+    return sig == SIGTERM || sig == SIGINT;
+}
+
+/* A signal taken by main that neither stops the server nor is SIGHUP. */
+static void ignore_signal(int sig)
+{
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof(ignored_signals) / sizeof(ignored_signals[0]); i++) {
+        if (ignored_signals[i].sig == sig)
+            name = ignored_signals[i].name;
+    }
+    char rt[32];
+    if (!name) {
+        snprintf(rt, sizeof(rt), "SIGRTMIN+%d", sig - SIGRTMIN);
+        name = rt;
+    }
+    WH_LOG_EVERY(1, WH_LOG_WARN,
+                 "received %s: ignored (SIGHUP re-reads the certificates, SIGTERM or SIGINT "
+                 "stops the server)",
+                 name);
 }
 
 /* SIGHUP, as daemons use it: re-read the certificate files now, and in standalone mode the
@@ -187,10 +240,12 @@ static void shutdown_delay(const sigset_t *sigs, const struct wh_config *cfg,
         int sig = sigtimedwait(sigs, NULL, &ts);
         if (sig == SIGHUP) {
             on_sighup(cfg, cluster);
-        } else if (sig > 0) {
+        } else if (is_stop_signal(sig)) {
             wh_log(WH_LOG_INFO, "received %s again: draining now",
                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
             return;
+        } else if (sig > 0) {
+            ignore_signal(sig);
         }
     }
 }
@@ -258,6 +313,7 @@ static int serve(int argc, char **argv)
     struct wh_cluster *cluster = NULL;
     struct wh_certs_controller *certs = NULL;
     bool tls_started = false;
+    bool log_started = false;
 
     sigset_t sigs;
     block_signals(&sigs);
@@ -279,25 +335,22 @@ static int serve(int argc, char **argv)
     /* Settings that load but that the server cannot run with: refused at start-up and by
      * --check-config alike. */
     if (wh_certs_env_check_renew_before(wh_certs_env_parse_renew_before(cfg.renew_before, NULL),
-                                        cfg.renew_before, &eb)) {
+                                        cfg.renew_before,
+                                        wh_config_origin(&cfg, "certs-renew-before"), &eb)) {
         fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
         status = 2;
         goto out;
     }
     if (cfg.check_config) {
-        /* Everything start-up reads from files before it listens: --state, which the server
-         * would otherwise only find broken when it starts (same messages, file:line:col). */
+        /* the standalone loader logs what it reads; the check keeps stderr for its findings */
         wh_log_setup(WH_LOG_WARN, cfg.log_format);
-        if (cfg.state[0] && wh_cluster_new_standalone(cfg.state, &cluster, &eb)) {
-            fprintf(stderr, "kruise-webhook: %s\n", eb.msg);
-            status = 2;
-            goto out;
-        }
-        printf("configuration ok\n");
-        status = 0;
+        status = wh_check_config_run(&cfg, stdout, stderr);
         goto out;
     }
     wh_log_setup(cfg.log_level, cfg.log_format);
+    if (wh_log_start())
+        wh_log(WH_LOG_WARN, "cannot start the log writer thread: lines are written as they come");
+    log_started = true;
     raise_fd_limit(&cfg);
 
     if (open_cluster(&cfg, &cluster, &eb)) {
@@ -358,10 +411,12 @@ static int serve(int argc, char **argv)
             int sig = sigtimedwait(&sigs, NULL, &now);
             if (sig == SIGHUP) {
                 on_sighup(&cfg, cluster);
-            } else if (sig > 0) {
+            } else if (is_stop_signal(sig)) {
                 wh_log(WH_LOG_INFO, "received signal %d before serving: stopping", sig);
                 status = 0;
                 goto out;
+            } else if (sig > 0) {
+                ignore_signal(sig);
             }
         }
         if (!inited) {
@@ -379,6 +434,7 @@ static int serve(int argc, char **argv)
     if (certs)
         wh_health_add("api-server-call", wh_certs_controller_called, certs);
     struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cluster};
+    wh_metrics_process_register();
     if (wh_http_start(&cfg, &ctx, &http, &eb)) {
         wh_log(WH_LOG_ERROR, "%s", eb.msg);
         goto out;
@@ -398,8 +454,12 @@ static int serve(int argc, char **argv)
         atomic_store(&https_port, wh_http_port(http)); /* the self-call may begin */
 
     int sig = 0;
-    while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
-        on_sighup(&cfg, cluster);
+    while (sigwait(&sigs, &sig) == 0 && !is_stop_signal(sig)) {
+        if (sig == SIGHUP)
+            on_sighup(&cfg, cluster);
+        else
+            ignore_signal(sig);
+    }
     wh_log(WH_LOG_INFO,
            "received %s: answering for %lld ms more with /readyz 503, then draining (grace %lld "
            "ms)",
@@ -422,6 +482,9 @@ out:
     wh_certs_controller_free(certs); /* after the informers that call it back */
     wh_metrics_reset();
     wh_config_fini(&cfg);
+    /* The last lines out, unless stderr does not drain: then they are dropped, not waited for. */
+    if (log_started)
+        (void)wh_log_stop(1000);
     return status;
 }
 

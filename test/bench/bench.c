@@ -20,7 +20,9 @@
 #include "test/support/bench_conversion.h"
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_loop.h"
+#include "test/support/bench_podtemplate.h"
 #include "test/support/bench_pub.h"
+#include "test/support/bench_regex.h"
 #include "test/support/bench_sidecarset.h"
 #include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
@@ -276,8 +278,12 @@ int main(void)
         wh_bench_sidecarset();
     if (wh_bench_wanted_group("pub"))
         wh_bench_pub();
+    if (wh_bench_wanted_group("regex"))
+        wh_bench_regex();
     if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
+    if (wh_bench_wanted_group("podtemplate"))
+        wh_bench_podtemplate();
     if (wh_bench_wanted_group("cache"))
         bench_cache_memory();
     wh_arena_release();

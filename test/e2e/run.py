@@ -361,6 +361,35 @@ def install_fills_every_cabundle_and_is_ready(ctx):
     return "ready %.1fs after start" % took
 
 
+def readme_commands(section):
+    """The command lines of the first sh block under the README heading `### <section>`,
+    comments dropped: the tests run what the README shows."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    block = text.split("### %s\n" % section, 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines()
+            if line.split("#", 1)[0].strip()]
+
+
+@scenario
+def readme_install_check_passes(ctx):
+    """The README's install check (section "Check the install"), run as written: a Pod
+    created as a server-side dry run comes back mutated through the API server, and certs
+    inspect --secret finds the Secret's certificates valid and every caBundle trusting their
+    CA. The server runs outside the cluster (URL mode), so certs inspect runs here
+    (KRUISE_WEBHOOK) instead of in the Deployment."""
+    if not ctx.kubectl:
+        return "skipped: no kubectl to run it with (%s)" % kubectl_mod.reason
+    cmds = readme_commands("Check the install")
+    check(cmds == ["scripts/check-install.sh"], "the README's check: %s" % cmds)
+    r = subprocess.run(cmds[0].split(), cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, KUBECTL=ctx.kubectl, KUBECONFIG=ctx.kubeconfig,
+                                KRUISE_WEBHOOK=ctx.bin))
+    check(r.returncode == 0 and r.stdout.rstrip().endswith("install ok") and
+          "came back mutated by /mutate-pod" in r.stdout,
+          "%s: exit %d\n%s%s" % (cmds[0], r.returncode, r.stdout[-3000:], r.stderr[-2000:]))
+    return r.stdout.strip().splitlines()[0]
+
+
 @scenario
 def api_server_reads_every_generated_certificate(ctx):
     """Every certificate the server can generate, presented to the API server's TLS (Go's
@@ -1023,6 +1052,45 @@ def sigterm_fails_no_admission_during_the_shutdown_delay(ctx):
     ctx.server = None
     return ("after SIGTERM, with /readyz at 503: %d Pods created and %d reviews answered, "
             "none refused" % (len(after), load.ok - reviews_at))
+
+
+@scenario
+def readme_uninstall_removes_the_configurations_first(ctx):
+    """The README's uninstall (section "Uninstall"), run as written, last: with no server
+    running (the previous scenario stopped it) every Pod creation is refused through
+    failurePolicy Fail; the README's first two commands remove both webhook configurations,
+    which admits Pods again before anything else goes; then the tree goes, and no webhook
+    configuration of the server is left."""
+    if not ctx.kubectl:
+        return "skipped: no kubectl to run it with (%s)" % kubectl_mod.reason
+    namespace(ctx, "e2e-uninstall")
+    st, out = ctx.kube.call("POST", "/api/v1/namespaces/e2e-uninstall/pods?dryRun=All",
+                            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+                             "spec": {"containers": [{"name": "app", "image": "nginx"}]}})
+    check(st >= 400 and "failed calling webhook" in (out or {}).get("message", ""),
+          "with no server, a Pod is refused: %s %s" % (st, out))
+    cmds = readme_commands("Uninstall")
+    check(len(cmds) == 3 and all(c.startswith("kubectl delete ") for c in cmds) and
+          "webhookconfiguration" in cmds[0] + cmds[1], "the README's uninstall: %s" % cmds)
+    env = dict(os.environ, KUBECONFIG=ctx.kubeconfig)
+    for i, cmd in enumerate(cmds):
+        # --wait=false: kubectl would wait for the namespace, which only a controller manager
+        # finishes deleting (none runs here).
+        r = subprocess.run([ctx.kubectl] + cmd.split()[1:] + ["--wait=false"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300, env=env)
+        check(r.returncode == 0, "%s: %s%s" % (cmd, r.stdout[-2000:], r.stderr[-2000:]))
+        if i == 1:
+            check(config(ctx, True) is None and config(ctx, False) is None,
+                  "both configurations gone after the first two commands")
+            pod = create_pod(ctx, "e2e-uninstall", "admitted")
+            check(pod["metadata"]["name"] == "admitted", "a Pod is admitted: %s" % pod)
+    left = [i["metadata"]["name"] for kind in ("mutating", "validating")
+            for i in ctx.kube.get("/apis/admissionregistration.k8s.io/v1/%swebhookconfigurations"
+                                  % kind)["items"] if i["metadata"]["name"] in (MUTATING,
+                                                                                VALIDATING)]
+    check(not left, "webhook configurations left: %s" % left)
+    check(ctx.kube.get("/apis/apps/v1/namespaces/%s/deployments/kruise-webhook-server" % NS)
+          is None, "the Deployment is gone")
 
 
 # --- the runner ------------------------------------------------------------------------------

@@ -42,14 +42,16 @@ static void fuzz_quantity(const char *s)
     (void)wh_quantity_scaled_value(&q, -3);
 }
 
+/* (fuzz_regex has the engine's own target; this keeps the corpus's regex inputs running) */
 static void fuzz_regex(const char *s)
 {
-    struct wh_regex r;
-    struct wh_errbuf eb;
-    if (wh_regex_compile(&r, s, &eb))
+    static const char key[] = "sidecar.example.com/owner";
+    struct wh_regex *r;
+    struct wh_regex_error err;
+    if (wh_regex_compile(s, strlen(s), &r, &err))
         return;
-    (void)wh_regex_match(&r, "sidecar.example.com/owner");
-    wh_regex_free(&r);
+    (void)wh_regex_match(r, key, sizeof(key) - 1);
+    wh_regex_free(r);
 }
 
 static void fuzz_object(const char *s, size_t n)

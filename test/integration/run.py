@@ -108,20 +108,26 @@ class Server:
 
     def stop(self, sig=signal.SIGTERM, timeout=15):
         """Stops the server; a non-zero exit (a crash, or a sanitizer report) fails the test."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise Failure("server did not exit within %ss of the signal" % timeout)
+        stop_process(self.proc, sig, timeout)
         self.log.close()
         log = self.read_log()
         if self.proc.returncode != 0 or b"Sanitizer" in log or b"runtime error" in log:
             raise Failure("server exited with %s:\n%s" % (self.proc.returncode,
                                                         log[-3000:].decode(errors="replace")))
         return self.proc.returncode
+
+
+def stop_process(proc, sig=signal.SIGTERM, timeout=15):
+    """Sends sig and waits for the exit; one that takes longer than timeout is killed and
+    fails the test."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise Failure("server did not exit within %ss of the signal" % timeout)
 
 
 def partial_request(s, path, body, sent):

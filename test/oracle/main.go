@@ -32,6 +32,8 @@ func main() {
 		os.Exit(schemeMain(args))
 	case "apply":
 		os.Exit(applyMain(args))
+	case "podtemplate":
+		os.Exit(podtemplateMain(args))
 	case "-h", "--help", "help":
 		usage()
 	default:

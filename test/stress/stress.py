@@ -10,7 +10,11 @@
 2. Memory: eight 3 MiB `[{},{},...]` bodies at once, three rounds. Each must be refused (413)
    or answered; the server's peak RSS must stay under 64 MiB and its RSS must come back near
    idle afterwards.
-3. Certificates: the user's own pair (no CA key) survives 5 starts byte for byte.
+3. The request-memory pool (issue 22): 50 connections from one address and 50 from each of 14
+   others declare a 2.9 MB body and send it a byte a second (reconnecting when closed); then
+   100 connections from 15 addresses send all but 1000 bytes of it and stall. A /convert of
+   100 CloneSets (174 KB) and a 99 KB Pod must be answered 20 times out of 20 each time.
+4. Certificates: the user's own pair (no CA key) survives 5 starts byte for byte.
 Exits non-zero when a check fails. Figures go to stdout.
 
 Usage: stress.py --bin build/kruise-webhook
@@ -231,6 +235,26 @@ def memory(tmp):
         s.stop()
 
 
+def pool(tmp):
+    s = run.Server(tmp)
+    try:
+        for stall, slots in ((False, hostile.pool_attack_slots(50, 50 * 14)),
+                             (True, hostile.pool_attack_slots(30, 70))):
+            t0 = time.time()
+            conv, pod, failures, stats = hostile.big_requests_under_pool_attack(s, slots, stall)
+            text = s.plain(s.metrics_port, "/metrics")[1].decode()
+            print("pool: %d connections %s from 15 addresses (%s): /convert of 100 CloneSets "
+                  "%d/20, 99 KB Pod %d/20 (%.0f s); closed for memory so far: %s" %
+                  (len(slots), "stalling after all but 1000 bytes" if stall else
+                   "trickling a byte a second", stats, conv, pod, time.time() - t0,
+                   run.metric(text, "kruise_webhook_connections_closed_total", listener="https",
+                              reason="memory")))
+            check(conv == 20 and pod == 20, "big requests answered under the attack: %s"
+                  % failures[:3])
+    finally:
+        s.stop()
+
+
 def certificates(tmp):
     own = hostile.user_pair_dir(tmp)
     before = {n: open(os.path.join(own, n), "rb").read() for n in os.listdir(own)}
@@ -246,7 +270,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("parts", nargs="*",
-                    default=["slots", "slots-same-address", "memory", "certificates"])
+                    default=["slots", "slots-same-address", "memory", "pool", "certificates"])
     args = ap.parse_args()
     run.BIN = os.path.abspath(args.bin)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -260,7 +284,7 @@ def main():
         tmp = tempfile.mkdtemp(prefix="wh-stress-")
         try:
             {"slots": slots, "slots-same-address": lambda t: slots(t, ["127.0.0.1"]),
-             "memory": memory, "certificates": certificates}[part](tmp)
+             "memory": memory, "pool": pool, "certificates": certificates}[part](tmp)
             print("PASS %s" % part)
             shutil.rmtree(tmp, ignore_errors=True)
         except Failure as e:

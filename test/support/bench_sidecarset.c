@@ -97,6 +97,59 @@ static void run_case(const char *label, const struct wh_route *route,
            (double)atomic_load(&allocs) / (double)(iters + 200), len);
 }
 
+/* The same when the answer is a refusal, as for a SidecarSet whose pattern Go refuses. */
+static void run_refused(const char *label, const struct wh_route *route,
+                        const struct wh_handler_ctx *ctx, const char *body, size_t len)
+{
+    if (!wh_bench_wanted(label))
+        return;
+    struct wh_reply reply;
+    wh_dispatch(route, ctx, body, len, &reply);
+    if (reply.http_status != 200 || reply.allowed) {
+        fprintf(stderr, "bench %s: expected a refusal: %.400s\n", label, reply.body);
+        exit(1);
+    }
+    wh_reply_fini(&reply);
+    long iters = 0;
+    double ns = wh_bench_dispatch_ns(label, route, ctx, body, len, 400000000, &iters);
+    printf("%-52s %10.0f ns/op  (refused, %zu-byte review)\n", label, ns, len);
+}
+
+/* /mutate-pod with a SidecarSet whose sidecar has a resourcesPolicy (the sum case of the shared
+ * vectors): ordinary patterns, and issue 22's, which Go refuses (the Pod is refused with Go's
+ * message, as upstream refuses it). */
+static void bench_resources_policy(const struct wh_route *route, const struct wh_config *cfg)
+{
+    static const char *const patterns[] = {".*", "^app[0-9]+$", "(?i)^(app|web)\\d*$",
+                                           "([a-z]{1,1000}){1,1000}", "(a{1000}){1000}"};
+    json_t *vector = load_json("test/vectors/sidecarset/019-resources-policy-sum.json");
+    json_t *review = json_pack("{s:s,s:s,s:O}", "apiVersion", "admission.k8s.io/v1", "kind",
+                               "AdmissionReview", "request", json_object_get(vector, "request"));
+    char *body = wh_json_dumps(review);
+    for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+        char label[128];
+        snprintf(label, sizeof(label), "sidecarset: /mutate-pod, resourcesPolicy regex %s",
+                 patterns[i]);
+        if (!wh_bench_wanted(label))
+            continue;
+        json_t *objs = json_deep_copy(json_object_get(vector, "cluster"));
+        json_t *policy = wh_json_path(json_array_get(objs, 0), "spec", "containers", NULL);
+        policy = json_object_get(json_array_get(policy, 0), "resourcesPolicy");
+        json_object_set_new(policy, "targetContainersNameRegex", json_string(patterns[i]));
+        struct wh_cluster *cl = cluster_of(route, cfg, objs, "sidecarset: load 1 SidecarSet");
+        struct wh_handler_ctx ctx = {.cfg = cfg, .cluster = cl};
+        if (i < 3)
+            run_case(label, route, &ctx, body, strlen(body), "res-sidecarset");
+        else
+            run_refused(label, route, &ctx, body, strlen(body));
+        wh_cluster_free(cl);
+        json_decref(objs);
+    }
+    free(body);
+    json_decref(review);
+    json_decref(vector);
+}
+
 static json_t *namespace_obj(const char *name, const char *extra_key, const char *extra_val)
 {
     return json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}}}", "apiVersion", "v1", "kind", "Namespace",
@@ -244,6 +297,7 @@ void wh_bench_sidecarset(void)
         }
         wh_cluster_free(cl);
     }
+    bench_resources_policy(route, &cfg);
     free(body);
     json_decref(review);
     wh_config_fini(&cfg);

@@ -1569,7 +1569,7 @@ TEST(certs_renew_before_longer_than_the_validity_is_refused)
                                    .serial_arg = &a};
     CHECK_EQ_INT(wh_certs_controller_new(a.cl, &a.cfg, &hooks, &a.c, &eb), WH_ERR_INVALID);
     CHECK(a.c == NULL);
-    CHECK_EQ_INT(wh_certs_env_check_renew_before(3649 * 86400LL, "3649d", &eb), WH_OK);
+    CHECK_EQ_INT(wh_certs_env_check_renew_before(3649 * 86400LL, "3649d", NULL, &eb), WH_OK);
     wh_cluster_free(a.cl);
     wh_config_fini(&a.cfg);
     fx_stop(&f);

@@ -147,6 +147,64 @@ TEST(config_file_values_and_positions)
     unlink(path);
 }
 
+/* Issue 29: an error names where the value came from, the variable or the file's line as
+ * well as a flag (a typo in WEBHOOK_FEATURE_GATES was reported as --feature-gates), and
+ * wh_config_origin says it for any option. */
+TEST(config_errors_name_where_the_value_came_from)
+{
+    struct wh_config cfg;
+    struct wh_errbuf eb = {{0}};
+    char *none[] = {"kruise-webhook", NULL};
+    setenv("WEBHOOK_FEATURE_GATES", "PodWebhok=false", 1);
+    CHECK_EQ_INT(load(&cfg, &eb, none), WH_ERR_INVALID);
+    CHECK_EQ_STR(eb.msg,
+                 "environment variable WEBHOOK_FEATURE_GATES: unrecognized feature gate: PodWebhok");
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_FEATURE_GATES");
+    char *flag[] = {"kruise-webhook", "--feature-gates", "PodWebhok=false", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, flag), WH_ERR_INVALID);
+    CHECK_EQ_STR(eb.msg, "flag --feature-gates: unrecognized feature gate: PodWebhok");
+    wh_config_fini(&cfg);
+
+    char path[] = "/tmp/wh-config-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    /* checked after loading, and still named by the file's line */
+    static const struct {
+        const char *text, *error;
+    } in_file[] = {
+        {"port: 9443\nfeature-gates:\n  PodWebhok: false\n",
+         "2:1: feature-gates: unrecognized feature gate: PodWebhok"},
+        {"port: 9443\ncert-key-type: dsa\n",
+         "2:1: cert-key-type: invalid value \"dsa\" (want rsa or ecdsa)"},
+    };
+    char *file[] = {"kruise-webhook", "--config", path, NULL};
+    char want[512];
+    for (size_t i = 0; i < sizeof(in_file) / sizeof(in_file[0]); i++) {
+        write_file(path, in_file[i].text);
+        CHECK_EQ_INT(load(&cfg, &eb, file), WH_ERR_INVALID);
+        snprintf(want, sizeof(want), "%s:%s", path, in_file[i].error);
+        CHECK_EQ_STR(eb.msg, want);
+        wh_config_fini(&cfg);
+    }
+
+    write_file(path, "port: 9443\n");
+    setenv("WEBHOOK_METRICS_ADDR", "127.0.0.1:9090", 1);
+    char *mixed[] = {"kruise-webhook", "--config", path, "--health-addr=:8001", NULL};
+    CHECK_EQ_INT(load(&cfg, &eb, mixed), WH_OK);
+    snprintf(want, sizeof(want), "%s:1:1: port", path);
+    CHECK_EQ_STR(wh_config_origin(&cfg, "port"), want);
+    CHECK_EQ_STR(wh_config_origin(&cfg, "metrics-addr"), "environment variable WEBHOOK_METRICS_ADDR");
+    CHECK_EQ_STR(wh_config_origin(&cfg, "health-addr"), "flag --health-addr");
+    CHECK_EQ_STR(wh_config_origin(&cfg, "cert-dir"), "--cert-dir (default)");
+    CHECK_EQ_STR(wh_config_env_name("port"), "WEBHOOK_PORT");
+    CHECK(wh_config_env_name("config") == NULL);
+    wh_config_fini(&cfg);
+    unsetenv("WEBHOOK_METRICS_ADDR");
+    unlink(path);
+}
+
 TEST(config_addr_parsing)
 {
     char host[256];

@@ -427,3 +427,107 @@ TEST(dispatch_uid_with_nul_is_echoed_whole)
           memcmp(json_string_value(got), uid, sizeof(uid) - 1) == 0);
     json_decref(a);
 }
+
+/* --- valid objects of many small items (issue 22) ----------------------------------------- */
+
+enum shape { SHAPE_ENV, SHAPE_LABELS, SHAPE_PORTS, SHAPE_ANNOTATIONS };
+
+/* A Pod holding about `bytes` of one shape of small items; `changed` alters one item. */
+static char *pod_of(enum shape shape, size_t bytes, bool changed)
+{
+    struct wh_buf items;
+    wh_buf_init(&items, 64u << 20);
+    for (size_t i = 0; items.len < bytes; i++) {
+        const char *sep = i ? "," : "";
+        const char *v = changed && i == 7 ? "x" : "";
+        enum wh_err rc;
+        /* As dense as such items come: short names and values. */
+        if (shape == SHAPE_ENV)
+            rc = wh_buf_printf(&items, "%s{\"name\":\"E%05zu\",\"value\":\"%s%zu\"}", sep, i,
+                               v, i);
+        else if (shape == SHAPE_PORTS)
+            rc = wh_buf_printf(&items, "%s{\"containerPort\":%zu,\"protocol\":\"%s\"}", sep,
+                               1 + i % 65535, changed && i == 7 ? "UDP" : "TCP");
+        else
+            rc = wh_buf_printf(&items, "%s\"%c%06zu\":\"%s%zu\"", sep,
+                               shape == SHAPE_LABELS ? 'l' : 'a', i, v, i);
+        CHECK_EQ_INT(rc, WH_OK);
+    }
+    bool meta = shape == SHAPE_LABELS || shape == SHAPE_ANNOTATIONS;
+    const char *open = shape == SHAPE_LABELS        ? ",\"labels\":{"
+                       : shape == SHAPE_ANNOTATIONS ? ",\"annotations\":{"
+                       : shape == SHAPE_ENV         ? ",\"env\":["
+                                                    : ",\"ports\":[";
+    const char *close = meta ? "}" : "]";
+    struct wh_buf pod;
+    wh_buf_init(&pod, 64u << 20);
+    CHECK_EQ_INT(wh_buf_printf(&pod,
+                               "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+                               "\"name\":\"p\",\"namespace\":\"default\"%s%s%s},"
+                               "\"spec\":{\"containers\":[{"
+                               "\"name\":\"app\",\"image\":\"nginx\"%s%s%s}]}}",
+                               meta ? open : "", meta ? items.data : "", meta ? close : "",
+                               meta ? "" : open, meta ? "" : items.data, meta ? "" : close),
+                 WH_OK);
+    wh_buf_fini(&items);
+    return wh_buf_take(&pod, NULL);
+}
+
+static char *update_of(const char *object, const char *old)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 64u << 20);
+    CHECK_EQ_INT(wh_buf_printf(&b,
+                               "{\"apiVersion\":\"admission.k8s.io/v1\","
+                               "\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                               "\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},"
+                               "\"resource\":{\"group\":\"\",\"version\":"
+                               "\"v1\",\"resource\":\"pods\"},\"operation\":\"UPDATE\","
+                               "\"namespace\":\"default\",\"name\":\"p\",\"object\":%s,"
+                               "\"oldObject\":%s,\"dryRun\":false,\"options\":{\"kind\":"
+                               "\"UpdateOptions\"}}}",
+                               object, old),
+                 WH_OK);
+    return wh_buf_take(&b, NULL);
+}
+
+/* Every valid Pod under --max-body-bytes is admitted: an UPDATE review of 1 MiB of env
+ * entries, labels, ports or annotations, object and oldObject both (and where one item
+ * differs between them, so that the lists are parsed twice); the amplifying bodies of
+ * dispatch_amplifying_body_is_413_and_memory_goes_back stay refused. */
+TEST(dispatch_update_reviews_of_small_items_are_admitted)
+{
+    static const char *const names[] = {"env", "labels", "ports", "annotations"};
+    wh_reqmem_set_limit(40u << 20);
+    for (int shape = SHAPE_ENV; shape <= SHAPE_ANNOTATIONS; shape++) {
+        for (int changed = 0; changed < 2; changed++) {
+            char *pod = pod_of((enum shape)shape, 1u << 20, false);
+            char *old = pod_of((enum shape)shape, 1u << 20, changed);
+            char *body = update_of(pod, old);
+            size_t len = strlen(body);
+            CHECK(len > 2u << 20 && len < 3u << 20);
+            struct wh_reply reply;
+            wh_dispatch(&r_allow, NULL, body, len, &reply);
+            CHECK_EQ_INT(reply.http_status, 200);
+            if (reply.http_status != 200)
+                fprintf(stderr, "  %s%s: %.200s\n", names[shape], changed ? " (changed)" : "",
+                        reply.body);
+            wh_reply_fini(&reply);
+            CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+            free(body);
+            free(old);
+            free(pod);
+        }
+    }
+    /* Amplification: empty objects, empty arrays. */
+    size_t len = 0;
+    char *body = empties(3u << 20, &len);
+    for (size_t i = 1; i + 1 < len; i += 3)
+        memcpy(body + i, "[]", 2);
+    struct wh_reply reply;
+    wh_dispatch(&r_allow, NULL, body, len, &reply);
+    CHECK_EQ_INT(reply.http_status, 413);
+    wh_reply_fini(&reply);
+    free(body);
+    wh_reqmem_set_limit(0);
+}

@@ -185,6 +185,47 @@ TEST(gotype_check_messages)
                      decode_cases[i].want);
 }
 
+/* wh_gotype_check_where (--check-config's file:line:field): the same message as
+ * wh_gotype_check for every case above, and the place of the value it is about, list indices
+ * and map keys included (Go's message names struct fields only). */
+TEST(gotype_check_where_names_the_place)
+{
+    for (size_t i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
+        json_t *v = wh_test_json(decode_cases[i].text), *path = NULL;
+        char *msg = NULL;
+        enum wh_err rc = wh_gotype_check_where(
+            v, type_of(decode_cases[i].api, decode_cases[i].name), &msg, &path);
+        CHECK_EQ_STR(msg ? msg : "(ok)", decode_cases[i].want);
+        CHECK(rc == (msg ? WH_ERR_INVALID : WH_OK) && (path != NULL) == (msg != NULL));
+        free(msg);
+        json_decref(path);
+        json_decref(v);
+    }
+    static const struct {
+        const char *text, *path;
+    } places[] = {
+        {"{\"spec\":{\"containers\":[{\"name\":\"a\"},{\"image\":7}]}}",
+         "[\"spec\",\"containers\",1,\"image\"]"},
+        {"{\"metadata\":{\"labels\":{\"ok\":\"x\",\"a/b\":[]}}}",
+         "[\"metadata\",\"labels\",\"a/b\"]"},
+        {"{\"spec\":{\"hostname\":1,\"containers\":[{\"livenessProbe\":{\"httpGet\":"
+         "{\"port\":true}}}]}}",
+         "[\"spec\",\"containers\",0,\"livenessProbe\",\"httpGet\",\"port\"]"},
+        {"{\"spec\":{\"hostname\":1,\"priority\":\"x\"}}", "[\"spec\",\"hostname\"]"},
+        {"\"x\"", "[]"},
+    };
+    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+        json_t *v = wh_test_json(places[i].text), *path = NULL, *want = wh_test_json(places[i].path);
+        char *msg = NULL;
+        CHECK_EQ_INT(wh_gotype_check_where(v, type_of("v1", "Pod"), &msg, &path), WH_ERR_INVALID);
+        CHECK_EQ_JSON(path, want);
+        free(msg);
+        json_decref(path);
+        json_decref(want);
+        json_decref(v);
+    }
+}
+
 static char *normalized(const char *api, const char *name, const char *text)
 {
     json_t *v = wh_test_json(text), *out = NULL;

@@ -134,6 +134,37 @@ TEST(inject_cli_error_messages)
     }
 }
 
+/* Issue 29: a file without a Pod (a Namespace, a kustomization not rendered) is an input
+ * error, not "done": exit 2, nothing printed but the reason. */
+TEST(inject_cli_file_without_a_pod_is_an_error)
+{
+    struct wh_test_cli c =
+        inject("-f", DATA "state/namespaces.json", "--state", DATA "state", NULL);
+    CHECK_EQ_INT(c.status, 2);
+    CHECK_EQ_STR(c.out, "");
+    CHECK_EQ_STR(c.err, "kruise-webhook inject: " DATA "state/namespaces.json holds no Pod (nor an "
+                        "AdmissionReview of one) to inject\n");
+    wh_test_cli_fini(&c);
+}
+
+/* Issue 29: --explain names a wrongly typed field as wrongly typed (with Go's message), where
+ * the handler, reading what it can, saw no selector; the well-typed SidecarSet beside it is
+ * injected as before. */
+TEST(inject_cli_explain_names_a_wrongly_typed_field)
+{
+    struct wh_test_cli c = inject("-f", DATA "pod.yaml", "--state", DATA "mistyped-state.yaml",
+                                  TS, "--explain", NULL);
+    CHECK_EQ_INT(c.status, 0);
+    CHECK(strstr(c.err, "  mistyped                         not injected  field spec.selector "
+                        "is wrongly typed: json: cannot unmarshal string into Go struct field "
+                        "SidecarSetSpec.spec.selector of type v1.LabelSelector\n") != NULL);
+    CHECK(strstr(c.err, "missing") == NULL);
+    CHECK(strstr(c.err, "  typed                            injected      namespace and selector "
+                        "match\n") != NULL);
+    CHECK(strstr(c.out, "name: agent2") != NULL && strstr(c.out, "name: agent\n") == NULL);
+    wh_test_cli_fini(&c);
+}
+
 /* Issue 11: the README's `inject -f examples/requests/pod.yaml --state examples/`; the file is
  * the Pod of the curl example's AdmissionReview, and that review, given to inject, stands for
  * its request.object: the same Pod comes out, with what the README says was injected. */

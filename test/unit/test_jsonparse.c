@@ -368,3 +368,137 @@ TEST(jsonparse_spans_copy_only_what_prints_the_same)
     CHECK(wh_json_parse_spans("{\"a\":", 5, NULL, &spans) == NULL);
     CHECK(spans == NULL);
 }
+
+/* --- sharing between object and oldObject (issue 22) -------------------------------------- */
+
+/* An UPDATE-like review: object and oldObject with the same spec (n env entries) and labels,
+ * a different resourceVersion and status. Caller frees. */
+static char *update_review(size_t n, bool old_first, size_t *len)
+{
+    struct wh_buf spec, b;
+    wh_buf_init(&spec, 64u << 20);
+    wh_buf_init(&b, 64u << 20);
+    CHECK_EQ_INT(wh_buf_adds(&spec, "{\"containers\":[{\"name\":\"main\",\"env\":["), WH_OK);
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(wh_buf_printf(&spec, "%s{\"name\":\"ENV_%06zu\",\"value\":\"v%zu\"}",
+                                   i ? "," : "", i, i),
+                     WH_OK);
+    CHECK_EQ_INT(wh_buf_adds(&spec, "]}]}"), WH_OK);
+    const char *labels =
+        "{\"app\":\"web\",\"app.kubernetes.io/managed-by\":\"helm\",\"tier\":\"frontend\"}";
+    char *objs[2];
+    for (int k = 0; k < 2; k++) {
+        struct wh_buf o;
+        wh_buf_init(&o, 64u << 20);
+        CHECK_EQ_INT(wh_buf_printf(&o,
+                                   "{\"metadata\":{\"name\":\"p\",\"resourceVersion\":\"%d\","
+                                   "\"labels\":%s},\"spec\":%s,\"status\":{\"phase\":\"%s\"}}",
+                                   k + 1, labels, spec.data, k ? "Pending" : "Running"),
+                     WH_OK);
+        objs[k] = wh_buf_take(&o, NULL);
+    }
+    CHECK_EQ_INT(wh_buf_printf(&b, "{\"request\":{\"uid\":\"u\",\"%s\":%s,\"%s\":%s}}",
+                               old_first ? "oldObject" : "object", objs[old_first],
+                               old_first ? "object" : "oldObject", objs[!old_first]),
+                 WH_OK);
+    free(objs[0]);
+    free(objs[1]);
+    wh_buf_fini(&spec);
+    return wh_buf_take(&b, len);
+}
+
+static json_t *member(json_t *v, const char *a, const char *b)
+{
+    return json_object_get(json_object_get(json_object_get(v, "request"), a), b);
+}
+
+TEST(jsonparse_old_object_shares_what_repeats_object)
+{
+    size_t len = 0;
+    char *text = update_review(3000, false, &len);
+    CHECK(len > 64 * 1024);
+    /* the reference: parsed outside an arena, nothing shared */
+    json_t *plain = wh_json_parse(text, len, NULL);
+    CHECK(plain != NULL);
+    CHECK(member(plain, "object", "spec") != member(plain, "oldObject", "spec"));
+
+    wh_arena_begin();
+    size_t before = wh_arena_size();
+    json_t *v = wh_json_parse(text, len, NULL);
+    CHECK(v != NULL);
+    /* the same tree for every reader */
+    CHECK_EQ_JSON(v, plain);
+    /* what is the same text at the same place is one value: the spec, the labels */
+    CHECK(member(v, "object", "spec") == member(v, "oldObject", "spec"));
+    json_t *om = member(v, "object", "metadata"), *oldm = member(v, "oldObject", "metadata");
+    CHECK(om != oldm);
+    CHECK(json_object_get(om, "labels") == json_object_get(oldm, "labels"));
+    CHECK(member(v, "object", "status") != member(v, "oldObject", "status"));
+    /* and the review costs about one object: under two thirds of it parsed twice */
+    size_t shared = wh_arena_size() - before;
+    wh_arena_end();
+
+    wh_arena_begin();
+    char *reversed = update_review(3000, true, &len);
+    before = wh_arena_size();
+    json_t *r = wh_json_parse(reversed, len, NULL);
+    CHECK(r != NULL);
+    /* oldObject first: it has nothing to share with yet */
+    CHECK(member(r, "object", "spec") != member(r, "oldObject", "spec"));
+    size_t unshared = wh_arena_size() - before;
+    CHECK(shared * 3 < unshared * 2);
+    wh_arena_end();
+    free(reversed);
+
+    /* a small body is parsed as it is: recording would cost the hot path */
+    char *small = update_review(10, false, &len);
+    CHECK(len < 64 * 1024);
+    wh_arena_begin();
+    json_t *s = wh_json_parse(small, len, NULL);
+    CHECK(s != NULL && member(s, "object", "spec") != member(s, "oldObject", "spec"));
+    wh_arena_end();
+    free(small);
+    json_decref(plain);
+    free(text);
+}
+
+/* Sharing is by place, not by text alone: the same text elsewhere in oldObject is its own
+ * value, and a container whose text differs by one byte is parsed again (its unchanged
+ * members shared). */
+TEST(jsonparse_sharing_is_by_place)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 8u << 20);
+    char pad[70000];
+    memset(pad, 'x', sizeof(pad) - 1);
+    pad[sizeof(pad) - 1] = '\0';
+    const char *big = "{\"k1\":\"a value long enough to be recorded\",\"k2\":[1,2,3,4,5,6,7,8]}";
+    CHECK_EQ_INT(wh_buf_printf(&b,
+                               "{\"object\":{\"a\":%s,\"b\":{\"x\":1},\"pad\":\"%s\","
+                               "\"list\":[%s,%s]},"
+                               "\"oldObject\":{\"a\":{\"x\":1},\"b\":%s,\"pad\":\"%s\","
+                               "\"list\":[%s,{\"k1\":\"a value long enough to be recorded\","
+                               "\"k2\":[1,2,3,4,5,6,7,9]}]}}",
+                               big, pad, big, big, big, pad, big),
+                 WH_OK);
+    wh_arena_begin();
+    json_t *v = wh_json_parse(b.data, b.len, NULL);
+    CHECK(v != NULL);
+    json_t *o = json_object_get(v, "object"), *old = json_object_get(v, "oldObject");
+    /* b of oldObject has a's text: not shared (another place) */
+    CHECK(json_object_get(old, "b") != json_object_get(o, "a"));
+    CHECK_EQ_JSON(json_object_get(old, "b"), json_object_get(o, "a"));
+    json_t *ol = json_object_get(o, "list"), *oldl = json_object_get(old, "list");
+    CHECK(json_array_get(oldl, 0) == json_array_get(ol, 0));
+    CHECK(json_array_get(oldl, 1) != json_array_get(ol, 1));
+    CHECK(json_integer_value(json_array_get(json_object_get(json_array_get(oldl, 1), "k2"), 7)) ==
+          9);
+    json_t *plain = NULL;
+    wh_arena_pause();
+    plain = wh_json_parse(b.data, b.len, NULL);
+    wh_arena_resume();
+    CHECK_EQ_JSON(v, plain);
+    json_decref(plain);
+    wh_arena_end();
+    wh_buf_fini(&b);
+}

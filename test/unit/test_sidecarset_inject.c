@@ -52,6 +52,7 @@ TEST(sidecarset_inject_vectors)
 /* --- running the step directly ------------------------------------------------------------- */
 
 #include "config/config.h"
+#include "gocompat/regex.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
 #include "kube/cluster.h"
@@ -88,10 +89,11 @@ static void inj_fini(struct inj *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* Runs /mutate-pod's handler on pod with the cluster objects (a JSON array), operation op,
- * feature gates (NULL = defaults) and extra request members (NULL = none). */
-static void run(const char *cluster, const char *pod, const char *op, const char *gates,
-                const char *extra, struct inj *out)
+/* Runs /mutate-pod's handler times times on pod with the cluster objects (a JSON array),
+ * operation op, feature gates (NULL = defaults) and extra request members (NULL = none); out
+ * is the last answer. */
+static void run_times(const char *cluster, const char *pod, const char *op, const char *gates,
+                      const char *extra, int times, struct inj *out)
 {
     memset(out, 0, sizeof(*out));
     struct wh_config cfg;
@@ -129,23 +131,27 @@ static void run(const char *cluster, const char *pod, const char *op, const char
                                "AdmissionReview", "request", req);
     struct wh_admission_request r;
     CHECK(wh_admission_decode(review, &r, &eb) == WH_OK);
-    struct wh_admission_response resp;
-    wh_admission_response_init(&resp);
-    struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
-    struct wh_pod_run_opts opts = {.now = NOW};
-    enum wh_err rc = wh_pod_mutate_run(&ctx, &r, &resp, &opts, &eb);
-    if (rc) {
-        out->allowed = false;
-        out->code = 500;
-        snprintf(out->msg, sizeof(out->msg), "%s", eb.msg);
-    } else {
-        out->allowed = resp.allowed;
-        out->code = resp.code;
-        snprintf(out->msg, sizeof(out->msg), "%s", resp.message ? resp.message : "");
-        if (resp.mutated && !json_equal(resp.mutated, r.object))
-            out->pod = json_incref(resp.mutated);
+    for (int k = 0; k < times; k++) {
+        struct wh_admission_response resp;
+        wh_admission_response_init(&resp);
+        struct wh_handler_ctx ctx = {.cfg = &cfg, .cluster = cl};
+        struct wh_pod_run_opts opts = {.now = NOW};
+        enum wh_err rc = wh_pod_mutate_run(&ctx, &r, &resp, &opts, &eb);
+        json_decref(out->pod);
+        memset(out, 0, sizeof(*out));
+        if (rc) {
+            out->allowed = false;
+            out->code = 500;
+            snprintf(out->msg, sizeof(out->msg), "%s", eb.msg);
+        } else {
+            out->allowed = resp.allowed;
+            out->code = resp.code;
+            snprintf(out->msg, sizeof(out->msg), "%s", resp.message ? resp.message : "");
+            if (resp.mutated && !json_equal(resp.mutated, r.object))
+                out->pod = json_incref(resp.mutated);
+        }
+        wh_admission_response_fini(&resp);
     }
-    wh_admission_response_fini(&resp);
     /* copy-on-write editing never touches the request or the frozen cached objects */
     json_t *again = J(pod);
     CHECK(json_equal(p, again));
@@ -164,6 +170,12 @@ static void run(const char *cluster, const char *pod, const char *op, const char
     json_decref(p);
     wh_cluster_free(cl);
     wh_config_fini(&cfg);
+}
+
+static void run(const char *cluster, const char *pod, const char *op, const char *gates,
+                const char *extra, struct inj *out)
+{
+    run_times(cluster, pod, op, gates, extra, 1, out);
 }
 
 /* A SidecarSet as stored (defaulted). spec_extra is spliced into spec, meta_extra into
@@ -947,12 +959,7 @@ static void resources_case(const char *policy, const char *pod, const char *want
     } else {
         CHECK(!r.allowed);
         CHECK_EQ_INT(r.code, 500);
-        /* a trailing * compares a prefix (regcomp's words differ between C libraries) */
-        size_t n = strlen(want_msg);
-        if (n && want_msg[n - 1] == '*')
-            CHECK(strncmp(r.msg, want_msg, n - 1) == 0);
-        else
-            CHECK_EQ_STR(r.msg, want_msg);
+        CHECK_EQ_STR(r.msg, want_msg);
     }
     inj_fini(&r);
     free(cl);
@@ -1008,6 +1015,74 @@ TEST(sidecarset_inject_resources_policy)
     /* RE2 syntax: Perl classes and non-capturing groups */
     resources_case(RP("sum", "^(?:app)-\\\\d$", "{'requests':{'cpu':'cpu'}}"), RES_POD,
                    "{'requests':{'cpu':'100m'}}", NULL);
+    /* issue 22: Go refuses it (1000 x 1000 copies), so the Pod is refused with Go's message at
+     * once, as upstream refuses it; C's regcomp spent 2 s and 2.8 GB on it, for every Pod */
+    resources_case(RP("sum", "([a-z]{1,1000}){1,1000}", "{'requests':{'cpu':'1'}}"), RES_POD, NULL,
+                   "failed to get target containers: invalid regex pattern "
+                   "\"([a-z]{1,1000}){1,1000}\": error parsing regexp: invalid repeat count: "
+                   "`{1,1000}`");
+    /* Go's Unicode classes, exact: app-1 and app-2 end in a digit (\pN), native-1 too */
+    resources_case(RP("sum", "^\\\\pL+-\\\\pN$", "{'requests':{'cpu':'cpu'}}"), RES_POD,
+                   "{'requests':{'cpu':'600m'}}", NULL);
+}
+
+/* The patterns are compiled with the SidecarSet (its cache view), and with the
+ * ControllerRevision of a history revision: injecting into Pods compiles nothing. */
+TEST(sidecarset_inject_regex_compiled_once_per_revision)
+{
+    char *ss = sidecarset(
+        "res",
+        "'selector':{'matchLabels':{'app':'web'}},'containers':[{'name':'side','image':'s:1',"
+        "'resources':{},'podInjectPolicy':'BeforeAppContainer'" RP(
+            "sum", "^app-", "{'requests':{'cpu':'cpu'}}") "}]",
+        NULL);
+    char *cl = cluster_of(ss, NULL);
+    struct inj r;
+    unsigned long c0 = wh_regex_compilations();
+    run_times(cl, RES_POD, "CREATE", NULL, NULL, 1, &r);
+    unsigned long c1 = wh_regex_compilations();
+    CHECK(r.pod);
+    inj_fini(&r);
+    run_times(cl, RES_POD, "CREATE", NULL, NULL, 25, &r);
+    unsigned long c2 = wh_regex_compilations();
+    CHECK(r.pod);
+    json_t *want = J("{'requests':{'cpu':'100m'}}");
+    CHECK_EQ_JSON(json_object_get(container_at(r.pod, "containers", 0), "resources"), want);
+    json_decref(want);
+    inj_fini(&r);
+    CHECK_EQ_INT(c1 - c0, 1);       /* the SidecarSet's view */
+    CHECK_EQ_INT(c2 - c1, c1 - c0); /* 25 Pods cost what one does */
+    free(cl);
+    free(ss);
+
+    /* a history revision whose sidecar has another pattern: its ControllerRevision's view */
+    ss = simple_set("rv", "a", "BeforeAppContainer",
+                    "'injectionStrategy':{'revision':{'revisionName':'rv-1','policy':'Always'}}",
+                    NULL);
+    cl = wh_str_printf(
+        "[%s,{'apiVersion':'apps/v1','kind':'ControllerRevision','metadata':{'name':'rv-1',"
+        "'namespace':'kruise-system','labels':{'kruise.io/sidecarset-name':'rv'}},'revision':1,"
+        "'data':{'spec':{'containers':[{'name':'a','image':'old:1','resources':{},"
+        "'podInjectPolicy':'BeforeAppContainer'" RP("sum", "^app-2$",
+                                                    "{'requests':{'memory':'memory'}}") "}]}}}]",
+        ss);
+    c0 = wh_regex_compilations();
+    run_times(cl, RES_POD, "CREATE", NULL, NULL, 1, &r);
+    c1 = wh_regex_compilations();
+    CHECK(r.pod);
+    inj_fini(&r);
+    run_times(cl, RES_POD, "CREATE", NULL, NULL, 25, &r);
+    c2 = wh_regex_compilations();
+    CHECK(r.pod);
+    CHECK_EQ_STR(wh_json_str(container_at(r.pod, "containers", 0), "image"), "old:1");
+    want = J("{'requests':{'memory':'1Gi'}}");
+    CHECK_EQ_JSON(json_object_get(container_at(r.pod, "containers", 0), "resources"), want);
+    json_decref(want);
+    inj_fini(&r);
+    CHECK_EQ_INT(c1 - c0, 1); /* the ControllerRevision's view */
+    CHECK_EQ_INT(c2 - c1, c1 - c0);
+    free(cl);
+    free(ss);
 }
 
 static char *pod_with_annotations(const char *annotations)

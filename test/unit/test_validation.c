@@ -78,3 +78,36 @@ TEST(validation_selector_and_gosyntax)
     CHECK(!wh_label_selector_convertible(sel));
     json_decref(sel);
 }
+
+/* ValidateObjectMeta's owner references and managed fields, as upstream's apimachinery words
+ * them (checked with its own ValidateObjectMeta). */
+TEST(validation_object_meta_owners_and_managed_fields)
+{
+    json_t *meta = wh_test_json(
+        "{\"name\":\"a\",\"namespace\":\"n\",\"ownerReferences\":[{\"apiVersion\":\"/v1\","
+        "\"kind\":\"Event\",\"name\":\"e\",\"uid\":\"u\"},{\"apiVersion\":\"v1/\",\"kind\":\"\","
+        "\"name\":\"\",\"uid\":\"\"},{\"apiVersion\":\"a/b/c\",\"kind\":\"K\",\"name\":\"n\","
+        "\"uid\":\"u\"}],\"managedFields\":[{\"manager\":\"m\\u0001\",\"operation\":\"Patch\","
+        "\"fieldsType\":\"FieldsV2\"}]}");
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    wh_validate_object_meta(&l, meta, true, wh_name_is_dns_subdomain, "metadata");
+    char *agg = wh_ferrs_aggregate(&l);
+    CHECK_EQ_STR(agg, "[metadata.ownerReferences: Invalid value: v1.OwnerReference{"
+                      "APIVersion:\"/v1\", Kind:\"Event\", Name:\"e\", UID:\"u\", "
+                      "Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, "
+                      "Kind=Event is disallowed from being an owner, "
+                      "metadata.ownerReferences.apiVersion: Invalid value: \"v1/\": version "
+                      "must not be empty, metadata.ownerReferences.kind: Invalid value: \"\": "
+                      "kind must not be empty, metadata.ownerReferences.name: Invalid value: "
+                      "\"\": name must not be empty, metadata.ownerReferences.uid: Invalid "
+                      "value: \"\": uid must not be empty, metadata.ownerReferences.apiVersion: "
+                      "Invalid value: \"a/b/c\": version must not be empty, "
+                      "metadata.managedFields[0].operation: Invalid value: \"Patch\": must be "
+                      "`Apply` or `Update`, metadata.managedFields[0].fieldsType: Invalid value: "
+                      "\"FieldsV2\": must be `FieldsV1`, metadata.managedFields[0].manager: "
+                      "Invalid value: \"m\\x01\": invalid character U+0001 (at position 1)]");
+    free(agg);
+    wh_ferrs_fini(&l);
+    json_decref(meta);
+}

@@ -495,3 +495,69 @@ TEST(yaml_multi_object_state)
     CHECK_EQ_STR(wh_json_label(json_array_get(docs, 0), "sidecar-injection"), "enabled");
     json_decref(docs);
 }
+
+/* --check-config points at the line of a wrongly typed field: the marks give each value's line
+ * by JSON pointer (a member at its key's line, an item where it starts), one object per
+ * document that wh_yaml_load keeps (empty and null documents skipped alike), and a value an
+ * alias or merge key brought in falls back to the nearest line that has one. */
+TEST(yaml_marks_give_each_value_its_line)
+{
+    static const char text[] = "---\n"
+                               "~\n"
+                               "---\n"
+                               "kind: Pod\n"                 /* 4 */
+                               "spec:\n"                     /* 5 */
+                               "  containers:\n"             /* 6 */
+                               "    - name: a\n"             /* 7 */
+                               "      image: 5\n"            /* 8 */
+                               "    - {name: b, image: x}\n" /* 9 */
+                               "  a/b~c: 1\n"                /* 10 */
+                               "base: &b {x: {y: 1}}\n"      /* 11 */
+                               "ref: *b\n"                   /* 12 */
+                               "merged:\n"                   /* 13 */
+                               "  <<: *b\n"                  /* 14 */
+                               "---\n"
+                               "- 1\n"; /* 16 */
+    json_t *docs = NULL, *marks = NULL;
+    struct wh_errbuf eb = {{0}};
+    CHECK_EQ_INT(wh_yaml_load_marks(text, strlen(text), "t.yaml", &docs, &marks, &eb), WH_OK);
+    CHECK_EQ_INT(json_array_size(docs), 2);
+    CHECK_EQ_INT(json_array_size(marks), 2);
+    const json_t *m = json_array_get(marks, 0);
+    static const struct {
+        const char *path;
+        size_t line;
+    } cases[] = {
+        {"[]", 4},
+        {"[\"kind\"]", 4},
+        {"[\"spec\"]", 5},
+        {"[\"spec\",\"containers\"]", 6},
+        {"[\"spec\",\"containers\",0]", 7},
+        {"[\"spec\",\"containers\",0,\"image\"]", 8},
+        {"[\"spec\",\"containers\",1,\"image\"]", 9},
+        {"[\"spec\",\"a/b~c\"]", 10},
+        {"[\"spec\",\"nothing\",\"here\"]", 5},
+        {"[\"base\",\"x\",\"y\"]", 11},
+        {"[\"ref\",\"x\",\"y\"]", 12},
+        {"[\"merged\",\"x\",\"y\"]", 13},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *path = wh_test_json(cases[i].path);
+        size_t got = wh_yaml_mark_line(m, path);
+        if (got != cases[i].line) {
+            fprintf(stderr, "mark of %s: line %zu, want %zu\n", cases[i].path, got,
+                    cases[i].line);
+            wh_test_failed_checks++;
+        }
+        json_decref(path);
+    }
+    json_t *first = wh_test_json("[0]");
+    CHECK_EQ_INT(wh_yaml_mark_line(json_array_get(marks, 1), first), 16);
+    json_decref(first);
+    json_decref(docs);
+    json_decref(marks);
+    /* on an error nothing is returned */
+    marks = NULL;
+    CHECK_EQ_INT(wh_yaml_load_marks("a: [", 4, "t.yaml", &docs, &marks, &eb), WH_ERR_PARSE);
+    CHECK(marks == NULL);
+}

@@ -8,6 +8,7 @@
 
 #include "admission/review.h"
 #include "cli/args.h"
+#include "cli/check.h"
 #include "cli/docs.h"
 #include "config/config.h"
 #include "gocompat/gotime.h"
@@ -169,9 +170,24 @@ static void print_explain(FILE *err, struct wh_cluster *cl, const char *pod_id, 
             if (strcmp(e->v[k].name, name) == 0)
                 v = &e->v[k];
         }
+        /* A SidecarSet the API server could not hold (a string for a selector) is read by
+         * the handler as best it can; its verdict would name the symptom ("missing"), the
+         * type error names the cause. */
+        char *type_msg = NULL, *field = NULL;
+        bool mistyped = wh_check_object_type(wh_object_json(l.items[i]), &type_msg, &field, NULL);
+        char *typed = mistyped ? wh_str_printf("field %s is wrongly typed: %s", field, type_msg)
+                               : NULL;
+        free(type_msg);
+        free(field);
         if (v) {
             fprintf(err, "  %-32s %-13s %s\n", name, v->injected ? "injected" : "not injected",
-                    v->reason);
+                    typed ? typed : v->reason);
+            free(typed);
+            continue;
+        }
+        if (typed) {
+            fprintf(err, "  %-32s %-13s %s\n", name, "not injected", typed);
+            free(typed);
             continue;
         }
         const struct wh_sidecarset_view *view = wh_sidecarset_view_of(l.items[i]);
@@ -268,6 +284,21 @@ static bool is_review(const json_t *doc)
            wh_str_has_prefix(av, "admission.k8s.io/");
 }
 
+/* Whether any document is a Pod, or an AdmissionReview of one: a file with none is a mistake
+ * (a wrong file, a kustomization not rendered), not a success with nothing to do. */
+static bool has_pod(const json_t *docs)
+{
+    size_t i;
+    const json_t *doc;
+    json_array_foreach(docs, i, doc)
+    {
+        const json_t *pod = is_review(doc) ? wh_json_path(doc, "request", "object", NULL) : doc;
+        if (pod && is_pod(pod))
+            return true;
+    }
+    return false;
+}
+
 int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
 {
     struct args a;
@@ -297,6 +328,11 @@ int wh_inject_run(int argc, char **argv, FILE *out, FILE *err)
         goto out;
     }
     bool yaml = wh_cli_output_yaml(a.output, json_input);
+    if (!has_pod(docs)) {
+        wh_cli_error(err, "inject", "%s holds no Pod (nor an AdmissionReview of one) to inject",
+                     strcmp(a.file, "-") == 0 ? "<stdin>" : a.file);
+        goto out;
+    }
 
     /* the server's own route and setup, on a standalone cluster */
     const struct wh_route *route = wh_routes_find(&cfg, "/mutate-pod");

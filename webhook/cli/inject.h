@@ -14,7 +14,7 @@
  * printed unchanged. --explain writes to stderr, for every SidecarSet of the state, whether it
  * was injected and why not (paused, namespace, selector, revision, canary).
  * Exit status: 0 done, 1 a Pod was refused (the webhook would answer allowed=false: the message
- * is printed), 2 usage or input errors.
+ * is printed), 2 usage or input errors (a file without a Pod among them).
  *
  * Thread rule: single thread (a command). */
 

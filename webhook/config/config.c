@@ -162,6 +162,31 @@ static const struct opt *find_opt(const char *name, size_t len)
     return NULL;
 }
 
+/* Remembers where o's value came from (the source text set_option names in its errors). */
+static void set_origin(struct wh_config *cfg, const struct opt *o, const char *source)
+{
+    char **slot = &cfg->_origins[o - opts];
+    free(*slot);
+    *slot = wh_xstrdup(source);
+}
+
+const char *wh_config_origin(const struct wh_config *cfg, const char *name)
+{
+    static _Thread_local char fallback[96];
+    const struct opt *o = find_opt(name, strlen(name));
+    WH_ASSERT(o);
+    if (cfg->_origins && cfg->_origins[o - opts])
+        return cfg->_origins[o - opts];
+    snprintf(fallback, sizeof(fallback), "--%s (default)", o->name);
+    return fallback;
+}
+
+const char *wh_config_env_name(const char *name)
+{
+    const struct opt *o = find_opt(name, strlen(name));
+    return o ? o->env : NULL;
+}
+
 static enum wh_err parse_bytes(const char *s, long long *out)
 {
     static const struct {
@@ -415,6 +440,8 @@ static enum wh_err load_file(struct wh_config *cfg, const char *file, bool *from
             char source[512];
             snprintf(source, sizeof(source), "%s:%zu:%zu: %s", file, line, col, o->name);
             rc = set_option(cfg, o, val.data ? val.data : "", source, eb);
+            if (!rc)
+                set_origin(cfg, o, source);
             from_file[o - opts] = true;
             break;
         }
@@ -482,6 +509,7 @@ static enum wh_err load_flags(struct wh_config *cfg, int argc, char **argv, stru
         enum wh_err rc = set_option(cfg, o, value, source, eb);
         if (rc)
             return rc;
+        set_origin(cfg, o, source);
     }
     return WH_OK;
 }
@@ -490,10 +518,14 @@ enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv, struct 
 {
     enum wh_err rc = WH_OK;
     memset(cfg, 0, sizeof(*cfg));
+    cfg->_origins = wh_xcalloc(NOPTS, sizeof(*cfg->_origins));
     for (size_t i = 0; i < NOPTS; i++) {
         rc = set_option(cfg, &opts[i], opts[i].def, opts[i].name, eb);
         if (rc)
             WH_PANIC("bad default for %s: %s", opts[i].name, eb ? eb->msg : "");
+        char source[96];
+        snprintf(source, sizeof(source), "--%s (default)", opts[i].name);
+        set_origin(cfg, &opts[i], source);
     }
     bool from_file[NOPTS] = {false};
     const char *file = config_flag(argc, argv);
@@ -511,6 +543,7 @@ enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv, struct 
         rc = set_option(cfg, &opts[i], v, source, eb);
         if (rc)
             return rc;
+        set_origin(cfg, &opts[i], source);
     }
     rc = load_flags(cfg, argc, argv, eb);
     if (rc)
@@ -519,14 +552,14 @@ enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv, struct 
     wh_features_init(&cfg->features);
     rc = wh_features_parse(&cfg->features, cfg->feature_gates, eb);
     if (rc) {
+        /* named as the value's source: a typo in WEBHOOK_FEATURE_GATES is not in a flag */
         char msg[sizeof(eb->msg)];
         snprintf(msg, sizeof(msg), "%s", eb->msg);
-        return wh_errbuf_set(eb, rc, "--feature-gates: %s", msg);
+        return wh_errbuf_set(eb, rc, "%s: %s", wh_config_origin(cfg, "feature-gates"), msg);
     }
     if (strcmp(cfg->cert_key_type, "rsa") != 0 && strcmp(cfg->cert_key_type, "ecdsa") != 0)
-        return wh_errbuf_set(eb, WH_ERR_INVALID,
-                             "--cert-key-type: invalid value \"%s\" (want rsa or ecdsa)",
-                             cfg->cert_key_type);
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "%s: invalid value \"%s\" (want rsa or ecdsa)",
+                             wh_config_origin(cfg, "cert-key-type"), cfg->cert_key_type);
     if (cfg->threads == 0)
         cfg->threads = wh_cpu_count("/");
     return WH_OK;
@@ -540,7 +573,11 @@ void wh_config_fini(struct wh_config *cfg)
             free(*s);
             *s = NULL;
         }
+        if (cfg->_origins)
+            free(cfg->_origins[i]);
     }
+    free(cfg->_origins);
+    cfg->_origins = NULL;
 }
 
 void wh_config_usage(FILE *out, const char *prog)

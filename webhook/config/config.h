@@ -66,6 +66,7 @@ struct wh_config {
     bool check_config;
     bool show_help;
     bool show_version;
+    char **_origins; /* per option, where its value came from: read with wh_config_origin */
 };
 
 /* Loads defaults, then the --config file, then the environment, then argv (argv[0] is the
@@ -74,6 +75,16 @@ struct wh_config {
 WH_NODISCARD enum wh_err wh_config_load(struct wh_config *cfg, int argc, char **argv,
                                         struct wh_errbuf *eb);
 void wh_config_fini(struct wh_config *cfg);
+
+/* Where the value of option name (the flag's name without "--") came from, as errors name it:
+ * "flag --port", "environment variable WEBHOOK_PORT", "config.yaml:3:1: port" (the --config
+ * file, line and column of its key) or "--port (default)". Returns: borrowed, valid while cfg
+ * lives; "--<name> (default)" too for a cfg that wh_config_load did not fill. */
+const char *wh_config_origin(const struct wh_config *cfg, const char *name);
+
+/* The environment variable of option name, or NULL (a command-line-only option, or none such).
+ * Returns: static. */
+const char *wh_config_env_name(const char *name);
 
 /* Prints every option: flag, environment variable, default and help. */
 void wh_config_usage(FILE *out, const char *prog);

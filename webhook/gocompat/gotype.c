@@ -652,6 +652,12 @@ static const struct wh_gofield *field_for(const struct wh_gotype *t, const char 
 /* Deeper than any type of the model nests. */
 #define MAX_DEPTH 64
 
+/* A step of a path: a member name (key, len) or, when key is NULL, a list index. */
+struct segment {
+    const char *key;
+    size_t len;
+};
+
 struct chk {
     char *msg;                     /* the error so far (new string), NULL while there is none */
     bool fold;                     /* encoding/json: member names also match ignoring case */
@@ -659,6 +665,13 @@ struct chk {
     const struct wh_gotype *owner; /* the struct whose field is being decoded, or NULL */
     const char *stack[MAX_DEPTH];  /* JSON names of the fields from the root */
     size_t depth;
+    /* wh_gotype_check_where only: the member names and list indices from the root to the
+     * value being decoded (stack leaves lists and maps out), copied when an error is kept */
+    bool where;
+    struct segment trail[2 * MAX_DEPTH];
+    size_t trail_len;
+    struct segment at[2 * MAX_DEPTH];
+    size_t at_len;
 };
 
 /* The literal Go quotes for a number that does not fit: jansson keeps the value, not the text,
@@ -685,6 +698,10 @@ static bool keeps(struct chk *k, bool stop)
     free(k->msg);
     k->msg = NULL;
     k->stop = stop;
+    if (k->where) {
+        memcpy(k->at, k->trail, k->trail_len * sizeof(k->trail[0]));
+        k->at_len = k->trail_len;
+    }
     return true;
 }
 
@@ -828,6 +845,20 @@ static bool plainly_right(const json_t *v, const struct wh_gotype *t)
     }
 }
 
+static void enter(struct chk *k, const char *key, size_t len)
+{
+    if (!k->where)
+        return;
+    WH_ASSERT(k->trail_len < 2 * MAX_DEPTH);
+    k->trail[k->trail_len++] = (struct segment){key, len};
+}
+
+static void leave(struct chk *k)
+{
+    if (k->where)
+        k->trail_len--;
+}
+
 static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype *t)
 {
     const struct wh_gotype *outer = k->owner;
@@ -843,7 +874,9 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
         k->owner = t;
         k->stack[depth] = f->name;
         k->depth = depth + 1;
+        enter(k, f->name, strlen(f->name));
         check_value(k, m, f->type);
+        leave(k);
         k->owner = outer;
         k->depth = depth;
         if (k->stop)
@@ -851,11 +884,16 @@ static void check_struct(struct chk *k, const json_t *v, const struct wh_gotype 
     }
 }
 
-/* A list element or map value. Returns true when decoding has ended. */
-static bool check_element(struct chk *k, const json_t *e, const struct wh_gotype *t)
+/* A list element (key NULL, len its index) or map value (key, len its key). Returns true
+ * when decoding has ended. */
+static bool check_element(struct chk *k, const char *key, size_t len, const json_t *e,
+                          const struct wh_gotype *t)
 {
-    if (!plainly_right(e, t))
+    if (!plainly_right(e, t)) {
+        enter(k, key, len);
         check_value(k, e, t);
+        leave(k);
+    }
     return k->stop;
 }
 
@@ -946,7 +984,7 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         json_t *e;
         json_array_foreach(v, i, e)
         {
-            if (check_element(k, e, t->elem))
+            if (check_element(k, NULL, i, e, t->elem))
                 return;
         }
         return;
@@ -958,7 +996,8 @@ static void check_value(struct chk *k, const json_t *v, const struct wh_gotype *
         }
         json_t *obj = (json_t *)(uintptr_t)v;
         for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            if (check_element(k, json_object_iter_value(it), t->elem))
+            if (check_element(k, json_object_iter_key(it), json_object_iter_key_len(it),
+                              json_object_iter_value(it), t->elem))
                 return;
         }
         return;
@@ -972,6 +1011,27 @@ enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t, cha
     check_value(&k, v, t);
     *msg = k.msg;
     return k.msg ? WH_ERR_INVALID : WH_OK;
+}
+
+enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t, char **msg,
+                                  json_t **path)
+{
+    struct chk *k = wh_xcalloc(1, sizeof(*k)); /* 2 KiB of trail: not on the stack */
+    k->where = true;
+    check_value(k, v, t);
+    *msg = k->msg;
+    *path = NULL;
+    if (k->msg) {
+        *path = json_array();
+        for (size_t i = 0; i < k->at_len; i++) {
+            const struct segment *g = &k->at[i];
+            WH_ASSERT(json_array_append_new(*path, g->key ? json_stringn(g->key, g->len)
+                                                          : json_integer((json_int_t)g->len)) ==
+                      0);
+        }
+    }
+    free(k);
+    return *msg ? WH_ERR_INVALID : WH_OK;
 }
 
 enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype *t, struct wh_errbuf *eb)

@@ -101,6 +101,13 @@ WH_NODISCARD enum wh_err wh_gotype_check(const json_t *v, const struct wh_gotype
 WH_NODISCARD enum wh_err wh_gotype_check_full(const json_t *v, const struct wh_gotype *t,
                                               char **msg);
 
+/* The same, and where: *path (new ref) is the JSON array of member names and list indices
+ * from v to the value the error is about ([] for v itself), for messages that point into a
+ * file (util/yaml marks); Go's own message names struct fields only. Both NULL without an
+ * error; *msg is a new string (caller frees) otherwise. */
+WH_NODISCARD enum wh_err wh_gotype_check_where(const json_t *v, const struct wh_gotype *t,
+                                               char **msg, json_t **path);
+
 /* What v (borrowed) becomes when Go decodes it into t and encodes it again: unknown members
  * dropped, omitempty members with an empty value ("", 0, false, null, [], {}) dropped,
  * missing non-omitempty members added with Go's zero encoding ("" 0 false; null for nil

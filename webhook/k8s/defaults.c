@@ -106,6 +106,35 @@ static void default_resource_list(json_t *list)
     }
 }
 
+/* What kruise defaults in every kind of container, ephemeral ones included: port protocols,
+ * env fieldRefs, resources, probes and lifecycle handlers (not SetDefaults_Container). */
+static void default_container_parts(json_t *c, unsigned flags)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(wh_json_arr(c, "ports"), i, item)
+    {
+        if (json_is_object(item))
+            default_str(item, "protocol", "TCP");
+    }
+    json_array_foreach(wh_json_arr(c, "env"), i, item)
+    {
+        wh_k8s_default_field_ref(wh_json_path(item, "valueFrom", "fieldRef", NULL));
+    }
+    json_t *res = wh_json_obj(c, "resources");
+    if (!(flags & WH_K8S_DEFAULT_KEEP_QUANTITIES)) {
+        default_resource_list(wh_json_obj(res, "limits"));
+        default_resource_list(wh_json_obj(res, "requests"));
+    }
+    default_probe(wh_json_obj(c, "livenessProbe"));
+    default_probe(wh_json_obj(c, "readinessProbe"));
+    if (flags & WH_K8S_DEFAULT_STARTUP_PROBE)
+        default_probe(wh_json_obj(c, "startupProbe"));
+    json_t *lc = wh_json_obj(c, "lifecycle");
+    default_http_get(wh_json_path(lc, "postStart", "httpGet", NULL));
+    default_http_get(wh_json_path(lc, "preStop", "httpGet", NULL));
+}
+
 void wh_k8s_default_container(json_t *c, unsigned flags)
 {
     if (!json_is_object(c))
@@ -119,28 +148,7 @@ void wh_k8s_default_container(json_t *c, unsigned flags)
     }
     default_str(c, "terminationMessagePath", "/dev/termination-log");
     default_str(c, "terminationMessagePolicy", "File");
-
-    size_t i;
-    json_t *item;
-    json_array_foreach(wh_json_arr(c, "ports"), i, item)
-    {
-        if (json_is_object(item))
-            default_str(item, "protocol", "TCP");
-    }
-    json_array_foreach(wh_json_arr(c, "env"), i, item)
-    {
-        wh_k8s_default_field_ref(wh_json_path(item, "valueFrom", "fieldRef", NULL));
-    }
-    json_t *res = wh_json_obj(c, "resources");
-    default_resource_list(wh_json_obj(res, "limits"));
-    default_resource_list(wh_json_obj(res, "requests"));
-    default_probe(wh_json_obj(c, "livenessProbe"));
-    default_probe(wh_json_obj(c, "readinessProbe"));
-    if (flags & WH_K8S_DEFAULT_STARTUP_PROBE)
-        default_probe(wh_json_obj(c, "startupProbe"));
-    json_t *lc = wh_json_obj(c, "lifecycle");
-    default_http_get(wh_json_path(lc, "postStart", "httpGet", NULL));
-    default_http_get(wh_json_path(lc, "preStop", "httpGet", NULL));
+    default_container_parts(c, flags);
 }
 
 static void default_mode(json_t *src)
@@ -223,7 +231,7 @@ static void default_host_ports(json_t *containers)
     }
 }
 
-void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
+static void default_pod_spec(json_t *spec, bool host_network_ports, unsigned keep)
 {
     if (!json_is_object(spec))
         return;
@@ -243,10 +251,27 @@ void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
     json_t *c;
     json_array_foreach(wh_json_arr(spec, "initContainers"), i, c)
     {
-        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE);
+        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);
     }
     json_array_foreach(wh_json_arr(spec, "containers"), i, c)
     {
-        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | WH_K8S_DEFAULT_PULL_ALWAYS);
+        wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | WH_K8S_DEFAULT_PULL_ALWAYS | keep);
     }
+    json_array_foreach(wh_json_arr(spec, "ephemeralContainers"), i, c)
+    {
+        if (json_is_object(c))
+            default_container_parts(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);
+    }
+    if (!keep)
+        default_resource_list(wh_json_obj(spec, "overhead"));
+}
+
+void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports)
+{
+    default_pod_spec(spec, host_network_ports, 0);
+}
+
+void wh_k8s_default_pod_spec_for_validation(json_t *spec, bool host_network_ports)
+{
+    default_pod_spec(spec, host_network_ports, WH_K8S_DEFAULT_KEEP_QUANTITIES);
 }

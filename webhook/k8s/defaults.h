@@ -22,6 +22,9 @@ enum {
     /* an empty imagePullPolicy is Always whatever the image (SetDefaultPodSpec does this to
      * containers, not init containers, "for in-place update") */
     WH_K8S_DEFAULT_PULL_ALWAYS = 2u,
+    /* resources keep the text they were written with (for a copy that is only validated: Go's
+     * rounding to milli precision happens in memory, and k8s/podvalidation.h applies it) */
+    WH_K8S_DEFAULT_KEEP_QUANTITIES = 4u,
 };
 
 /* SetDefaults_Container (imagePullPolicy by the image's tag, terminationMessagePath and
@@ -39,8 +42,16 @@ void wh_k8s_default_volumes(json_t *volumes);
  * securityContext {}, terminationGracePeriodSeconds 30, schedulerName default-scheduler), the
  * host ports of a hostNetwork Pod when host_network_ports (gate
  * DefaultHostNetworkHostPortsInPodTemplates), volumes, init containers and containers (the
- * latter with WH_K8S_DEFAULT_PULL_ALWAYS and the startup probe). Anything but an object is left
- * alone. */
+ * latter with WH_K8S_DEFAULT_PULL_ALWAYS and the startup probe), ephemeral containers (their
+ * ports, env, resources, probes and handlers; not SetDefaults_Container) and the overhead
+ * rounded to milli precision. Anything but an object is left alone. */
 void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports);
+
+/* The same for a copy that is only validated, as upstream's validating webhooks default before
+ * validating (convertor.ConvertPodTemplateSpec, ConvertPod): every default but the rounding of
+ * resources and overhead, whose text is kept (WH_K8S_DEFAULT_KEEP_QUANTITIES). The validation
+ * rounds as Go rounds in memory, and prints a quantity with %#v from the text the user wrote,
+ * which Go shows; the rounded text would show another. */
+void wh_k8s_default_pod_spec_for_validation(json_t *spec, bool host_network_ports);
 
 #endif

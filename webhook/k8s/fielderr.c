@@ -100,11 +100,10 @@ void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char
     add(l, path, "Invalid value", rendered, detail);
 }
 
-void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
-                           const char *const *valid, size_t nvalid)
+static void not_supported(struct wh_field_errors *l, const char *path, const char *rendered,
+                          const char *const *valid, size_t nvalid)
 {
     struct wh_buf d;
-    char *q = wh_go_quote(value ? value : "");
     wh_buf_init(&d, ERROR_TEXT_CAP);
     enum wh_err rc = WH_OK;
     if (nvalid)
@@ -115,9 +114,22 @@ void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const ch
         free(v);
     }
     char *detail = wh_buf_take(&d, NULL);
-    add(l, path, "Unsupported value", q, detail);
+    add(l, path, "Unsupported value", rendered, detail);
     free(detail);
+}
+
+void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
+                           const char *const *valid, size_t nvalid)
+{
+    char *q = wh_go_quote(value ? value : "");
+    not_supported(l, path, q, valid, nvalid);
     free(q);
+}
+
+void wh_ferr_not_supported_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                               const char *const *valid, size_t nvalid)
+{
+    not_supported(l, path, rendered, valid, nvalid);
 }
 
 void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value)
@@ -132,6 +144,11 @@ void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *
     char *q = wh_go_quote(value ? value : "");
     add(l, path, "Duplicate value", q, NULL);
     free(q);
+}
+
+void wh_ferr_duplicate_raw(struct wh_field_errors *l, const char *path, const char *rendered)
+{
+    add(l, path, "Duplicate value", rendered, NULL);
 }
 
 char *wh_ferrs_aggregate(const struct wh_field_errors *l)
@@ -198,6 +215,59 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
+#include "k8s/goisprint.inc"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The first index i with a[i] >= x (Go's bsearch in strconv), over 16- or 32-bit entries. */
+static size_t lower_bound(const void *a, size_t n, bool wide, uint32_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        uint32_t v = wide ? ((const uint32_t *)a)[m] : ((const uint16_t *)a)[m];
+        if (v < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* strconv.IsPrint: what strconv.Quote keeps as it is (letters, marks, numbers, punctuation,
+ * symbols and the ASCII space; not the other spaces, format or unassigned runes). */
+bool wh_go_is_print(uint32_t r)
+{
+    if (r <= 0xff)
+        return (r >= 0x20 && r <= 0x7e) || (r >= 0xa1 && r != 0xad);
+    if (r < 0x10000) {
+        uint16_t rr = (uint16_t)r;
+        size_t i = lower_bound(is_print16, COUNT(is_print16), false, rr);
+        if (i >= COUNT(is_print16) || rr < is_print16[i & ~(size_t)1] || is_print16[i | 1] < rr)
+            return false;
+        size_t j = lower_bound(is_not_print16, COUNT(is_not_print16), false, rr);
+        return !(j < COUNT(is_not_print16) && is_not_print16[j] == rr);
+    }
+    size_t i = lower_bound(is_print32, COUNT(is_print32), true, r);
+    if (i >= COUNT(is_print32) || r < is_print32[i & ~(size_t)1] || is_print32[i | 1] < r)
+        return false;
+    if (r >= 0x20000)
+        return true;
+    uint16_t rr = (uint16_t)(r - 0x10000);
+    size_t j = lower_bound(is_not_print32, COUNT(is_not_print32), false, rr);
+    return !(j < COUNT(is_not_print32) && is_not_print32[j] == rr);
+}
+
+size_t wh_go_rune(const char *s, uint32_t *r)
+{
+    size_t len = utf8_decode((const unsigned char *)s, strlen(s), r);
+    if (len == 0) {
+        *r = 0xfffd;
+        return 1;
+    }
+    return len;
+}
+
 char *wh_go_quote(const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -216,9 +286,8 @@ char *wh_go_quote(const char *s)
             continue;
         }
         if (len > 1) {
-            /* non-ASCII runes are kept unless they are control characters (C1) or
-             * separators Go does not consider printable */
-            if (cp < 0xa0 || cp == 0xad || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff)
+            /* non-ASCII runes are kept when strconv.IsPrint says so */
+            if (!wh_go_is_print(cp))
                 rc = cp > 0xffff ? wh_buf_printf(&b, "\\U%08x", (unsigned)cp)
                                  : wh_buf_printf(&b, "\\u%04x", (unsigned)cp);
             else

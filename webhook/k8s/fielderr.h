@@ -10,7 +10,9 @@
  * Thread rule: a list belongs to one thread. */
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/err.h"
 
@@ -44,10 +46,16 @@ void wh_ferr_invalid_raw(struct wh_field_errors *l, const char *path, const char
 /* "<path>: Unsupported value: \"value\": supported values: \"a\", \"b\"". */
 void wh_ferr_not_supported(struct wh_field_errors *l, const char *path, const char *value,
                            const char *const *valid, size_t nvalid);
+/* The same with the value printed as given: a Go value with a String method (core.ResourceName)
+ * prints through it, unquoted. */
+void wh_ferr_not_supported_raw(struct wh_field_errors *l, const char *path, const char *rendered,
+                               const char *const *valid, size_t nvalid);
 /* "<path>: Not found: \"value\"". */
 void wh_ferr_not_found(struct wh_field_errors *l, const char *path, const char *value);
 /* "<path>: Duplicate value: \"value\"". */
 void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *value);
+/* "<path>: Duplicate value: rendered" (a Stringer's text, unquoted). */
+void wh_ferr_duplicate_raw(struct wh_field_errors *l, const char *path, const char *rendered);
 
 /* Appends a pre-rendered error text. */
 void wh_ferr_add_text(struct wh_field_errors *l, const char *text);
@@ -59,6 +67,13 @@ char *wh_ferrs_aggregate(const struct wh_field_errors *l);
  * \\ \", \xNN for invalid bytes and other control bytes, \u00NN/\uNNNN for non-printable
  * runes). */
 char *wh_go_quote(const char *s);
+
+/* strconv.IsPrint(r) (unicode.IsPrint alike): letters, marks, numbers, punctuation, symbols and
+ * the ASCII space, from Go's own tables (goisprint.inc). */
+bool wh_go_is_print(uint32_t r);
+/* The rune at s (non-empty) as ranging over a Go string reads it: an invalid byte is U+FFFD of
+ * length 1. Returns: its length in bytes. */
+size_t wh_go_rune(const char *s, uint32_t *r);
 
 /* Path building: snprintf into out (truncating); returns out. */
 char *wh_fpath(char *out, size_t outsz, const char *fmt, ...) WH_PRINTF(3, 4);

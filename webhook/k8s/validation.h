@@ -48,6 +48,9 @@ void wh_validate_annotations(struct wh_field_errors *l, const json_t *annotation
                              const char *path);
 /* ValidateLabelSelector(sel, {}, path) (label values in expressions are checked). */
 void wh_validate_label_selector(struct wh_field_errors *l, const json_t *sel, const char *path);
+/* ValidateLabelSelector(sel, {AllowInvalidLabelValueInSelector: allow_invalid_values}, path). */
+void wh_validate_label_selector_opts(struct wh_field_errors *l, const json_t *sel,
+                                     bool allow_invalid_values, const char *path);
 /* Whether metav1.LabelSelectorAsSelector(sel) succeeds (operators, keys, values, counts). */
 bool wh_label_selector_convertible(const json_t *sel);
 /* The same, with its error text in err (errsz bytes; may be NULL): "\"Foo\" is not a valid label
@@ -61,11 +64,24 @@ typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);
 void wh_validate_object_meta(struct wh_field_errors *l, const json_t *meta, bool requires_namespace,
                              wh_name_fn name_fn, const char *path);
 
+/* ValidateObjectMeta of pkg/apis/core/validation: the above, then each finalizer at
+ * path.finalizers[i] without '/' a standard one (validateKubeFinalizerName).
+ * CloneSet, Advanced StatefulSet and UnitedDeployment validation use this one. */
+void wh_validate_kube_object_meta(struct wh_field_errors *l, const json_t *meta,
+                                  bool requires_namespace, wh_name_fn name_fn, const char *path);
+
+/* IsValidIP(path, value): one Invalid unless value parses as netutils.ParseIPSloppy parses it
+ * (IPv4 with leading zeros allowed, IPv6 with an embedded IPv4, no zone). */
+void wh_validate_ip(struct wh_field_errors *l, const char *value, const char *path);
+/* Whether value parses as above. */
+bool wh_ip_sloppy_valid(const char *value);
+
 /* ValidateObjectMetaUpdate (pkg/apis/core/validation) for an object being updated: no new
  * finalizers while it is being deleted, resourceVersion required, generation not decremented,
  * name, namespace, uid, creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds
  * immutable ("field is immutable"), labels, annotations and ownerReferences valid, finalizer
- * names qualified or standard. */
+ * names without '/' standard ones (validateKubeFinalizerName; upstream does not ask whether the
+ * others are qualified on update). */
 void wh_validate_object_meta_update(struct wh_field_errors *l, const json_t *meta,
                                     const json_t *old_meta, const char *path);
 

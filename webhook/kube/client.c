@@ -325,6 +325,16 @@ bool wh_kube_standalone(const char *state, const char *kubeconfig)
     return (state && state[0]) || ((!kubeconfig || !kubeconfig[0]) && !wh_kube_in_cluster());
 }
 
+enum wh_err wh_kube_config_check(const char *kubeconfig, struct wh_errbuf *eb)
+{
+    struct wh_kubeconfig kc;
+    memset(&kc, 0, sizeof(kc));
+    enum wh_err rc = kubeconfig && *kubeconfig ? wh_kubeconfig_load(kubeconfig, &kc, eb)
+                                               : wh_kubeconfig_in_cluster(&kc, eb);
+    wh_kubeconfig_fini(&kc);
+    return rc;
+}
+
 enum wh_err wh_kube_client_new(const struct wh_kube_opts *opts, struct wh_kube_client **out,
                                struct wh_errbuf *eb)
 {

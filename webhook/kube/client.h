@@ -61,6 +61,12 @@ bool wh_kube_in_cluster(void);
  * non-empty, or when kubeconfig is empty (or NULL) and wh_kube_in_cluster() is false. */
 bool wh_kube_standalone(const char *state, const char *kubeconfig);
 
+/* What wh_kube_client_new reads before it connects, read and checked, for --check-config: the
+ * kubeconfig file (or, when kubeconfig is empty or NULL, the in-cluster service account) exists
+ * and parses, and its current-context names a context whose cluster and user exist. Nothing is
+ * sent. Errors: those of wh_kube_client_new before it connects, naming the file. */
+WH_NODISCARD enum wh_err wh_kube_config_check(const char *kubeconfig, struct wh_errbuf *eb);
+
 /* Loads the configuration and makes a client (no request is sent yet). The token file, when
  * there is one, is read now. Errors name the file and the problem: WH_ERR_IO (unreadable),
  * WH_ERR_PARSE (malformed YAML), WH_ERR_INVALID (missing or unsupported settings, or no

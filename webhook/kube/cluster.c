@@ -244,13 +244,20 @@ static bool is_state_file(const char *name)
                               wh_str_has_suffix(name, ".json"));
 }
 
-static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
+enum wh_err wh_cluster_state_files(const char *path, char ***files, size_t *count,
+                                   struct wh_errbuf *eb)
 {
     struct stat st;
+    *files = NULL;
+    *count = 0;
     if (stat(path, &st) != 0)
         return wh_errbuf_set(eb, WH_ERR_IO, "--state %s: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return load_file(objs, path, eb);
+    if (!S_ISDIR(st.st_mode)) {
+        *files = wh_xcalloc(1, sizeof(**files));
+        (*files)[0] = wh_xstrdup(path);
+        *count = 1;
+        return WH_OK;
+    }
     DIR *dir = opendir(path);
     if (!dir)
         return wh_errbuf_set(eb, WH_ERR_IO, "--state %s: %s", path, strerror(errno));
@@ -268,7 +275,16 @@ static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *e
     closedir(dir);
     if (n > 1) /* an empty directory has no array to sort */
         qsort(names, n, sizeof(*names), cmp_names);
-    enum wh_err rc = WH_OK;
+    *files = names;
+    *count = n;
+    return WH_OK;
+}
+
+static enum wh_err load_path(json_t *objs, const char *path, struct wh_errbuf *eb)
+{
+    char **names = NULL;
+    size_t n = 0;
+    enum wh_err rc = wh_cluster_state_files(path, &names, &n, eb);
     for (size_t i = 0; i < n; i++) {
         if (!rc)
             rc = load_file(objs, names[i], eb);

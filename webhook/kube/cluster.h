@@ -33,6 +33,13 @@ WH_NODISCARD enum wh_err wh_cluster_new_standalone(const char *state_path, struc
 WH_NODISCARD enum wh_err wh_cluster_new_standalone_objects(const json_t *objects,
                                                            struct wh_cluster **out,
                                                            struct wh_errbuf *eb);
+/* The files state_path (--state) names, in the order the standalone cluster loads them: the
+ * file itself, or the .yaml, .yml and .json files of the directory (none starting with "."),
+ * sorted by name. Returns: *files new (free each string, then the array), *count of them.
+ * Errors: WH_ERR_IO naming --state and the path. */
+WH_NODISCARD enum wh_err wh_cluster_state_files(const char *state_path, char ***files,
+                                                size_t *count, struct wh_errbuf *eb);
+
 /* Standalone mode: re-reads state_path (as wh_cluster_new_standalone reads it) and makes it the
  * whole state, as a relist does in API mode: every declared cache is replaced at once and what
  * this process remembered of its own status writes is forgotten. On error nothing changes.

@@ -349,6 +349,11 @@ enum wh_err wh_kubeconfig_load(const char *path, struct wh_kubeconfig *out, stru
         }
         goto out;
     }
+    if (json_array_size(docs) == 0) {
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID,
+                           "%s: empty: no current-context, no clusters, no users", path);
+        goto out;
+    }
     if (json_array_size(docs) != 1) {
         rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s: expected one YAML document, found %zu", path,
                            json_array_size(docs));

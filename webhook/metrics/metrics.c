@@ -127,14 +127,26 @@ struct wh_metric *wh_metrics_gauge(const char *name, const char *help, const cha
     return series_get(name, help, labels, GAUGE);
 }
 
-void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
-                         double (*fn)(void *arg), void *arg)
+static void series_fn(const char *name, const char *help, const char *labels, enum kind kind,
+                      double (*fn)(void *arg), void *arg)
 {
-    struct wh_metric *m = series_get(name, help, labels, GAUGE);
+    struct wh_metric *m = series_get(name, help, labels, kind);
     pthread_mutex_lock(&lock);
     m->fn = fn;
     m->arg = arg;
     pthread_mutex_unlock(&lock);
+}
+
+void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
+                         double (*fn)(void *arg), void *arg)
+{
+    series_fn(name, help, labels, GAUGE, fn, arg);
+}
+
+void wh_metrics_counter_fn(const char *name, const char *help, const char *labels,
+                           double (*fn)(void *arg), void *arg)
+{
+    series_fn(name, help, labels, COUNTER, fn, arg);
 }
 
 struct wh_histogram *wh_metrics_histogram(const char *name, const char *help, const char *labels)
@@ -216,6 +228,18 @@ void wh_histogram_observe(struct wh_histogram *h, double seconds)
     atomic_fetch_add_explicit(&h->sum_ns, ns > 0 ? (uint64_t)ns : 0, memory_order_relaxed);
 }
 
+/* The shortest spelling that reads back as v, as Go's strconv.FormatFloat(v, 'g', -1, 64) and
+ * so Prometheus' Go client write it (9 digits turned a start time of 1796166209.39 s into
+ * 1.79616621e+09, a second later). */
+static void shortest(char *num, size_t numsz, double v)
+{
+    for (int digits = 9; digits <= 17; digits++) {
+        snprintf(num, numsz, "%.*g", digits, v);
+        if (strtod(num, NULL) == v)
+            return;
+    }
+}
+
 static enum wh_err render_value(struct wh_buf *out, const char *name, const char *suffix,
                                 const char *labels, const char *extra, double v)
 {
@@ -227,7 +251,7 @@ static enum wh_err render_value(struct wh_buf *out, const char *name, const char
     else if (v == floor(v) && fabs(v) < 1e15)
         snprintf(num, sizeof(num), "%.0f", v);
     else
-        snprintf(num, sizeof(num), "%.9g", v);
+        shortest(num, sizeof(num), v);
     return wh_buf_printf(out, "%s%s%s%s%s%s%s %s\n", name, suffix, braces ? "{" : "", labels, sep,
                          extra, braces ? "}" : "", num);
 }

@@ -28,6 +28,9 @@ struct wh_histogram *wh_metrics_histogram(const char *name, const char *help, co
  * thread-safe and must not call into this module. */
 void wh_metrics_gauge_fn(const char *name, const char *help, const char *labels,
                          double (*fn)(void *arg), void *arg);
+/* The same for a counter another module keeps (fn must never decrease). */
+void wh_metrics_counter_fn(const char *name, const char *help, const char *labels,
+                           double (*fn)(void *arg), void *arg);
 
 void wh_metric_add(struct wh_metric *m, uint64_t n); /* counters */
 void wh_metric_set(struct wh_metric *m, double v);   /* gauges */

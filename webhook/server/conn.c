@@ -18,19 +18,21 @@
 #include "util/mem.h"
 #include "util/time.h"
 
+_Static_assert(WH_CONN_IP_MAX >= INET6_ADDRSTRLEN, "room for any address");
+
 /* How often the reaper looks at the deadlines: the granularity of every deadline. */
 #define REAP_EVERY_MS 100
 
 enum phase { PHASE_IDLE, PHASE_READING, PHASE_ANSWERING };
 
-enum reason { R_IDLE, R_READ, R_EVICTED, R_REFUSED, R_DRAIN, NREASONS };
+enum reason { R_IDLE, R_READ, R_EVICTED, R_REFUSED, R_DRAIN, R_MEMORY, NREASONS };
 static const char *const reason_names[NREASONS] = {"idle-deadline", "read-deadline", "evicted",
-                                                   "refused", "drain"};
+                                                   "refused",       "drain",         "memory"};
 
 struct entry {
     struct entry *prev, *next; /* in the idle or the reading list; answering: in none */
     MHD_socket fd;
-    char ip[INET6_ADDRSTRLEN];
+    char ip[WH_CONN_IP_MAX];
     enum phase phase;
     int64_t since_ns; /* when the current phase began */
     bool closing;     /* shut down by the guard, waiting for libmicrohttpd to release it */
@@ -145,7 +147,7 @@ static struct entry *victim(struct wh_conn_guard *g, const char *ip, const struc
     return NULL;
 }
 
-static void client_ip(struct MHD_Connection *conn, char *out, size_t outsz)
+void wh_conn_client_ip(struct MHD_Connection *conn, char *out, size_t outsz)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -172,7 +174,7 @@ static void started(struct wh_conn_guard *g, struct MHD_Connection *conn, void *
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     struct entry *e = wh_xcalloc(1, sizeof(*e));
     e->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
-    client_ip(conn, e->ip, sizeof(e->ip));
+    wh_conn_client_ip(conn, e->ip, sizeof(e->ip));
     e->phase = PHASE_IDLE;
     *socket_context = e;
 
@@ -278,6 +280,16 @@ void wh_conn_guard_drain(struct wh_conn_guard *g)
     g->draining = true;
     while (g->idle.head)
         close_entry(g, g->idle.head, R_DRAIN);
+    pthread_mutex_unlock(&g->mu);
+}
+
+void wh_conn_guard_close_for_memory(struct wh_conn_guard *g, struct MHD_Connection *conn)
+{
+    struct entry *e = entry_of(conn);
+    if (!e)
+        return;
+    pthread_mutex_lock(&g->mu);
+    close_entry(g, e, R_MEMORY);
     pthread_mutex_unlock(&g->mu);
 }
 

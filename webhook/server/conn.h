@@ -21,6 +21,7 @@
  * guard enforces the deadlines; new/free/drain run on the main thread. */
 
 #include <microhttpd.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -53,5 +54,15 @@ void wh_conn_guard_idle(struct wh_conn_guard *g, struct MHD_Connection *conn);
 
 /* Closes idle connections now and every connection as soon as it becomes idle. */
 void wh_conn_guard_drain(struct wh_conn_guard *g);
+
+/* Closes conn, whose request body is being received, to give its memory to others
+ * (server/intake.h); counted with reason "memory". conn must be registered (its request not
+ * yet reported completed). */
+void wh_conn_guard_close_for_memory(struct wh_conn_guard *g, struct MHD_Connection *conn);
+
+/* The client's address as text ("?" when unknown); an IPv4 client of a dual-stack socket as
+ * its IPv4 address. */
+#define WH_CONN_IP_MAX 46
+void wh_conn_client_ip(struct MHD_Connection *conn, char *out, size_t outsz);
 
 #endif

@@ -113,7 +113,8 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
         json_decref(resp.mutated);
         resp.mutated = NULL;
         wh_admission_deny(&resp, 500, "%s", eb.msg[0] ? eb.msg : wh_strerror(rc));
-        wh_log_req(WH_LOG_WARN, req.uid, route->path, "handler failed: %s", resp.message);
+        wh_log_limited(WH_LOG_HANDLER_FAILED, WH_LOG_WARN, req.uid, route->path,
+                       "handler failed: %s", resp.message);
         /* Answered (HTTP 200, as controller-runtime counts it) but not decided: the error
          * rate alert needs these apart from policy denials. Rare, so found on use. */
         wh_metric_add(wh_dispatch_errors_metric(route->path), 1);
@@ -136,9 +137,9 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
     reply->allowed = resp.allowed;
     reply->patched = ops > 0;
     if (!resp.allowed)
-        wh_log_req(WH_LOG_INFO, req.uid, route->path, "denied %s %s %s/%s: %d %s", req.operation,
-                   req.kind.kind, req.namespace_, req.name, resp.code,
-                   resp.message ? resp.message : "");
+        wh_log_limited(WH_LOG_DENIED, WH_LOG_INFO, req.uid, route->path,
+                       "denied %s %s %s/%s: %d %s", req.operation, req.kind.kind, req.namespace_,
+                       req.name, resp.code, resp.message ? resp.message : "");
     struct wh_buf out;
     wh_buf_init(&out, ANSWER_CAP);
     rc = wh_buf_reserve(&out, 512 + patch.len / 3 * 4);
@@ -168,8 +169,8 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
         message = wh_xstrdup("conversion failed");
     reply->allowed = message == NULL;
     if (message)
-        wh_log_req(WH_LOG_INFO, req.uid, route->path, "conversion to %s failed: %s",
-                   req.desired_api_version, message);
+        wh_log_limited(WH_LOG_CONVERSION_FAILED, WH_LOG_INFO, req.uid, route->path,
+                       "conversion to %s failed: %s", req.desired_api_version, message);
     json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
     if (message)
         json_decref(converted);

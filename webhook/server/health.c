@@ -13,14 +13,45 @@ struct check {
     void *arg;
 };
 
-static struct check checks[MAX_CHECKS];
-static size_t nchecks;
+struct checks {
+    struct check c[MAX_CHECKS];
+    size_t n;
+};
+
+static struct checks ready, live;
 static atomic_bool shutting_down;
+
+static void add(struct checks *l, const char *name, wh_ready_fn fn, void *arg)
+{
+    WH_ASSERT(l->n < MAX_CHECKS);
+    l->c[l->n++] = (struct check){name, fn, arg};
+}
+
+static bool pass(const struct checks *l, char *why, size_t whysz)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        char detail[256] = "";
+        if (!l->c[i].fn(l->c[i].arg, detail, sizeof(detail))) {
+            snprintf(why, whysz, "%s: %s", l->c[i].name, detail);
+            return false;
+        }
+    }
+    return true;
+}
 
 void wh_health_add(const char *name, wh_ready_fn fn, void *arg)
 {
-    WH_ASSERT(nchecks < MAX_CHECKS);
-    checks[nchecks++] = (struct check){name, fn, arg};
+    add(&ready, name, fn, arg);
+}
+
+void wh_health_add_live(const char *name, wh_ready_fn fn, void *arg)
+{
+    add(&live, name, fn, arg);
+}
+
+bool wh_health_live(char *why, size_t whysz)
+{
+    return pass(&live, why, whysz);
 }
 
 bool wh_health_ready(char *why, size_t whysz)
@@ -29,14 +60,7 @@ bool wh_health_ready(char *why, size_t whysz)
         snprintf(why, whysz, "shutting down");
         return false;
     }
-    for (size_t i = 0; i < nchecks; i++) {
-        char detail[256] = "";
-        if (!checks[i].fn(checks[i].arg, detail, sizeof(detail))) {
-            snprintf(why, whysz, "%s: %s", checks[i].name, detail);
-            return false;
-        }
-    }
-    return true;
+    return pass(&live, why, whysz) && pass(&ready, why, whysz);
 }
 
 void wh_health_shutting_down(void)

@@ -18,8 +18,11 @@
 #include "metrics/metrics.h"
 #include "server/conn.h"
 #include "server/dispatch.h"
+#include "server/framing.h"
 #include "server/health.h"
+#include "server/intake.h"
 #include "server/tls.h"
+#include "server/watchdog.h"
 #include "util/buf.h"
 #include "util/mem.h"
 #include "util/memtune.h"
@@ -31,6 +34,10 @@
 static const int counted_codes[] = {200, 400, 404, 405, 413, 415, 500, 503};
 #define NCODES (sizeof(counted_codes) / sizeof(counted_codes[0]))
 
+/* How long past its deadline a request's handling may go before its worker counts as wedged
+ * (server/watchdog.h). */
+#define WEDGED_AFTER_MS 10000
+
 /* Probes never need a body; one this large is refused before it is read. */
 #define PROBE_BODY_MAX 4096
 
@@ -38,9 +45,6 @@ static const int counted_codes[] = {200, 400, 404, 405, 413, 415, 500, 503};
  * their own limits keep a flood on one port from starving the other or the webhooks. */
 static const struct wh_conn_limits plain_limits = {
     .max_total = 64, .max_per_ip = 16, .idle_ms = 30000, .read_ms = 5000};
-
-/* Bad-request log lines: any client can cause them at will. */
-#define BAD_LINES_PER_10S 20
 
 struct route_metrics {
     const struct wh_route *route;
@@ -56,6 +60,7 @@ struct listener {
     const char *name;
     struct MHD_Daemon *d;
     struct wh_conn_guard *guard;
+    struct wh_intake *intake; /* HTTPS: bodies arriving and the request-memory pool */
     bool https;   /* webhooks, /healthz and /readyz over TLS */
     bool health;  /* plain: /healthz and /readyz */
     bool metrics; /* plain: /metrics */
@@ -69,8 +74,6 @@ struct wh_http {
     size_t nroutes;
     atomic_int in_flight;
     atomic_bool draining;
-    struct wh_log_limit bad_log;
-    struct wh_metric *bad_log_dropped;
 };
 
 /* Per-request state: made when the request line arrives (MHD's URI callback), freed when MHD
@@ -81,7 +84,10 @@ struct request {
     bool seen;        /* the first access-handler call (headers complete) happened */
     bool probe;       /* answered by serve_probe */
     size_t body_seen; /* bytes received */
-    size_t reserved;  /* taken from util/reqmem's pool */
+    long long length; /* the declared Content-Length, or -1 (chunked) */
+    size_t room;      /* bytes the body's buffer has room for */
+    bool discarding;  /* refused for memory: the rest is read and dropped, then 503 */
+    struct wh_intake_body intake;
     struct wh_buf body;
     int64_t start_ns;
 };
@@ -116,25 +122,10 @@ static void count_request(struct route_metrics *rm, int code, int64_t start_ns)
     wh_histogram_observe(rm->latency, (double)(wh_time_mono_ns() - start_ns) / 1e9);
 }
 
-/* One line per bad request, rate-limited: what the client did is logged, never the body. */
-static WH_PRINTF(4, 5) void log_bad_request(struct wh_http *h, const char *uid, const char *path,
-                                            const char *fmt, ...)
-{
-    unsigned long dropped = 0;
-    if (!wh_log_limit_pass(&h->bad_log, BAD_LINES_PER_10S, 10, &dropped)) {
-        wh_metric_add(h->bad_log_dropped, 1);
-        return;
-    }
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (dropped)
-        wh_log_req(WH_LOG_INFO, uid, path, "%s (%lu similar lines suppressed)", msg, dropped);
-    else
-        wh_log_req(WH_LOG_INFO, uid, path, "%s", msg);
-}
+/* One line per bad request, rate-limited (log/log.h): what the client did is logged, never the
+ * body. */
+#define log_bad_request(uid, path, ...)                                                            \
+    wh_log_limited(WH_LOG_BAD_REQUEST, WH_LOG_INFO, (uid), (path), __VA_ARGS__)
 
 /* close: the connection ends after this answer (the body was not read, or the framing was
  * ambiguous, or the server is draining). */
@@ -180,20 +171,27 @@ static bool is_probe_path(const char *url)
     return strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
 }
 
+/* 200 "ok" when check passes, else `failed` with what failed. */
+static enum MHD_Result send_health(struct wh_http *h, struct MHD_Connection *conn,
+                                   bool (*check)(char *why, size_t whysz), int failed,
+                                   const char *what)
+{
+    char why[320];
+    if (check(why, sizeof(why)))
+        return send_text(h, conn, 200, "ok");
+    char text[400];
+    snprintf(text, sizeof(text), "%s: %s", what, why);
+    return send_text(h, conn, failed, text);
+}
+
 /* /healthz, /readyz and /metrics, shared by the HTTPS and the plain listeners. */
 static enum MHD_Result serve_probe(struct listener *l, struct MHD_Connection *conn, const char *url)
 {
     struct wh_http *h = l->https ? l->h : NULL;
     if (strcmp(url, "/healthz") == 0 && (l->https || l->health))
-        return send_text(h, conn, 200, "ok");
-    if (strcmp(url, "/readyz") == 0 && (l->https || l->health)) {
-        char why[320];
-        if (wh_health_ready(why, sizeof(why)))
-            return send_text(h, conn, 200, "ok");
-        char text[400];
-        snprintf(text, sizeof(text), "not ready: %s", why);
-        return send_text(h, conn, 503, text);
-    }
+        return send_health(h, conn, wh_health_live, 500, "unhealthy");
+    if (strcmp(url, "/readyz") == 0 && (l->https || l->health))
+        return send_health(h, conn, wh_health_ready, 503, "not ready");
     if (l->metrics && strcmp(url, "/metrics") == 0) {
         struct wh_buf b;
         wh_buf_init(&b, 16 << 20);
@@ -225,51 +223,6 @@ static bool is_json_content_type(const char *ct)
     return *ct == '\0' || *ct == ';';
 }
 
-struct framing {
-    unsigned content_length, transfer_encoding;
-    const char *first_length;
-    bool lengths_differ;
-};
-
-static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
-{
-    (void)kind;
-    struct framing *f = cls;
-    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
-        if (f->content_length++ && strcmp(f->first_length, value ? value : "") != 0)
-            f->lengths_differ = true;
-        else
-            f->first_length = value ? value : "";
-    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
-        f->transfer_encoding++;
-    }
-    return MHD_YES;
-}
-
-/* RFC 9112 6.1 and 6.3: a request whose body length is ambiguous is answered 400 and the
- * connection closed, or a proxy in front could read it differently (request smuggling).
- * libmicrohttpd 0.9 takes the first Content-Length and lets chunked win silently. Returns
- * NULL when the framing is clear. */
-static const char *ambiguous_framing(struct MHD_Connection *conn)
-{
-    struct framing f = {0};
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
-    if (f.lengths_differ)
-        return "conflicting Content-Length headers";
-    if (f.transfer_encoding && f.content_length)
-        return "both Transfer-Encoding and Content-Length";
-    if (f.transfer_encoding > 1)
-        return "more than one Transfer-Encoding header";
-    if (f.transfer_encoding) {
-        const char *te =
-            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-        if (!te || strcasecmp(te, "chunked") != 0)
-            return "Transfer-Encoding other than chunked";
-    }
-    return NULL;
-}
-
 /* The Content-Length, or -1 when there is none (chunked) or it does not parse (MHD has
  * refused such requests before we see them). */
 static long long content_length(struct MHD_Connection *conn)
@@ -285,21 +238,38 @@ static long long content_length(struct MHD_Connection *conn)
     return (long long)n;
 }
 
-/* Body bytes that will be held draw on the request-memory pool, except small bodies. */
-static bool reserve_body(struct request *req, size_t total)
+/* Makes room for n more body bytes. The buffer grows by doubling up to the declared length
+ * (or --max-body-bytes, chunked), so that what a body holds follows what has arrived; each
+ * step past the small-body allowance is taken from the request-memory pool (server/intake.h). */
+static enum wh_intake_grant body_room(struct listener *l, struct request *req,
+                                      struct MHD_Connection *conn, size_t n)
 {
-    if (total <= WH_REQMEM_SMALL_BODY || total <= req->reserved)
-        return true;
-    if (!wh_reqmem_take(total - req->reserved))
-        return false;
-    req->reserved = total;
-    return true;
+    size_t need = req->body.len + n;
+    if (need <= req->room)
+        return WH_INTAKE_GRANTED;
+    size_t end = req->length >= 0 ? (size_t)req->length : (size_t)l->h->cfg->max_body_bytes;
+    size_t room = req->room ? req->room * 2 : WH_REQMEM_SMALL_BODY;
+    if (room > end)
+        room = end;
+    if (room < need)
+        room = need;
+    if (room > WH_REQMEM_SMALL_BODY) {
+        enum wh_intake_grant g = wh_intake_grow(l->intake, &req->intake, conn, room);
+        if (g != WH_INTAKE_GRANTED)
+            return g;
+    }
+    /* room never passes the buffer's cap, --max-body-bytes: checked before */
+    enum wh_err rc = wh_buf_reserve(&req->body, room - req->body.len);
+    WH_ASSERT(rc == WH_OK);
+    req->room = room;
+    return WH_INTAKE_GRANTED;
 }
 
 /* First call: only the headers are known. Decides everything that needs no body; an answer
  * given now closes the connection (the body stays unread). */
 static enum MHD_Result first_call(struct listener *l, struct request *req,
-                                  struct MHD_Connection *conn, const char *url, const char *method)
+                                  struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version)
 {
     struct wh_http *h = l->h;
     const struct wh_route *route = l->https ? wh_routes_find(h->cfg, url) : NULL;
@@ -308,10 +278,10 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
         wh_metric_inc(req->rm->in_flight);
     struct wh_http *hh = l->https ? h : NULL;
 
-    const char *framing = ambiguous_framing(conn);
+    const char *framing = wh_framing_problem(conn, method, version);
     if (framing) {
         count_request(req->rm, 400, req->start_ns);
-        log_bad_request(h, NULL, url, "bad request (400): %s", framing);
+        log_bad_request(NULL, url, "bad request (400): %s", framing);
         return send_status(hh, conn, 400, framing, true);
     }
     long long cl = content_length(conn);
@@ -341,48 +311,64 @@ static enum MHD_Result first_call(struct listener *l, struct request *req,
     } else if (cl > h->cfg->max_body_bytes) {
         status = 413;
         message = "request body is larger than --max-body-bytes";
-    } else if (cl > 0 && !reserve_body(req, (size_t)cl)) {
-        status = 503;
-        message = "the server is short of request memory; retry";
     }
     if (status) {
         count_request(req->rm, status, req->start_ns);
-        if (status == 413 || status == 503)
-            log_bad_request(h, NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
+        if (status == 413)
+            log_bad_request(NULL, url, "refused (%d): %s (Content-Length %lld)", status, message,
                             cl);
         return send_status(h, conn, status, message, true);
     }
-    /* A body of known length is received into one allocation of exactly its size. */
-    if (cl > 0 && wh_buf_reserve(&req->body, (size_t)cl))
-        return MHD_NO;
+    req->length = cl;
+    /* A body that could not be held now is read without being kept and answered 503 once it
+     * is in: an answer sent before the body would be lost to the reset that closing a socket
+     * with unread bytes sends (a client still writing never reads it). */
+    if (cl > WH_REQMEM_SMALL_BODY && !wh_intake_open(l->intake, &req->intake, conn, (size_t)cl))
+        req->discarding = true;
     return MHD_YES;
 }
 
 /* Body bytes. Past a cap reading stops at once: MHD closes the connection (it can send no
  * answer before the body is complete), and the refusal is counted and logged. */
-static enum MHD_Result take_body(struct listener *l, struct request *req, const char *url,
-                                 const char *data, size_t n)
+static enum MHD_Result take_body(struct listener *l, struct request *req,
+                                 struct MHD_Connection *conn, const char *url, const char *data,
+                                 size_t n)
 {
     struct wh_http *h = l->h;
     req->body_seen += n;
     if (req->probe) {
         if (req->body_seen <= PROBE_BODY_MAX)
             return MHD_YES;
-        log_bad_request(h, NULL, url, "closed: probe body over %d bytes", PROBE_BODY_MAX);
+        log_bad_request(NULL, url, "closed: probe body over %d bytes", PROBE_BODY_MAX);
         return MHD_NO;
     }
     int status = 0;
+    enum wh_intake_grant grant = WH_INTAKE_GRANTED;
     if (req->body_seen > (size_t)h->cfg->max_body_bytes)
         status = 413;
-    else if (!reserve_body(req, req->body_seen))
+    else if (req->discarding)
+        return MHD_YES; /* read, not kept: answered 503 once it is in */
+    else
+        grant = body_room(l, req, conn, n);
+    if (grant == WH_INTAKE_REFUSED) {
+        /* No memory for it now: the rest is read without being kept, and the answer is a
+         * 503 the client can act on, not a connection cut half way. */
+        wh_buf_fini(&req->body);
+        wh_intake_release(l->intake, &req->intake);
+        req->discarding = true;
+        return MHD_YES;
+    }
+    if (grant == WH_INTAKE_EVICTED)
         status = 503;
-    else if (wh_buf_add(&req->body, data, n))
+    else if (!status && wh_buf_add(&req->body, data, n))
         status = 413;
     if (!status)
         return MHD_YES;
     count_request(req->rm, status, req->start_ns);
-    log_bad_request(h, NULL, url, "closed (%d): chunked body %s after %zu bytes", status,
-                    status == 413 ? "over --max-body-bytes" : "while request memory is short",
+    log_bad_request(NULL, url, "closed (%d): %s body %s after %zu bytes", status,
+                    req->length < 0 ? "chunked" : "the",
+                    status == 413 ? "over --max-body-bytes"
+                                  : "stalled, closed to make room in the request memory",
                     req->body_seen);
     wh_buf_fini(&req->body);
     return MHD_NO;
@@ -391,17 +377,27 @@ static enum MHD_Result take_body(struct listener *l, struct request *req, const 
 static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
                                      struct MHD_Connection *conn)
 {
+    if (req->discarding) {
+        count_request(req->rm, 503, req->start_ns);
+        log_bad_request(NULL, req->rm->route->path,
+                        "refused (503): no request memory for a body of %zu bytes (read and "
+                        "dropped); retry",
+                        req->body_seen);
+        return send_status(h, conn, 503, "the server is short of request memory; retry", true);
+    }
     struct wh_reply reply;
+    wh_intake_complete(h->https.intake, &req->intake);
     wh_dispatch(req->rm->route, h->ctx, req->body.data ? req->body.data : "", req->body.len,
                 &reply);
     wh_buf_fini(&req->body);
+    wh_intake_release(h->https.intake, &req->intake);
     if (reply.http_status == 200) {
         if (!reply.allowed)
             wh_metric_add(req->rm->denied, 1);
         if (reply.patched)
             wh_metric_add(req->rm->patched, 1);
     } else {
-        log_bad_request(h, reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
+        log_bad_request(reply.uid[0] ? reply.uid : NULL, req->rm->route->path,
                         "bad request (%d): %.200s", reply.http_status, reply.body);
     }
     if (wh_log_enabled(WH_LOG_DEBUG))
@@ -414,12 +410,10 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
     return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **req_cls)
+static enum MHD_Result handle(struct listener *l, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **req_cls)
 {
-    (void)version;
-    struct listener *l = cls;
     struct request *req = *req_cls;
     if (!req)
         return MHD_NO; /* the URI callback makes one for every request */
@@ -428,17 +422,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* Probes are answered on the final call: a response queued on the first one makes
          * libmicrohttpd close the connection (a body might be unread), and each probe would
          * cost a new connection. */
-        return first_call(l, req, conn, url, method);
+        return first_call(l, req, conn, url, method, version);
     }
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        return take_body(l, req, url, upload_data, n);
+        return take_body(l, req, conn, url, upload_data, n);
     }
     wh_conn_guard_answering(l->guard, conn);
     if (req->probe)
         return serve_probe(l, conn, url);
     return answer_review(l->h, req, conn);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
+{
+    struct listener *l = cls;
+    if (!l->https)
+        return handle(l, conn, url, method, version, upload_data, upload_data_size, req_cls);
+    wh_watchdog_enter();
+    enum MHD_Result r =
+        handle(l, conn, url, method, version, upload_data, upload_data_size, req_cls);
+    wh_watchdog_leave();
+    return r;
 }
 
 /* The request line has arrived: the request exists from here on, and so does its deadline. */
@@ -449,6 +457,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     struct request *req = wh_xcalloc(1, sizeof(*req));
     req->l = l;
     req->start_ns = wh_time_mono_ns();
+    req->length = -1;
     wh_buf_init(&req->body, (size_t)l->h->cfg->max_body_bytes);
     wh_conn_guard_reading(l->guard, conn);
     if (l->https)
@@ -468,7 +477,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (req->rm)
         wh_metric_dec(req->rm->in_flight);
     wh_buf_fini(&req->body);
-    wh_reqmem_give(req->reserved);
+    if (l->intake)
+        wh_intake_release(l->intake, &req->intake);
     if (req->body_seen > WH_REQMEM_SMALL_BODY)
         wh_memtune_release();
     free(req);
@@ -601,6 +611,8 @@ static enum wh_err start_listener(struct wh_http *h, struct listener *l, const c
     l->h = h;
     l->name = name;
     enum wh_err rc = wh_conn_guard_new(name, lim, &l->guard);
+    if (!rc && l->https)
+        rc = wh_intake_new(l->guard, &l->intake);
     if (rc)
         return rc;
     l->d = start_daemon(l, host, port, threads, lim->max_total);
@@ -663,6 +675,56 @@ static void register_route_metrics(struct wh_http *h)
     }
 }
 
+/* A listener that did not start (libmicrohttpd's log line before says why: a port in use, a
+ * host not on this machine): which option moves it, and where its value came from. */
+static enum wh_err listen_failed(const struct wh_config *cfg, const char *what, const char *at,
+                                 const char *option, struct wh_errbuf *eb)
+{
+    return wh_errbuf_set(eb, WH_ERR_IO,
+                         "cannot listen for %s on %s (the line above says why); it is set by "
+                         "--%s or %s, here by %s: choose another address or port there",
+                         what, at, option, wh_config_env_name(option),
+                         wh_config_origin(cfg, option));
+}
+
+static double log_suppressed(void *kind)
+{
+    return (double)wh_log_suppressed((enum wh_log_kind)(uintptr_t)kind);
+}
+
+static double log_dropped(void *unused)
+{
+    (void)unused;
+    return (double)wh_log_dropped();
+}
+
+static double pool_in_use(void *unused)
+{
+    (void)unused;
+    return (double)wh_reqmem_in_use();
+}
+
+static double pool_arriving(void *intake)
+{
+    return (double)wh_intake_arriving(intake);
+}
+
+static void register_log_metrics(void)
+{
+    for (int k = 0; k < WH_LOG_KINDS; k++) {
+        char labels[64];
+        wh_metrics_labels(labels, sizeof(labels), "kind", wh_log_kind_name((enum wh_log_kind)k),
+                          NULL);
+        wh_metrics_counter_fn("kruise_webhook_log_lines_suppressed_total",
+                              "Log lines a client can cause at will held back by their kind's "
+                              "rate limit.",
+                              labels, log_suppressed, (void *)(uintptr_t)k);
+    }
+    wh_metrics_counter_fn("kruise_webhook_log_lines_dropped_total",
+                          "Log lines dropped because stderr did not drain.", NULL, log_dropped,
+                          NULL);
+}
+
 enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_ctx *ctx,
                           struct wh_http **out, struct wh_errbuf *eb)
 {
@@ -670,11 +732,17 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     h->cfg = cfg;
     h->ctx = ctx;
     register_route_metrics(h);
-    h->bad_log_dropped =
-        wh_metrics_counter("kruise_webhook_log_lines_suppressed_total",
-                           "Log lines about bad requests dropped by the rate limit.", NULL);
+    register_log_metrics();
     wh_reqmem_set_limit((size_t)cfg->max_request_memory);
 
+    /* A request's handling ends by its deadline (--request-deadline); a worker still in one
+     * WEDGED_AFTER_MS later will not serve again. Registered before any listener runs: the
+     * list of checks is not locked. */
+    wh_watchdog_set_limit((cfg->request_deadline_ms > 0 ? cfg->request_deadline_ms : 20000) +
+                          WEDGED_AFTER_MS);
+    static atomic_bool registered;
+    if (!atomic_exchange(&registered, true))
+        wh_health_add_live("https-workers", wh_watchdog_live, NULL);
     const struct wh_conn_limits https_limits = {
         .max_total = (unsigned)cfg->max_connections,
         .max_per_ip = (unsigned)cfg->max_connections_per_ip,
@@ -685,9 +753,20 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
     if (start_listener(h, &h->https, "https", cfg->bind_address, (int)cfg->port,
                        (unsigned int)cfg->threads, &https_limits)) {
         wh_http_stop(h, 0);
-        return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen for HTTPS on %s:%lld",
-                             cfg->bind_address[0] ? cfg->bind_address : "*", cfg->port);
+        char at[300];
+        snprintf(at, sizeof(at), "%s:%lld", cfg->bind_address[0] ? cfg->bind_address : "*",
+                 cfg->port);
+        return listen_failed(cfg, "HTTPS", at, "port", eb);
     }
+    /* Read by the metrics listener, which stops with the HTTPS one (wh_http_stop). */
+    wh_metrics_gauge_fn("kruise_webhook_request_memory_bytes",
+                        "Bytes of --max-request-memory in use: all (bodies over 64 KiB and "
+                        "parses) and those of bodies still arriving.",
+                        "state=\"in_use\"", pool_in_use, NULL);
+    wh_metrics_gauge_fn("kruise_webhook_request_memory_bytes",
+                        "Bytes of --max-request-memory in use: all (bodies over 64 KiB and "
+                        "parses) and those of bodies still arriving.",
+                        "state=\"arriving\"", pool_arriving, h->https.intake);
     bool health_on = !wh_config_addr_disabled(cfg->health_addr);
     bool metrics_on = !wh_config_addr_disabled(cfg->metrics_addr);
     /* One listener for both when they name the same fixed address (port 0 means two ports). */
@@ -698,16 +777,15 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
         h->health.metrics = shared;
         if (start_plain(h, &h->health, "health", cfg->health_addr)) {
             wh_http_stop(h, 0);
-            return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --health-addr %s",
-                                 cfg->health_addr);
+            return listen_failed(cfg, shared ? "/healthz, /readyz and /metrics" : "/healthz and /readyz",
+                                 cfg->health_addr, "health-addr", eb);
         }
     }
     if (metrics_on && !shared) {
         h->metrics.metrics = true;
         if (start_plain(h, &h->metrics, "metrics", cfg->metrics_addr)) {
             wh_http_stop(h, 0);
-            return wh_errbuf_set(eb, WH_ERR_IO, "cannot listen on --metrics-addr %s",
-                                 cfg->metrics_addr);
+            return listen_failed(cfg, "/metrics", cfg->metrics_addr, "metrics-addr", eb);
         }
     }
     *out = h;
@@ -770,6 +848,7 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
         close(quiesced);
     stop_listener(&h->health);
     stop_listener(&h->metrics);
+    wh_intake_free(h->https.intake);
     wh_conn_guard_free(h->https.guard);
     wh_conn_guard_free(h->health.guard);
     wh_conn_guard_free(h->metrics.guard);

@@ -8,17 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/mem.h"
+#include "util/str.h"
 #include "util/swar.h"
 
 struct parser {
     const char *start, *p, *end;
     int depth;
-    /* Spans (NULL: not asked): canon says whether the value just parsed is spelled as
-     * wh_json_write spells it, ws counts whitespace runs skipped so far. */
+    /* Spans (NULL: neither asked nor shared): canon says whether the value just parsed is
+     * spelled as wh_json_write spells it, ws counts whitespace runs skipped so far. */
     struct wh_json_spans *spans;
+    bool want_canon; /* the caller asked for the spans */
+    bool share;      /* an "oldObject" shares what it repeats of "object" (see below) */
+    int recording;   /* > 0 inside the value of an "object" member: its spans are kept */
     bool canon;
     size_t ws;
     const char *err_at;
@@ -58,10 +63,13 @@ static void skip_ws(struct parser *ps)
 
 struct span {
     const json_t *v; /* NULL: a free slot */
-    size_t off, len;
-    size_t size; /* members or elements when parsed: a changed container no longer matches */
+    uint32_t off, len;
+    uint32_t size; /* members or elements when parsed: a changed container no longer matches */
+    bool canon;    /* spelled as util/json.h writes it (wh_json_spans_get) */
 };
 
+/* The table lives where jansson's values do (the request arena, within its budget), and when
+ * it cannot grow it stops recording: spans only ever save work. */
 struct wh_json_spans {
     const char *src;
     struct span *slot;
@@ -71,6 +79,22 @@ struct wh_json_spans {
 
 /* Containers shorter than this are cheaper to print than to look up. */
 #define SPAN_MIN 256
+
+/* Sharing. An AdmissionReview of an UPDATE carries the object twice, as "object" and then
+ * "oldObject", and the two are mostly the same text: a Pod's spec cannot change at all. So when
+ * a member "oldObject" follows a member "object" in one object, each container of oldObject
+ * whose text is byte for byte that of the container at the same place in object is that
+ * value, shared (a reference more, no copy), instead of being built again. Request values are
+ * never changed in place (util/cow.h copies what is shared before an edit), so nothing can tell
+ * but the memory: an UPDATE review costs about one parsed object instead of two. On only for
+ * bodies of SHARE_BODY_MIN bytes or more (below that the parse is cheap, and recording would
+ * cost the hot path) and only in a request arena, which never reuses the memory of a freed
+ * value within a request (a stale span could otherwise name a new container). */
+#define SHARE_BODY_MIN (64 * 1024)
+/* Smaller containers of object are not recorded (an env entry, a port): a table entry for each
+ * would cost a third of what it saves, and they are shared with their list when it is
+ * unchanged. */
+#define SHARE_MIN 64
 
 static size_t span_hash(const json_t *v, size_t mask)
 {
@@ -86,62 +110,109 @@ static size_t container_size(const json_t *v)
     return json_is_object(v) ? json_object_size(v) : json_array_size(v);
 }
 
-static void span_put(struct wh_json_spans *sp, const json_t *v, size_t off, size_t len)
+static void span_insert(struct wh_json_spans *sp, const struct span *e)
 {
+    size_t i = span_hash(e->v, sp->mask);
+    while (sp->slot[i].v && sp->slot[i].v != e->v)
+        i = (i + 1) & sp->mask;
+    sp->n += !sp->slot[i].v;
+    sp->slot[i] = *e;
+}
+
+static void span_put(struct wh_json_spans *sp, const json_t *v, size_t off, size_t len,
+                     bool canon)
+{
+    if (sp->n >= sp->max)
+        return;
     if (2 * (sp->n + 1) > sp->mask + 1) {
+        json_malloc_t alloc;
+        json_free_t release;
+        json_get_alloc_funcs(&alloc, &release);
+        size_t mask = sp->mask ? 2 * sp->mask + 1 : 255;
+        struct span *slot = alloc((mask + 1) * sizeof(*slot));
+        if (!slot) {
+            sp->max = 0; /* over the request's budget: no more spans, the parse goes on */
+            return;
+        }
+        memset(slot, 0, (mask + 1) * sizeof(*slot));
         struct wh_json_spans old = *sp;
-        sp->mask = old.mask ? 2 * old.mask + 1 : 255;
-        sp->slot = wh_xcalloc(sp->mask + 1, sizeof(*sp->slot));
+        sp->slot = slot;
+        sp->mask = mask;
         sp->n = 0;
         for (size_t i = 0; old.slot && i <= old.mask; i++) {
             if (old.slot[i].v)
-                span_put(sp, old.slot[i].v, old.slot[i].off, old.slot[i].len);
+                span_insert(sp, &old.slot[i]);
         }
-        free(old.slot);
+        release(old.slot);
     }
+    span_insert(sp, &(struct span){v, (uint32_t)off, (uint32_t)len,
+                                   (uint32_t)container_size(v), canon});
+}
+
+/* The span of container v when recorded and v still has the size it was parsed with. */
+static const struct span *span_find(const struct wh_json_spans *sp, const json_t *v)
+{
+    if (!sp || !sp->slot)
+        return NULL;
     size_t i = span_hash(v, sp->mask);
-    while (sp->slot[i].v && sp->slot[i].v != v)
+    while (sp->slot[i].v) {
+        if (sp->slot[i].v == v)
+            return sp->slot[i].size == (uint32_t)container_size(v) ? &sp->slot[i] : NULL;
         i = (i + 1) & sp->mask;
-    sp->n += !sp->slot[i].v;
-    sp->slot[i] = (struct span){v, off, len, container_size(v)};
+    }
+    return NULL;
 }
 
 bool wh_json_spans_get(const struct wh_json_spans *sp, const json_t *v, const char **text,
                        size_t *len)
 {
-    if (!sp || !sp->slot)
+    const struct span *e = span_find(sp, v);
+    if (!e || !e->canon)
         return false;
-    size_t i = span_hash(v, sp->mask);
-    while (sp->slot[i].v) {
-        if (sp->slot[i].v == v) {
-            if (sp->slot[i].size != container_size(v))
-                return false;
-            *text = sp->src + sp->slot[i].off;
-            *len = sp->slot[i].len;
-            return true;
-        }
-        i = (i + 1) & sp->mask;
-    }
-    return false;
+    *text = sp->src + e->off;
+    *len = e->len;
+    return true;
 }
 
 void wh_json_spans_free(struct wh_json_spans *sp)
 {
     if (!sp)
         return;
-    free(sp->slot);
+    json_malloc_t alloc;
+    json_free_t release;
+    json_get_alloc_funcs(&alloc, &release);
+    release(sp->slot);
     free(sp);
 }
 
 /* A container that ended at ps->p and began at start: recorded when it and all it holds are
  * spelled canonically (ws0: the whitespace count just inside its opening bracket). */
-static void end_container(struct parser *ps, const json_t *v, const char *start, size_t ws0,
-                          bool canon)
+static void record_span(struct parser *ps, const json_t *v, const char *start)
+{
+    size_t len = (size_t)(ps->p - start);
+    bool keep_canon = ps->want_canon && ps->canon && len >= SPAN_MIN;
+    if (keep_canon || (ps->recording && len >= SHARE_MIN))
+        span_put(ps->spans, v, (size_t)(start - ps->start), len, keep_canon);
+}
+
+static inline void end_container(struct parser *ps, const json_t *v, const char *start,
+                                 size_t ws0, bool canon)
 {
     ps->canon = canon && ps->ws == ws0;
-    size_t len = (size_t)(ps->p - start);
-    if (ps->spans && ps->canon && len >= SPAN_MIN && ps->spans->n < ps->spans->max)
-        span_put(ps->spans, v, (size_t)(start - ps->start), len);
+    if (ps->spans)
+        record_span(ps, v, start);
+}
+
+/* Sharing: when ref (a container of "object") was recorded and the input at ps->p is
+ * its text byte for byte, the value there is ref: returns it (a new reference) past its text. */
+static json_t *shared(struct parser *ps, json_t *ref)
+{
+    const struct span *e = span_find(ps->spans, ref);
+    if (!e || (size_t)(ps->end - ps->p) < e->len || memcmp(ps->p, ps->start + e->off, e->len))
+        return NULL;
+    ps->p += e->len;
+    ps->canon = false; /* spans of the parents are for /convert, which shares nothing */
+    return json_incref(ref);
 }
 
 /* Bytes a string may hold as they are: printable ASCII but '"' and '\\'. */
@@ -265,38 +336,6 @@ static const char *plain_run(const char *p, const char *end)
     return p;
 }
 
-/* Length of the well-formed UTF-8 sequence at p (lead byte >= 0x80), or 0 (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if ((size_t)(end - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 static int hex4(const char *p, const char *end, uint32_t *out)
 {
     if (end - p < 4)
@@ -379,7 +418,8 @@ static bool parse_string(struct parser *ps, const char **s, size_t *len, bool *h
             return false;
         }
         if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            uint32_t cp;
+            size_t n = wh_str_utf8_seq((const unsigned char *)p, (const unsigned char *)end, &cp);
             if (!n) {
                 fail(ps, p, "invalid UTF-8 in a string");
                 return false;
@@ -540,9 +580,15 @@ static bool literal(struct parser *ps, const char *word, size_t n)
     return true;
 }
 
-static json_t *parse_value(struct parser *ps);
+static json_t *parse_value(struct parser *ps, json_t *ref);
 
-static json_t *parse_object(struct parser *ps)
+static bool is_key(const char *key, size_t klen, const char *word)
+{
+    return klen == strlen(word) && memcmp(key, word, klen) == 0;
+}
+
+/* ref: the object of "object" this one stands in for within an "oldObject", or NULL. */
+static json_t *parse_object(struct parser *ps, json_t *ref)
 {
     json_t *obj = json_object();
     if (!obj)
@@ -593,7 +639,22 @@ static json_t *parse_object(struct parser *ps)
             return fail(ps, ps->p, "expected ':'");
         }
         ps->p++;
-        json_t *v = parse_value(ps);
+        /* What the member stands in for in "object": the same member there, or, for
+         * "oldObject" beside "object", that whole object. */
+        json_t *child_ref = NULL;
+        bool record = false;
+        if (ps->share) {
+            if (ref)
+                child_ref = json_object_getn(ref, key, klen);
+            else if (is_key(key, klen, "oldObject"))
+                child_ref = json_object_get(obj, "object");
+            else
+                record = is_key(key, klen, "object");
+            ps->recording += record;
+        }
+        json_t *v = parse_value(ps, child_ref);
+        if (record)
+            ps->recording--;
         if (!v) {
             if (kcopy != small)
                 free(kcopy);
@@ -627,7 +688,7 @@ static json_t *parse_object(struct parser *ps)
     }
 }
 
-static json_t *parse_array(struct parser *ps)
+static json_t *parse_array(struct parser *ps, json_t *ref)
 {
     json_t *arr = json_array();
     if (!arr)
@@ -643,7 +704,7 @@ static json_t *parse_array(struct parser *ps)
         return arr;
     }
     for (;;) {
-        json_t *v = parse_value(ps);
+        json_t *v = parse_value(ps, ref ? json_array_get(ref, json_array_size(arr)) : NULL);
         if (!v) {
             json_decref(arr);
             return NULL;
@@ -668,7 +729,8 @@ static json_t *parse_array(struct parser *ps)
     }
 }
 
-static json_t *parse_value(struct parser *ps)
+/* ref: the value of "object" this one stands in for within an "oldObject", or NULL. */
+static json_t *parse_value(struct parser *ps, json_t *ref)
 {
     skip_ws(ps);
     if (ps->p >= ps->end)
@@ -678,10 +740,18 @@ static json_t *parse_value(struct parser *ps)
     json_t *v = NULL;
     switch (*ps->p) {
     case '{':
-        v = parse_object(ps);
+        if (ref && !json_is_object(ref))
+            ref = NULL;
+        v = ref ? shared(ps, ref) : NULL;
+        if (!v)
+            v = parse_object(ps, ref);
         break;
     case '[':
-        v = parse_array(ps);
+        if (ref && !json_is_array(ref))
+            ref = NULL;
+        v = ref ? shared(ps, ref) : NULL;
+        if (!v)
+            v = parse_array(ps, ref);
         break;
     case '"': {
         ps->p++;
@@ -726,15 +796,18 @@ json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_err
                             struct wh_json_spans **spans)
 {
     struct parser ps = {.start = buf, .p = buf, .end = buf + len};
-    if (spans) {
+    ps.want_canon = spans != NULL;
+    ps.share = len >= SHARE_BODY_MIN && wh_arena_allocating();
+    if ((spans || ps.share) && len <= UINT32_MAX) {
         ps.spans = wh_xcalloc(1, sizeof(*ps.spans));
         ps.spans->src = buf;
-        /* two slots of 32 bytes per entry: at most about the input's size */
-        ps.spans->max = len / SPAN_MIN + 16;
+        /* two slots of 24 bytes per entry: at most the input's size, and far less than the
+         * values they describe */
+        ps.spans->max = len / (ps.share ? SHARE_MIN : SPAN_MIN) + 16;
     }
     /* Decoded strings never exceed their encoded length. */
     wh_buf_init(&ps.scratch, len + 1);
-    json_t *v = parse_value(&ps);
+    json_t *v = parse_value(&ps, NULL);
     if (v) {
         skip_ws(&ps);
         if (ps.p != ps.end) {
@@ -743,10 +816,12 @@ json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_err
         }
     }
     wh_buf_fini(&ps.scratch);
-    if (spans) {
-        *spans = v ? ps.spans : NULL;
-        if (!v)
-            wh_json_spans_free(ps.spans);
+    if (spans && v) {
+        *spans = ps.spans;
+    } else {
+        if (spans)
+            *spans = NULL;
+        wh_json_spans_free(ps.spans);
     }
     if (!v && err) {
         err->out_of_memory = ps.out_of_memory;

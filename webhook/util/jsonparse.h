@@ -10,6 +10,12 @@
  *  - an integer outside int64 becomes a real, as Go's decoder makes a float64 of it;
  *  - nesting deeper than WH_JSONPARSE_MAX_DEPTH is an error.
  * Duplicate object keys: the last one wins, as in Go and jansson.
+ * Sharing: in a body of 64 KiB or more parsed in a request arena (util/arena.h), a member
+ * "oldObject" that follows a member "object" of the same object (an AdmissionReview of an
+ * UPDATE) shares with it every container of 64 bytes or more whose text is the same at the same
+ * place: the value there is the object's value, with one reference more. The tree is the same
+ * as without sharing for every reader; only writers must not change a value in place (the
+ * request's values never are: util/cow.h copies what is shared).
  * Memory: when jansson cannot allocate (a request's arena over its budget, see util/arena.h)
  * parsing stops with err->out_of_memory set; whatever was built is released. Any JSON value is
  * accepted at the top level; trailing whitespace is allowed, trailing garbage is not. Thread rule:

@@ -164,3 +164,34 @@ char *wh_str_printf(const char *fmt, ...)
     va_end(ap2);
     return p;
 }
+
+size_t wh_str_utf8_seq(const unsigned char *p, const unsigned char *end, uint32_t *cp)
+{
+    unsigned char c = p[0];
+    size_t n;
+    uint32_t v;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        v = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        v = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        v = c & 0x07;
+    } else {
+        return 0;
+    }
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return n;
+}

@@ -33,4 +33,9 @@ bool wh_str_eq(const char *a, const char *b);
 /* Returns: a new string (caller frees) made by printf. Aborts on OOM. */
 char *wh_str_printf(const char *fmt, ...) WH_PRINTF(1, 2);
 
+/* The length of the well-formed UTF-8 sequence at p (lead byte >= 0x80) and its code point in
+ * *cp, or 0 when it is not one (RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF, not cut off by end). */
+size_t wh_str_utf8_seq(const unsigned char *p, const unsigned char *end, uint32_t *cp);
+
 #endif

@@ -1,6 +1,7 @@
 #include "util/yaml.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "util/buf.h"
@@ -352,6 +355,7 @@ struct frame {
     size_t key_len;
     yaml_mark_t key_mark;
     json_t *merges; /* objects merged in at the end, first one wins */
+    char *ptr;      /* with marks: this node's JSON pointer; NULL inside a merge source */
 };
 
 struct loader {
@@ -369,6 +373,7 @@ struct loader {
     size_t nanchors, anchors_alloc;
     json_t *root;
     bool have_root;
+    json_t *marks; /* with marks: the document's {JSON pointer: line}; NULL without */
 };
 
 static enum wh_err fail(struct loader *l, enum wh_err rc, yaml_mark_t m, const char *fmt, ...)
@@ -449,6 +454,57 @@ static void frame_fini(struct frame *f)
     json_decref(f->merges);
     free(f->anchor);
     free(f->key);
+    free(f->ptr);
+}
+
+/* --- marks: the line of each value, by JSON pointer ---------------------------------------- */
+
+/* Appends "/" and tok escaped as RFC 6901 says (~ as ~0, / as ~1). */
+static void pointer_add(struct wh_buf *b, const char *tok, size_t len)
+{
+    WH_ASSERT(wh_buf_addc(b, '/') == WH_OK);
+    for (size_t i = 0; i < len; i++) {
+        const char *esc = tok[i] == '~' ? "~0" : tok[i] == '/' ? "~1" : NULL;
+        WH_ASSERT((esc ? wh_buf_adds(b, esc) : wh_buf_addc(b, tok[i])) == WH_OK);
+    }
+}
+
+/* The pointer of the value the next event makes (new string), or NULL when it has none: no
+ * marks wanted, or a merge source (its members are merged under other names). */
+static char *next_pointer(struct loader *l)
+{
+    struct frame *f = top(l);
+    if (!l->marks)
+        return NULL;
+    if (!f)
+        return wh_xstrdup("");
+    if (!f->ptr || (f->is_map && f->key_is_merge))
+        return NULL;
+    struct wh_buf b;
+    wh_buf_init(&b, SIZE_MAX);
+    WH_ASSERT(wh_buf_adds(&b, f->ptr) == WH_OK);
+    if (f->is_map) {
+        pointer_add(&b, f->key, f->key_len);
+    } else {
+        char idx[24];
+        snprintf(idx, sizeof(idx), "%zu", json_array_size(f->node));
+        pointer_add(&b, idx, strlen(idx));
+    }
+    return wh_buf_take(&b, NULL);
+}
+
+/* Records the line of the value the next event makes: a mapping member's is its key's line,
+ * where an editor looks for it; others start where they are. Returns the pointer (new string,
+ * or NULL) for a mapping or sequence to keep. */
+static char *mark_next(struct loader *l, yaml_mark_t at)
+{
+    char *ptr = next_pointer(l);
+    if (!ptr)
+        return NULL;
+    struct frame *f = top(l);
+    size_t line = (f && f->is_map ? f->key_mark.line : at.line) + 1;
+    WH_ASSERT(json_object_set_new(l->marks, ptr, json_integer((json_int_t)line)) == 0);
+    return ptr;
 }
 
 /* Puts a finished value where it belongs: document root, sequence item, mapping value, or
@@ -733,6 +789,7 @@ static enum wh_err on_scalar(struct loader *l, const yaml_event_t *e)
     rc = scalar_json(l, e, &r, &v);
     if (rc)
         goto out;
+    free(mark_next(l, e->start_mark));
     rc = place(l, v, 1 + len, 0, anchor, e->start_mark);
     v = NULL;
     anchor = NULL;
@@ -764,6 +821,7 @@ static enum wh_err on_alias(struct loader *l, const yaml_event_t *e)
     if (l->depth + a->height > l->max_depth)
         return fail(l, WH_ERR_TOO_BIG, e->start_mark, "nesting deeper than %zu levels",
                     l->max_depth);
+    free(mark_next(l, e->start_mark));
     return place(l, wh_json_copy(a->value), a->units, a->height, NULL, e->start_mark);
 }
 
@@ -780,8 +838,10 @@ static enum wh_err on_start(struct loader *l, const yaml_event_t *e, bool is_map
         l->stack_alloc = l->stack_alloc ? 2 * l->stack_alloc : 16;
         l->stack = wh_xrealloc(l->stack, l->stack_alloc * sizeof(*l->stack));
     }
+    char *ptr = mark_next(l, e->start_mark);
     struct frame *f = &l->stack[l->depth++];
     memset(f, 0, sizeof(*f));
+    f->ptr = ptr;
     f->node = is_map ? json_object() : json_array();
     WH_ASSERT(f->node);
     f->is_map = is_map;
@@ -843,15 +903,16 @@ static enum wh_err parser_error(struct loader *l, const yaml_parser_t *p)
     return fail(l, WH_ERR_PARSE, p->problem_mark, "%s", problem);
 }
 
-enum wh_err wh_yaml_load_limits(const char *buf, size_t len, const char *filename,
-                                const struct wh_yaml_limits *lim, json_t **docs,
-                                struct wh_errbuf *eb)
+static enum wh_err load(const char *buf, size_t len, const char *filename,
+                        const struct wh_yaml_limits *lim, json_t **docs, json_t **marks,
+                        struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     yaml_parser_t parser;
     yaml_event_t event;
     bool have_event = false, done = false;
     json_t *out = json_array();
+    json_t *marks_out = marks ? json_array() : NULL;
     struct loader l;
     memset(&l, 0, sizeof(l));
     l.file = filename ? filename : "<input>";
@@ -885,10 +946,17 @@ enum wh_err wh_yaml_load_limits(const char *buf, size_t len, const char *filenam
         case YAML_DOCUMENT_START_EVENT:
             /* anchors belong to one document */
             anchors_reset(&l);
+            if (marks_out)
+                l.marks = json_object();
             break;
         case YAML_DOCUMENT_END_EVENT:
-            if (l.have_root && !json_is_null(l.root))
+            if (l.have_root && !json_is_null(l.root)) {
                 WH_ASSERT(json_array_append(out, l.root) == 0);
+                if (marks_out)
+                    WH_ASSERT(json_array_append(marks_out, l.marks) == 0);
+            }
+            json_decref(l.marks);
+            l.marks = NULL;
             json_decref(l.root);
             l.root = NULL;
             l.have_root = false;
@@ -919,6 +987,10 @@ enum wh_err wh_yaml_load_limits(const char *buf, size_t len, const char *filenam
     }
     *docs = out;
     out = NULL;
+    if (marks) {
+        *marks = marks_out;
+        marks_out = NULL;
+    }
 out:
     if (have_event)
         yaml_event_delete(&event);
@@ -930,34 +1002,89 @@ out:
     free(l.anchors);
     json_decref(l.anchor_index);
     json_decref(l.root);
+    json_decref(l.marks);
     json_decref(out);
+    json_decref(marks_out);
     return rc;
+}
+
+enum wh_err wh_yaml_load_limits(const char *buf, size_t len, const char *filename,
+                                const struct wh_yaml_limits *lim, json_t **docs,
+                                struct wh_errbuf *eb)
+{
+    return load(buf, len, filename, lim, docs, NULL, eb);
 }
 
 enum wh_err wh_yaml_load(const char *buf, size_t len, const char *filename, json_t **docs,
                          struct wh_errbuf *eb)
 {
-    return wh_yaml_load_limits(buf, len, filename, NULL, docs, eb);
+    return load(buf, len, filename, NULL, docs, NULL, eb);
 }
 
-enum wh_err wh_yaml_load_file(const char *path, size_t max_bytes, json_t **docs,
-                              struct wh_errbuf *eb)
+enum wh_err wh_yaml_load_marks(const char *buf, size_t len, const char *filename, json_t **docs,
+                               json_t **marks, struct wh_errbuf *eb)
+{
+    return load(buf, len, filename, NULL, docs, marks, eb);
+}
+
+size_t wh_yaml_mark_line(const json_t *marks, const json_t *path)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, SIZE_MAX);
+    json_t *line = json_object_get(marks, "");
+    size_t i;
+    const json_t *seg;
+    json_array_foreach(path, i, seg)
+    {
+        char idx[24];
+        if (json_is_string(seg)) {
+            pointer_add(&b, json_string_value(seg), json_string_length(seg));
+        } else {
+            snprintf(idx, sizeof(idx), "%" JSON_INTEGER_FORMAT, json_integer_value(seg));
+            pointer_add(&b, idx, strlen(idx));
+        }
+        json_t *at = json_object_getn(marks, b.data, b.len);
+        if (!at)
+            break; /* brought in by an alias or a merge key: the nearest line that has one */
+        line = at;
+    }
+    wh_buf_fini(&b);
+    return line ? (size_t)json_integer_value(line) : 0;
+}
+
+/* Reads path whole, at most max_bytes, into b (initialised here; the caller releases it). */
+static enum wh_err read_file(const char *path, size_t max_bytes, struct wh_buf *b,
+                             struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    struct wh_buf b;
     char chunk[16384];
-    FILE *f = fopen(path, "rb");
-    wh_buf_init(&b, max_bytes);
+    wh_buf_init(b, max_bytes);
+    /* Opened without waiting: a FIFO (or a device) named here would block the open, and with it
+     * the start-up, until something writes to it; it is refused instead. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return wh_errbuf_set(eb, WH_ERR_IO, "%s: not a regular file (%s): only files are read",
+                             path,
+                             S_ISFIFO(st.st_mode)  ? "a FIFO"
+                             : S_ISDIR(st.st_mode) ? "a directory"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "a device");
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         char why[128];
         if (strerror_r(errno, why, sizeof(why)) != 0)
             snprintf(why, sizeof(why), "errno %d", errno);
+        if (fd >= 0)
+            close(fd);
         return wh_errbuf_set(eb, WH_ERR_IO, "%s: cannot open: %s", path, why);
     }
     for (;;) {
         size_t n = fread(chunk, 1, sizeof(chunk), f);
         if (n > 0) {
-            rc = wh_buf_add(&b, chunk, n);
+            rc = wh_buf_add(b, chunk, n);
             if (rc) {
                 rc =
                     wh_errbuf_set(eb, WH_ERR_TOO_BIG, "%s: larger than %zu bytes", path, max_bytes);
@@ -965,16 +1092,35 @@ enum wh_err wh_yaml_load_file(const char *path, size_t max_bytes, json_t **docs,
             }
         }
         if (n < sizeof(chunk)) {
-            if (ferror(f)) {
+            if (ferror(f))
                 rc = wh_errbuf_set(eb, WH_ERR_IO, "%s: read error", path);
-                goto out;
-            }
             break;
         }
     }
-    rc = wh_yaml_load(b.data ? b.data : "", b.len, path, docs, eb);
 out:
     fclose(f);
+    return rc;
+}
+
+static enum wh_err load_file(const char *path, size_t max_bytes, json_t **docs, json_t **marks,
+                             struct wh_errbuf *eb)
+{
+    struct wh_buf b;
+    enum wh_err rc = read_file(path, max_bytes, &b, eb);
+    if (!rc)
+        rc = load(b.data ? b.data : "", b.len, path, NULL, docs, marks, eb);
     wh_buf_fini(&b);
     return rc;
+}
+
+enum wh_err wh_yaml_load_file(const char *path, size_t max_bytes, json_t **docs,
+                              struct wh_errbuf *eb)
+{
+    return load_file(path, max_bytes, docs, NULL, eb);
+}
+
+enum wh_err wh_yaml_load_file_marks(const char *path, size_t max_bytes, json_t **docs,
+                                    json_t **marks, struct wh_errbuf *eb)
+{
+    return load_file(path, max_bytes, docs, marks, eb);
 }

@@ -79,4 +79,20 @@ WH_NODISCARD enum wh_err wh_yaml_load_limits(const char *buf, size_t len, const 
 WH_NODISCARD enum wh_err wh_yaml_load_file(const char *path, size_t max_bytes, json_t **docs,
                                            struct wh_errbuf *eb);
 
+/* Where each value was written, for messages that point into the file (--check-config): as
+ * the loaders above, and *marks (new ref) gets one JSON object per document of *docs, mapping
+ * the JSON pointer (RFC 6901) of every value to its 1-based line: "" the document,
+ * "/spec/selector" at the line of its key, "/spec/containers/0" where the item starts. What
+ * an alias or a merge key brings in has no entry of its own. *marks is untouched on error. */
+WH_NODISCARD enum wh_err wh_yaml_load_marks(const char *buf, size_t len, const char *filename,
+                                            json_t **docs, json_t **marks, struct wh_errbuf *eb);
+WH_NODISCARD enum wh_err wh_yaml_load_file_marks(const char *path, size_t max_bytes,
+                                                 json_t **docs, json_t **marks,
+                                                 struct wh_errbuf *eb);
+
+/* The line of the value at path (borrowed: a JSON array of member names and list indices, from
+ * the document's root) in one document's marks: its own, else its nearest ancestor's (a value
+ * an alias or merge key brought in); 0 when marks has none. */
+size_t wh_yaml_mark_line(const json_t *marks, const json_t *path);
+
 #endif

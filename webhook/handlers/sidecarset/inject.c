@@ -416,6 +416,7 @@ struct build {
     json_t *volumes, *secrets, *annotations;
     struct strset exclude; /* sidecar names of the selected SidecarSets (resourcesPolicy) */
     bool exclude_ready;
+    const struct wh_sidecarset_regexes *regexes; /* of the SidecarSet being built */
 };
 
 static bool is_injected_container(const json_t *c)
@@ -797,7 +798,8 @@ static enum wh_err build_one(struct build *b, const json_t *ss, const json_t *si
     if (json_is_object(rpolicy)) {
         json_t *res = NULL;
         ensure_exclude(b);
-        rc = wh_sidecarset_resources(rpolicy, pod, b->exclude.v, b->exclude.n, &res, eb);
+        rc =
+            wh_sidecarset_resources(rpolicy, b->regexes, pod, b->exclude.v, b->exclude.n, &res, eb);
         if (rc)
             goto out;
         json_object_set_new(c, "resources", res);
@@ -879,6 +881,7 @@ static enum wh_err build_set(struct build *b, const struct wh_sidecarset_pick *p
     bool injecting = false;
     enum wh_err rc = WH_OK;
     strset_add(&b->names, p->name);
+    b->regexes = p->regexes;
 
     size_t i;
     json_t *c;

@@ -11,6 +11,7 @@
 #include "conversion/convert.h"
 #include "gocompat/gotime.h"
 #include "handlers/sidecarset/hash.h"
+#include "handlers/sidecarset/resources.h"
 #include "k8s/kruise.h"
 #include "k8s/selector.h"
 #include "util/json.h"
@@ -79,6 +80,7 @@ static void *view_new(const json_t *obj)
                                 json_is_string(json_object_get(rev, "customVersion")));
     b->v.selector = wh_selector_new(json_object_get(spec, "selector"));
     b->v.ns_selector = ns_selector;
+    b->v.regexes = wh_sidecarset_regexes_new(spec);
     return b;
 }
 
@@ -89,7 +91,24 @@ static void view_free(void *p)
         return;
     wh_selector_free(b->v.selector);
     wh_selector_free(b->v.ns_selector);
+    wh_sidecarset_regexes_free((struct wh_sidecarset_regexes *)(uintptr_t)b->v.regexes);
     free(b);
+}
+
+/* A ControllerRevision's view: the compiled patterns of the SidecarSet spec it stores. */
+static void *revision_view_new(const json_t *obj)
+{
+    return wh_sidecarset_regexes_new(wh_json_path(obj, "data", "spec", NULL));
+}
+
+static void revision_view_free(void *p)
+{
+    wh_sidecarset_regexes_free(p);
+}
+
+const struct wh_sidecarset_regexes *wh_sidecarset_revision_regexes(const struct wh_object *rev)
+{
+    return rev ? wh_object_view(rev) : NULL;
 }
 
 static void index_namespace(const json_t *obj, const void *view, wh_index_emit_fn emit, void *ctx)
@@ -118,6 +137,7 @@ enum wh_err wh_sidecarset_caches_setup(struct wh_cluster *cl, const struct wh_co
     wh_cache_add_index(ss, WH_SIDECARSET_INDEX_NAMESPACE, index_namespace);
     (void)wh_cluster_declare(cl, WH_RES_NAMESPACE, NULL);
     struct wh_cache *cr = wh_cluster_declare(cl, WH_RES_CONTROLLERREVISION, cfg->namespace_);
+    wh_cache_set_view(cr, revision_view_new, revision_view_free);
     wh_cache_add_index(cr, WH_CONTROLLERREVISION_INDEX_SIDECARSET, index_revision_owner);
     (void)wh_cluster_declare(cl, WH_RES_CONFIGMAP, cfg->namespace_);
     return WH_OK;
@@ -143,6 +163,7 @@ void wh_sidecarset_picks_fini(struct wh_sidecarset_picks *p)
     for (size_t i = 0; i < p->n; i++) {
         json_decref(p->items[i].owned);
         wh_object_unref(p->items[i].obj);
+        wh_object_unref(p->items[i].rev);
     }
     if (p->items != p->_inline)
         free(p->items);
@@ -253,7 +274,8 @@ static json_t *restore(const json_t *sidecarset, const json_t *cr)
 
 enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
                                   const json_t *sidecarset, const char *revision_name,
-                                  const char *custom_version, json_t **out, struct wh_errbuf *eb)
+                                  const char *custom_version, json_t **out, struct wh_object **rev,
+                                  struct wh_errbuf *eb)
 {
     struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONTROLLERREVISION) : NULL;
     const char *ss_name = wh_json_meta_str(sidecarset, "name");
@@ -286,7 +308,10 @@ enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
             return wh_cache_not_found(eb, "apps", "ControllerRevision", ss_name ? ss_name : "");
     }
     *out = restore(sidecarset, wh_object_json(found));
-    wh_object_unref(found);
+    if (rev)
+        *rev = found;
+    else
+        wh_object_unref(found);
     return rc;
 }
 
@@ -331,16 +356,20 @@ static enum wh_err parse_percentage(const char *s, double *out, struct wh_errbuf
     return WH_OK;
 }
 
-/* getSuitableRevisionSidecarSet for CREATE: NULL in *hist means "the current SidecarSet". */
+/* getSuitableRevisionSidecarSet for CREATE: NULL in *hist means "the current SidecarSet"; else
+ * *hist_rev is the ControllerRevision it came from (a reference). */
 static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, const json_t *ss,
-                                     json_t **hist, char *why, size_t whysz, struct wh_errbuf *eb)
+                                     json_t **hist, struct wh_object **hist_rev, char *why,
+                                     size_t whysz, struct wh_errbuf *eb)
 {
     const json_t *spec = json_object_get(ss, "spec");
     const json_t *rev = wh_json_path(spec, "injectionStrategy", "revision", NULL);
     const char *rname = wh_json_str(rev, "revisionName");
     const char *cver = wh_json_str(rev, "customVersion");
     json_t *h = NULL;
-    enum wh_err rc = wh_sidecarset_history(in->cluster, in->kruise_ns, ss, rname, cver, &h, eb);
+    struct wh_object *found = NULL;
+    enum wh_err rc =
+        wh_sidecarset_history(in->cluster, in->kruise_ns, ss, rname, cver, &h, &found, eb);
     if (rc)
         return rc;
     const json_t *us = json_object_get(spec, "updateStrategy");
@@ -355,6 +384,7 @@ static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, co
                 rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", wh_selector_error(s));
                 wh_selector_free(s);
                 json_decref(h);
+                wh_object_unref(found);
                 return rc;
             }
             random = wh_selector_matches(s, wh_json_path(in->pod, "metadata", "labels", NULL));
@@ -367,6 +397,7 @@ static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, co
                 rc = parse_percentage(json_string_value(part), &p, eb);
                 if (rc) {
                     json_decref(h);
+                    wh_object_unref(found);
                     return rc;
                 }
                 use_history = uniform01() <= p;
@@ -378,9 +409,11 @@ static enum wh_err suitable_revision(const struct wh_sidecarset_match_in *in, co
     if (use_history) {
         snprintf(why, whysz, "; injects the history revision %s", hname ? hname : "");
         *hist = h;
+        *hist_rev = found;
     } else {
         snprintf(why, whysz, "; the Partial policy chose the current revision");
         json_decref(h);
+        wh_object_unref(found);
         *hist = NULL;
     }
     return WH_OK;
@@ -451,17 +484,21 @@ static enum wh_err consider(const struct wh_sidecarset_match_in *in, struct wh_o
         wh_pod_review_explain(in->review, v->name, false, "the pod's labels do not match spec.selector");
         return WH_OK;
     }
-    struct wh_sidecarset_pick pick = {wh_object_ref(o), wh_object_json(o), NULL, v->name};
+    struct wh_sidecarset_pick pick = {wh_object_ref(o), wh_object_json(o), NULL,
+                                      v->name,          v->regexes,        NULL};
     char why[160] = "";
     if (in->create && v->has_revision) {
-        enum wh_err rc = suitable_revision(in, pick.ss, &pick.owned, why, sizeof(why), eb);
+        enum wh_err rc =
+            suitable_revision(in, pick.ss, &pick.owned, &pick.rev, why, sizeof(why), eb);
         if (rc) {
             wh_pod_review_explain(in->review, v->name, false, "error: revision: %s", eb->msg);
             wh_object_unref(pick.obj);
             return rc;
         }
-        if (pick.owned)
+        if (pick.owned) {
             pick.ss = pick.owned;
+            pick.regexes = wh_sidecarset_revision_regexes(pick.rev);
+        }
     }
     wh_pod_review_explain(in->review, v->name, true, "namespace and selector match%s%s%s", why,
             v->canary_base ? "; canary of " : "", v->canary_base ? v->canary_base : "");
@@ -504,6 +541,7 @@ enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in *in,
             wh_pod_review_explain(in->review, p->name, false, "displaced by its canary SidecarSet %s", by);
             json_decref(out->items[i].owned);
             wh_object_unref(out->items[i].obj);
+            wh_object_unref(out->items[i].rev);
             continue;
         }
         out->items[o++] = out->items[i];

@@ -10,7 +10,9 @@
  * the cluster-scoped ones: each SidecarSet is filed under the namespaces its namespaceSelector
  * names through kubernetes.io/metadata.name (matchLabels, else the first In expression), or
  * under "clusterScope". Selectors are compiled once per SidecarSet change, so matching a
- * candidate allocates nothing and opens no JSON.
+ * candidate allocates nothing and opens no JSON; so are the targetContainersNameRegex patterns
+ * of its sidecars, and those of each ControllerRevision (a history revision), so that injecting
+ * compiles no pattern.
  *
  * Thread rule: the setup runs once on the main thread before the caches start; everything else
  * is thread-safe (caches are read-only here). */
@@ -32,6 +34,7 @@
 #define WH_CONTROLLERREVISION_INDEX_SIDECARSET "sidecarset"
 
 struct wh_selector;
+struct wh_sidecarset_regexes;
 
 /* What the pod path needs of one SidecarSet, compiled when it changes (the cache's view). */
 struct wh_sidecarset_view {
@@ -44,11 +47,14 @@ struct wh_sidecarset_view {
     const char *canary_base;         /* the base a canary displaces, else NULL */
     const char *const *ns_keys;      /* index keys: namespaces, or clusterScope */
     size_t n_ns_keys;
+    /* its containers' targetContainersNameRegex patterns, compiled; NULL when none */
+    const struct wh_sidecarset_regexes *regexes;
 };
 
 /* Declares, on cluster cl: SidecarSets (every namespace; the view above and the namespace
  * index), Namespaces, ControllerRevisions and ConfigMaps in cfg->namespace_ (the
- * ControllerRevisions indexed by the kruise.io/sidecarset-name label). Call it once per cluster:
+ * ControllerRevisions indexed by the kruise.io/sidecarset-name label, their view the compiled
+ * patterns of their data.spec). Call it once per cluster:
  * the SidecarSet routes share it as their setup, so wh_routes_setup runs it once. */
 WH_NODISCARD enum wh_err wh_sidecarset_caches_setup(struct wh_cluster *cl,
                                                     const struct wh_config *cfg,
@@ -64,6 +70,9 @@ struct wh_sidecarset_pick {
     const json_t *ss;      /* borrowed from obj, or owned when a history revision */
     json_t *owned;
     const char *name;
+    /* the compiled patterns of ss (borrowed from the view of obj, or of rev) */
+    const struct wh_sidecarset_regexes *regexes;
+    struct wh_object *rev; /* a reference to the ControllerRevision of a history revision */
 };
 
 struct wh_sidecarset_picks {
@@ -100,11 +109,16 @@ WH_NODISCARD enum wh_err wh_sidecarset_match(const struct wh_sidecarset_match_in
  * revision_name, else the latest one labelled with the SidecarSet's name and custom_version,
  * from the ControllerRevision cache of cl (kruise_ns). The result has the whole spec replaced by
  * the revision's data.spec, both hash annotations (the revision's, else recomputed) and
- * status.latestRevision. Returns in *out: new ref. Errors: WH_ERR_NOT_FOUND with
- * "ControllerRevision.apps \"<name>\" not found". */
+ * status.latestRevision. Returns in *out: new ref; in *rev (when rev is not NULL) a reference
+ * to the ControllerRevision, whose view (wh_sidecarset_revision_regexes) holds the compiled
+ * patterns of *out. Errors: WH_ERR_NOT_FOUND with "ControllerRevision.apps \"<name>\" not
+ * found". */
 WH_NODISCARD enum wh_err wh_sidecarset_history(struct wh_cluster *cl, const char *kruise_ns,
                                                const json_t *sidecarset, const char *revision_name,
                                                const char *custom_version, json_t **out,
-                                               struct wh_errbuf *eb);
+                                               struct wh_object **rev, struct wh_errbuf *eb);
+
+/* The compiled patterns of a cached ControllerRevision's data.spec (borrowed), or NULL. */
+const struct wh_sidecarset_regexes *wh_sidecarset_revision_regexes(const struct wh_object *rev);
 
 #endif

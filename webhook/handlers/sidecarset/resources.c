@@ -771,29 +771,123 @@ static void aggregate(const json_t *const *targets, size_t n, const char *mode,
     }
 }
 
-enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
+/* --- compiled patterns ----------------------------------------------------------------------- */
+
+struct regex_entry {
+    char *pattern; /* the pattern's bytes (NUL bytes included), NUL-terminated */
+    size_t len;
+    struct wh_regex *re; /* NULL when it does not compile */
+    struct wh_regex_error err;
+};
+
+struct wh_sidecarset_regexes {
+    size_t n, cap;
+    struct regex_entry *e;
+};
+
+/* The pattern of policy: targetContainersNameRegex, "" when absent. */
+static const char *policy_pattern(const json_t *policy, size_t *len)
+{
+    const json_t *v = json_object_get(policy, "targetContainersNameRegex");
+    *len = json_is_string(v) ? json_string_length(v) : 0;
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static const struct regex_entry *regexes_find(const struct wh_sidecarset_regexes *rs,
+                                              const char *pattern, size_t len)
+{
+    for (size_t i = 0; rs && i < rs->n; i++)
+        if (rs->e[i].len == len && memcmp(rs->e[i].pattern, pattern, len) == 0)
+            return &rs->e[i];
+    return NULL;
+}
+
+static void entry_compile(struct regex_entry *e, const char *pattern, size_t len)
+{
+    e->pattern = wh_xmalloc(len + 1);
+    memcpy(e->pattern, pattern, len);
+    e->pattern[len] = '\0';
+    e->len = len;
+    if (wh_regex_compile(e->pattern, len, &e->re, &e->err))
+        e->re = NULL;
+}
+
+struct wh_sidecarset_regexes *wh_sidecarset_regexes_new(const json_t *spec)
+{
+    struct wh_sidecarset_regexes *rs = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(spec, pass ? "containers" : "initContainers"), i, c)
+        {
+            const json_t *policy = json_object_get(c, "resourcesPolicy");
+            if (!json_is_object(policy))
+                continue;
+            size_t len;
+            const char *pattern = policy_pattern(policy, &len);
+            if (regexes_find(rs, pattern, len))
+                continue;
+            if (!rs)
+                rs = wh_xcalloc(1, sizeof(*rs));
+            if (rs->n == rs->cap) {
+                rs->cap = rs->cap ? 2 * rs->cap : 2;
+                rs->e = wh_xrealloc(rs->e, rs->cap * sizeof(*rs->e));
+            }
+            entry_compile(&rs->e[rs->n++], pattern, len);
+        }
+    }
+    return rs;
+}
+
+void wh_sidecarset_regexes_free(struct wh_sidecarset_regexes *rs)
+{
+    if (!rs)
+        return;
+    for (size_t i = 0; i < rs->n; i++) {
+        free(rs->e[i].pattern);
+        wh_regex_free(rs->e[i].re);
+    }
+    free(rs->e);
+    free(rs);
+}
+
+size_t wh_sidecarset_regexes_memory(const struct wh_sidecarset_regexes *rs)
+{
+    size_t n = 0;
+    for (size_t i = 0; rs && i < rs->n; i++)
+        n += rs->e[i].len + 1 + wh_regex_memory(rs->e[i].re);
+    return n;
+}
+
+enum wh_err wh_sidecarset_resources(const json_t *policy,
+                                    const struct wh_sidecarset_regexes *compiled, const json_t *pod,
                                     const char *const *exclude, size_t nexclude, json_t **out,
                                     struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    const char *pattern = wh_json_str(policy, "targetContainersNameRegex");
+    size_t plen;
+    const char *pattern = policy_pattern(policy, &plen);
     const char *mode = wh_json_str(policy, "targetContainersMode");
     const json_t *targets_small[16];
     const json_t **targets = targets_small;
     size_t ntargets = 0, cap = 16;
     json_t *result = NULL;
-    struct wh_regex re;
-    bool compiled = false;
-    struct wh_errbuf reb = {{0}};
-    if (wh_regex_compile(&re, pattern ? pattern : "", &reb)) {
+    /* compiled with the SidecarSet (its cache view); a caller without one compiles here */
+    struct regex_entry local = {0};
+    const struct regex_entry *re = regexes_find(compiled, pattern, plen);
+    if (!re) {
+        entry_compile(&local, pattern, plen);
+        re = &local;
+    }
+    if (!re->re) {
         char q[96];
-        go_quote(pattern ? pattern : "", q, sizeof(q));
+        char *msg = wh_regex_error_message(re->pattern, &re->err, NULL);
+        go_quote(pattern, q, sizeof(q));
         rc = wh_errbuf_set(eb, WH_ERR_INVALID,
-                           "failed to get target containers: invalid regex pattern %s: %s", q,
-                           reb.msg);
+                           "failed to get target containers: invalid regex pattern %s: %s", q, msg);
+        free(msg);
         goto out;
     }
-    compiled = true;
     for (int pass = 0; pass < 2; pass++) {
         const json_t *list = wh_json_path(pod, "spec", pass ? "containers" : "initContainers",
                                           NULL);
@@ -806,7 +900,7 @@ enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
                 continue;
             if (!pass && !wh_str_eq(wh_json_str(c, "restartPolicy"), "Always"))
                 continue;
-            if (!wh_regex_match(&re, name))
+            if (!wh_regex_match(re->re, name, strlen(name)))
                 continue;
             if (ntargets == cap) {
                 cap *= 2;
@@ -868,8 +962,8 @@ enum wh_err wh_sidecarset_resources(const json_t *policy, const json_t *pod,
     *out = result;
     result = NULL;
 out:
-    if (compiled)
-        wh_regex_free(&re);
+    free(local.pattern);
+    wh_regex_free(local.re);
     if (targets != targets_small)
         free(targets);
     json_decref(result);

@@ -251,7 +251,7 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
         enum wh_err rc = WH_ERR_NOT_FOUND;
         if (v->hctx->cluster)
             rc = wh_sidecarset_history(v->hctx->cluster, v->hctx->cfg->namespace_, v->obj, name,
-                                       name ? NULL : cv, &h, &eb);
+                                       name ? NULL : cv, &h, NULL, &eb);
         else
             (void)wh_cache_not_found(
                 &eb, "apps", "ControllerRevision",
@@ -390,14 +390,20 @@ static void resources_policy(struct vctx *v, const json_t *c, const char *path)
         free(g);
         return;
     }
-    const char *re = wh_json_str_or_empty(pol, "targetContainersNameRegex");
-    char msg[512];
-    if (!*re) {
+    const json_t *rev = json_object_get(pol, "targetContainersNameRegex");
+    const char *re = json_is_string(rev) ? json_string_value(rev) : "";
+    size_t relen = json_is_string(rev) ? json_string_length(rev) : 0;
+    struct wh_regex_error rerr;
+    if (relen == 0) {
         wh_ferr_required(&v->errs, P("%s.targetContainersNameRegex", path), "invalid empty regex");
-    } else if (!wh_regex_check(re, msg, sizeof(msg))) {
-        char detail[700];
-        snprintf(detail, sizeof(detail), "invalid regex pattern: %s", msg);
+    } else if (!wh_regex_valid(re, relen, &rerr)) {
+        char *msg = wh_regex_error_message(re, &rerr, NULL);
+        char *detail = wh_xmalloc(strlen(msg) + 32);
+        memcpy(detail, "invalid regex pattern: ", 23);
+        memcpy(detail + 23, msg, strlen(msg) + 1);
         wh_ferr_invalid_str(&v->errs, P("%s.targetContainersNameRegex", path), re, detail);
+        free(detail);
+        free(msg);
     }
     const json_t *expr = wh_json_obj(pol, "resourcesExpr");
     char ep[512];
@@ -579,7 +585,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     bool defaults_allowed = wh_feature_on(&v->hctx->cfg->features,
                                           WH_FEATURE_SidecarSetPatchPodMetadataDefaultsAllowed);
     json_t *wl = NULL;
-    struct wh_regex *regs = NULL;
+    struct wh_regex **regs = NULL;
     size_t nregs = 0, cap = 0;
     err[0] = 0;
     if (json_array_size(ppm) == 0)
@@ -624,14 +630,17 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
         }
         json_array_foreach(wh_json_arr(rule, "allowedAnnotationKeyExprs"), k, expr)
         {
-            struct wh_errbuf eb = {{0}};
+            const char *pattern = json_is_string(expr) ? json_string_value(expr) : "";
+            size_t plen = json_is_string(expr) ? json_string_length(expr) : 0;
+            struct wh_regex_error rerr;
             if (nregs == cap) {
                 cap = cap ? 2 * cap : 4;
                 regs = wh_xrealloc(regs, cap * sizeof(*regs));
             }
-            if (wh_regex_compile(&regs[nregs],
-                                 json_string_value(expr) ? json_string_value(expr) : "", &eb)) {
-                snprintf(err, errsz, "%s", eb.msg);
+            if (wh_regex_compile(pattern, plen, &regs[nregs], &rerr)) {
+                char *msg = wh_regex_error_message(pattern, &rerr, NULL);
+                snprintf(err, errsz, "%s", msg);
+                free(msg);
                 goto out;
             }
             nregs++;
@@ -647,7 +656,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     for (i = 0; i < nkeys && !err[0]; i++) {
         bool ok = false;
         for (k = 0; k < nregs && !ok; k++)
-            ok = wh_regex_match(&regs[k], keys[i]);
+            ok = wh_regex_match(regs[k], keys[i], strlen(keys[i]));
         if (!ok)
             snprintf(err, errsz, "sidecarSet patch metadata annotation(%s) is not allowed",
                      keys[i]);
@@ -655,7 +664,7 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     free(keys);
 out:
     for (size_t r = 0; r < nregs; r++)
-        wh_regex_free(&regs[r]);
+        wh_regex_free(regs[r]);
     free(regs);
     json_decref(wl);
     wh_object_unref(cm);

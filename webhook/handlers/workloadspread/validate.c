@@ -292,21 +292,13 @@ static void check_patch(struct vctx *v, const json_t *patch, const json_t *tmpl,
      * too) */
     if (!json_is_object(json_object_get(pod, "spec")))
         json_object_set_new(pod, "spec", json_object());
-    wh_k8s_default_pod_spec(json_object_get(pod, "spec"),
-                            v->hctx->cfg &&
-                                wh_feature_on(&v->hctx->cfg->features,
-                                              WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
-    /* the Pod validation reports at "spec": re-rooted under the subset's patch */
-    struct wh_field_errors spec_errs;
-    wh_ferrs_init(&spec_errs);
-    wh_validate_pod_spec(&spec_errs, json_object_get(pod, "spec"));
-    for (size_t k = 0; k < spec_errs.n; k++) {
-        const char *e = spec_errs.items[k];
-        char *text = wh_str_has_prefix(e, "spec") ? wh_str_printf("%s%s", p, e + 4) : wh_xstrdup(e);
-        wh_ferr_add_text(&v->errs, text);
-        free(text);
-    }
-    wh_ferrs_fini(&spec_errs);
+    wh_k8s_default_pod_spec_for_validation(
+        json_object_get(pod, "spec"),
+        v->hctx->cfg && wh_feature_on(&v->hctx->cfg->features,
+                                      WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
+    /* corevalidation.ValidatePodSpec(&pod.Spec, &pod.ObjectMeta, subsets[i].patch) */
+    wh_validate_pod_spec_at(&v->errs, json_object_get(pod, "spec"),
+                            json_object_get(pod, "metadata"), p);
     json_decref(pod);
     free(quoted);
     free(raw);

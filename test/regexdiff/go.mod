@@ -1,0 +1,3 @@
+module kruise-webhook.test/regexdiff
+
+go 1.23
