@@ -206,6 +206,7 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/diff-vectors
+	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/handler-vectors
 
 # manifests/ rendered with kubectl's kustomize and checked against the program's tables; the
 # CRDs regenerated and compared with the checked-in ones; RBAC against the calls the server makes.

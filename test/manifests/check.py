@@ -419,6 +419,8 @@ EXERCISES = [
     "pub/003-eviction-allowed-decrements.json",  # get the evicted pod
     "workloadspread/001-create-cloneset-picks-first-subset.json",  # update workloadspreads/status
     "workloadspread/003-create-all-subsets-full-no-patch.json",  # get a WorkloadSpread (no room)
+    # get the Pod and its Node (a vector of test/handler-vectors)
+    "handler-vectors/containerrecreaterequest/crr-12-prestop-httpget-ports-grace.json",
 ]
 
 NON_RESOURCE = re.compile(r"^/(api|apis(/[^/]+(/[^/]+)?)?|version|healthz|readyz|livez)/?$")
@@ -612,7 +614,8 @@ def exercise_all(s, api, ca):
     """The vectors of EXERCISES, then the Secret emptied (as Helm leaves it): the writer fills
     it in again (an update) with a new CA, and rotates the caBundles to it."""
     for rel in EXERCISES:
-        v = json.load(open(os.path.join(ROOT, "test", "vectors", rel)))
+        base = "" if rel.startswith("handler-vectors/") else "vectors"
+        v = json.load(open(os.path.join(ROOT, "test", base, rel)))
         api.objects(v.get("cluster", []))
         s.wait_caught_up(api)
         st, out = s.review(v["endpoint"], v["request"], ca)

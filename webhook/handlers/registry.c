@@ -27,6 +27,7 @@
     X(wh_dp_namespace_route)                                                                       \
     X(wh_pub_validate_route)                                                                       \
     X(wh_dp_service_route)                                                                         \
+    X(wh_crr_mutate_route)                                                                         \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
