@@ -28,6 +28,8 @@
     X(wh_pub_validate_route)                                                                       \
     X(wh_dp_service_route)                                                                         \
     X(wh_crr_mutate_route)                                                                         \
+    X(wh_imagepulljob_mutate_route)                                                                \
+    X(wh_imagepulljob_validate_route)                                                              \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
