@@ -141,3 +141,61 @@ TEST(imagepulljob_defaults_and_finalizer)
     CHECK_EQ_STR(r.message, "unsupported version: v2");
     wh_admrun_fini(&r);
 }
+
+/* The ImageListPullJob validation of spec (JSON text) in v1beta1: the answer's message, "" when
+ * allowed. */
+static void list_says(const char *spec, const char *want)
+{
+    json_t *obj = json_pack("{s:s,s:s,s:{s:s,s:s},s:o}", "apiVersion", "apps.kruise.io/v1beta1",
+                            "kind", "ImageListPullJob", "metadata", "name", "l", "namespace",
+                            "ns", "spec", wh_test_json(spec));
+    json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:o,s:n,s:{s:s}}",
+                            "uid", "u", "kind", "group", "apps.kruise.io", "version", "v1beta1",
+                            "kind", "ImageListPullJob", "resource", "group", "apps.kruise.io",
+                            "version", "v1beta1", "resource", "imagelistpulljobs", "operation",
+                            "CREATE", "namespace", "ns", "name", "l", "object", obj, "oldObject",
+                            "options", "kind", "CreateOptions");
+    struct wh_admrun r;
+    /* the gate is off by default, as upstream's */
+    CHECK(wh_admrun("/validate-apps-kruise-io-imagelistpulljob", "ImagePullJobGate=true", NULL, req,
+                    &r));
+    CHECK_EQ_INT(r.allowed, !*want);
+    CHECK_EQ_STR(r.allowed ? "" : r.message, want);
+    if (!r.allowed)
+        CHECK_EQ_INT(r.code, 400);
+    wh_admrun_fini(&r);
+    json_decref(req);
+}
+
+#define ALWAYS ",\"completionPolicy\":{\"type\":\"Always\"}"
+
+TEST(imagelistpulljob_rules)
+{
+    list_says("{\"images\":[]" ALWAYS "}", "image can not be empty");
+    list_says("{\"images\":[\"a\",\"b\",\"a\"]" ALWAYS "}", "images cannot have duplicate values");
+    list_says("{\"images\":[\"a\",\"B\"]" ALWAYS "}",
+              "invalid image B: invalid reference format: repository name must be lowercase");
+    list_says("{\"images\":[\"a\",null]" ALWAYS "}", "invalid image : invalid reference format");
+    /* no deadline-against-timeout rule for image lists */
+    list_says("{\"images\":[\"a\"],\"completionPolicy\":{\"type\":\"Always\","
+              "\"activeDeadlineSeconds\":1}}",
+              "");
+    list_says("{\"images\":[\"a\"],\"completionPolicy\":{\"type\":\"Never\","
+              "\"activeDeadlineSeconds\":1}}",
+              "activeDeadlineSeconds and ttlSecondsAfterFinished can only work with Always "
+              "CompletionPolicyType");
+    json_t *many = json_array();
+    for (int i = 0; i < 256; i++)
+        json_array_append_new(many, json_sprintf("img%d", i));
+    char *text = json_dumps(many, JSON_COMPACT);
+    char spec[8192];
+    snprintf(spec, sizeof(spec), "{\"images\":%s" ALWAYS "}", text);
+    list_says(spec, "the maximum number of images cannot > 255");
+    json_array_remove(many, 255);
+    free(text);
+    text = json_dumps(many, JSON_COMPACT);
+    snprintf(spec, sizeof(spec), "{\"images\":%s" ALWAYS "}", text);
+    list_says(spec, "");
+    free(text);
+    json_decref(many);
+}
