@@ -32,6 +32,8 @@
     X(wh_imagepulljob_validate_route)                                                              \
     X(wh_imagelistpulljob_mutate_route)                                                            \
     X(wh_imagelistpulljob_validate_route)                                                          \
+    X(wh_nodeimage_mutate_route)                                                                   \
+    X(wh_nodeimage_validate_route)                                                                 \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
