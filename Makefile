@@ -114,7 +114,7 @@ $(BUILD)/gen/scheme.inc: webhook/k8s/scheme.txt
 
 $(BUILD)/obj/webhook/k8s/scheme.o: $(BUILD)/gen/scheme.inc
 
-$(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(OBJS)
+$(UNIT_BIN): $(UNIT_OBJS) $(TSUP_OBJS) $(BUILD)/obj/tools/webhookconfigs.o $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -135,8 +135,9 @@ $(STORM_BIN): $(BUILD)/obj/test/storm/status_storm.o $(OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The CRD generator and the manifests' facts (tools/manifests.c), linked with the program.
-$(MANIFESTS_TOOL): $(BUILD)/obj/tools/manifests.o $(OBJS)
+# The generator of the CRDs and the webhook configurations, and the manifests' facts
+# (tools/manifests.c, tools/webhookconfigs.c), linked with the program.
+$(MANIFESTS_TOOL): $(BUILD)/obj/tools/manifests.o $(BUILD)/obj/tools/webhookconfigs.o $(OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -200,9 +201,12 @@ integration: $(BIN) $(HARNESS) $(UNIT_BIN) $(STORM_BIN) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/integration/workloadspread.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/hostile.py --bin $(BIN)
 	$(GUARD) $(PYTHON) test/integration/frictions.py --bin $(BIN)
+	$(GUARD) $(PYTHON) test/integration/explain.py --bin $(BIN)
 
 # test/vectors: the shared cases, kept identical to the specification's; test/diff-vectors: the
-# cases the differential run found (make diff), in the same format.
+# cases the differential run found (make diff); test/handler-vectors: upstream's own _test.go
+# tables as requests, answered by upstream's handlers (test/oracle/upstream-tests/record.py, then
+# kwh-oracle port); all in the same format.
 vectors: $(BIN) $(HARNESS) $(GUARD_SO)
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/vectors
 	$(GUARD) $(HARNESS) --bin $(BIN) --vectors test/diff-vectors
@@ -217,11 +221,15 @@ manifests: $(BIN) $(MANIFESTS_TOOL) $(GUARD_SO)
 	$(GUARD) $(PYTHON) test/manifests/chart.py --bin $(BIN) --tool $(MANIFESTS_TOOL)
 
 # Writes manifests/crds/ from the Go-type model (tools/manifests.c), and copies them into the
-# Helm chart (scripts/chart-files.sh); make manifests checks that this was done.
+# Helm chart (scripts/chart-files.sh); writes the webhook configurations of manifests/base/ and
+# of the chart from the route table, with the entries of the routes that the Deployment's flags
+# serve (tools/webhookconfigs.c); make manifests checks that this was done.
 crds: $(MANIFESTS_TOOL)
 	mkdir -p manifests/crds
 	env -i $(MANIFESTS_TOOL) crds manifests/crds
 	scripts/chart-files.sh
+	env -i $(MANIFESTS_TOOL) webhooks manifests/base/deployment.yaml manifests/base \
+	    charts/kruise-webhook/templates
 
 # The same against a real cluster: make test-vectors KUBECONFIG=~/.kube/config
 test-vectors: $(BIN) $(HARNESS) $(GUARD_SO)

@@ -86,9 +86,11 @@ ROOTS = {
     "policy": ["Eviction"],
     "networking": ["Ingress"],
     "apiextensions": ["CustomResourceDefinition"],
-    "kruise": ["StatefulSet", "CloneSet", "SidecarSet", "WorkloadSpread", "DaemonSet",
+    "kruise": ["EphemeralJob@v1alpha1",
+               "StatefulSet", "CloneSet", "SidecarSet", "WorkloadSpread", "DaemonSet",
                "BroadcastJob", "AdvancedCronJob", "ImagePullJob", "ImageListPullJob", "NodeImage",
                "ContainerRecreateRequest", "ResourceDistribution", "PersistentPodState",
+               "PodProbeMarker@v1alpha1",
                "UnitedDeployment"],
     "kpolicy": ["PodUnavailableBudget"],
     "configuration": ["SidecarSetPatchMetadataWhiteList", "WSCustomWorkloadWhiteList",
@@ -294,10 +296,14 @@ def main():
     # reachable (alias, version index, name)
     want = set()
     work = []
+    versions = {alias: [api.split("/")[-1] for api in apis] for alias, _, apis, _ in PACKAGES}
     for alias, names in ROOTS.items():
         for vi in range(len(model.pkgs[alias])):
             for n in names:
-                work.append((alias, vi, n))
+                # NAME@VERSION: a root that only that version of the package declares
+                n, _, only = n.partition("@")
+                if not only or versions[alias][vi] == only:
+                    work.append((alias, vi, n))
     while work:
         key = work.pop()
         if key in want:

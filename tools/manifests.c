@@ -3,6 +3,11 @@
  *
  *   manifests crds DIR          writes the CustomResourceDefinitions of every kind /convert
  *                               serves into DIR (one file per CRD, plus kustomization.yaml)
+ *   manifests webhooks DEPLOYMENT BASE_DIR CHART_DIR
+ *                               writes webhookconfigurations.yaml into BASE_DIR
+ *                               (manifests/base) and CHART_DIR (the chart's templates): the
+ *                               webhook entries of every route the Deployment's flags serve
+ *                               (tools/webhookconfigs.c)
  *   manifests facts [ARGS...]   prints as JSON what the checks compare the manifests with: the
  *                               binary's defaults, the configuration that ARGS and the
  *                               environment give (a Deployment's), the route table and which
@@ -30,9 +35,11 @@
 #include "handlers/registry.h"
 #include "k8s/kruise.h"
 #include "kube/resource.h"
+#include "tools/webhookconfigs.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
+#include "util/yaml.h"
 #include "util/yaml_emit.h"
 
 /* --- the CRDs' own facts (upstream's config/crd/bases, openkruise/kruise 07169cfa) ------------ */
@@ -50,6 +57,10 @@ struct crd {
     bool
         scale; /* the scale subresource (.spec.replicas, .status.replicas, .status.labelSelector) */
     struct column columns[12];
+    /* A kind upstream serves at this one version only, which /convert has nothing to do for:
+     * the CRD has that version, stores it, and no conversion. NULL: both versions, converted
+     * by /convert (every kind it converts has one). */
+    const char *only;
 };
 
 #define AGE                                                                                        \
@@ -75,7 +86,7 @@ static const struct crd crds[] = {
      {{"Schedule", "string", ".spec.schedule", 0, NULL},
       {"Type", "string", ".status.type", 0, NULL},
       {"LastScheduleTime", "date", ".status.lastScheduleTime", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "BroadcastJob",
      "broadcastjobs",
@@ -86,7 +97,7 @@ static const struct crd crds[] = {
       {"Active", "integer", ".status.active", 0, NULL},
       {"Succeeded", "integer", ".status.succeeded", 0, NULL},
       {"Failed", "integer", ".status.failed", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "CloneSet",
      "clonesets",
@@ -102,7 +113,7 @@ static const struct crd crds[] = {
       AGE,
       CONTAINERS,
       IMAGES,
-      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}},
+      {"SELECTOR", "string", ".status.labelSelector", 1, NULL}}, NULL},
     {WH_KRUISE_APPS,
      "ContainerRecreateRequest",
      "containerrecreaterequests",
@@ -112,7 +123,7 @@ static const struct crd crds[] = {
      {{"PHASE", "string", ".status.phase", 0, NULL},
       {"POD", "string", ".spec.podName", 0, NULL},
       {"NODE", "string", ".metadata.labels.crr\\.apps\\.kruise\\.io/node-name", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "DaemonSet",
      "daemonsets",
@@ -126,7 +137,21 @@ static const struct crd crds[] = {
       {"AVAILABLE", "integer", ".status.numberAvailable", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES}, NULL},
+    {WH_KRUISE_APPS,
+     "EphemeralJob",
+     "ephemeraljobs",
+     {"ejob"},
+     false,
+     false,
+     {{"STATUS", "string", ".status.phase", 0, NULL},
+      {"MATCH", "integer", ".status.match", 0, NULL},
+      {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
+      {"FAILED", "integer", ".status.failed", 0, NULL},
+      {"RUNNING", "integer", ".status.running", 0, NULL},
+      {"WAITING", "integer", ".status.waiting", 0, NULL},
+      AGE},
+     .only = "v1alpha1"},
     {WH_KRUISE_APPS,
      "ImageListPullJob",
      "imagelistpulljobs",
@@ -136,7 +161,7 @@ static const struct crd crds[] = {
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEEDED", "integer", ".status.succeeded", 0, NULL},
       {"COMPLETED", "integer", ".status.completed", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "ImagePullJob",
      "imagepulljobs",
@@ -148,7 +173,7 @@ static const struct crd crds[] = {
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
       AGE,
-      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}},
+      {"MESSAGE", "string", ".status.message", 0, "v1alpha1"}}, NULL},
     {WH_KRUISE_APPS,
      "NodeImage",
      "nodeimages",
@@ -159,8 +184,10 @@ static const struct crd crds[] = {
       {"PULLING", "integer", ".status.pulling", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
       {"FAILED", "integer", ".status.failed", 0, NULL},
-      AGE}},
-    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}},
+      AGE}, NULL},
+    {WH_KRUISE_APPS, "PersistentPodState", "persistentpodstates", {NULL}, false, false, {{0}}, NULL},
+    /* not converted: its own webhook is served here (/validate-apps-kruise-io-podprobemarker) */
+    {WH_KRUISE_APPS, "PodProbeMarker", "podprobemarkers", {NULL}, false, false, {{0}}, "v1alpha1"},
     {WH_KRUISE_APPS,
      "ResourceDistribution",
      "resourcedistributions",
@@ -169,7 +196,7 @@ static const struct crd crds[] = {
      false,
      {{"TOTAL", "integer", ".status.desired", 0, NULL},
       {"SUCCEED", "integer", ".status.succeeded", 0, NULL},
-      {"FAILED", "integer", ".status.failed", 0, NULL}}},
+      {"FAILED", "integer", ".status.failed", 0, NULL}}, NULL},
     {WH_KRUISE_APPS,
      "SidecarSet",
      "sidecarsets",
@@ -179,7 +206,7 @@ static const struct crd crds[] = {
      {{"MATCHED", "integer", ".status.matchedPods", 0, NULL},
       {"UPDATED", "integer", ".status.updatedPods", 0, NULL},
       {"READY", "integer", ".status.readyPods", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "StatefulSet",
      "statefulsets",
@@ -192,7 +219,7 @@ static const struct crd crds[] = {
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
       AGE,
       CONTAINERS,
-      IMAGES}},
+      IMAGES}, NULL},
     {WH_KRUISE_APPS,
      "UnitedDeployment",
      "uniteddeployments",
@@ -203,7 +230,7 @@ static const struct crd crds[] = {
       {"CURRENT", "integer", ".status.replicas", 0, NULL},
       {"UPDATED", "integer", ".status.updatedReplicas", 0, NULL},
       {"READY", "integer", ".status.readyReplicas", 0, NULL},
-      AGE}},
+      AGE}, NULL},
     {WH_KRUISE_APPS,
      "WorkloadSpread",
      "workloadspreads",
@@ -213,7 +240,7 @@ static const struct crd crds[] = {
      {{"WorkloadName", "string", ".spec.targetRef.name", 0, NULL},
       {"WorkloadKind", "string", ".spec.targetRef.kind", 0, NULL},
       {"Adaptive", "boolean", ".spec.scheduleStrategy.type[?(@ == \"Adaptive\")]", 0, NULL},
-      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}},
+      {"Age", "date", ".metadata.creationTimestamp", 0, NULL}}, NULL},
     {WH_KRUISE_POLICY,
      "PodUnavailableBudget",
      "podunavailablebudgets",
@@ -223,7 +250,7 @@ static const struct crd crds[] = {
      {{"Allowed", "integer", ".status.unavailableAllowed", 0, NULL},
       {"Current", "integer", ".status.currentAvailable", 0, NULL},
       {"Desired", "integer", ".status.desiredAvailable", 0, NULL},
-      {"Total", "integer", ".status.totalReplicas", 0, NULL}}},
+      {"Total", "integer", ".status.totalReplicas", 0, NULL}}, NULL},
 };
 #define NCRDS (sizeof(crds) / sizeof(crds[0]))
 
@@ -258,6 +285,8 @@ static const struct marker markers[] = {
     /* Pod templates, claims, patches and the like: kept as given, as upstream keeps them. */
     {WH_KRUISE_APPS, "CronJobTemplate", "jobTemplate", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "BroadcastJobSpec", "template", NULL, MK_SCHEMALESS, NULL},
+    {WH_KRUISE_APPS, "EphemeralContainerTemplateSpec", "ephemeralContainers", "v1alpha1",
+     MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "CloneSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "CloneSetSpec", "volumeClaimTemplates", NULL, MK_SCHEMALESS, NULL},
     {WH_KRUISE_APPS, "DaemonSetSpec", "template", NULL, MK_SCHEMALESS, NULL},
@@ -283,6 +312,12 @@ static const struct marker markers[] = {
     {WH_KRUISE_APPS, "BroadcastJobStatus", "failed", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "BroadcastJobStatus", "desired", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "BroadcastJobStatus", "phase", NULL, MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "phase", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "match", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "running", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "succeeded", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "waiting", "v1alpha1", MK_OPTIONAL, NULL},
+    {WH_KRUISE_APPS, "EphemeralJobStatus", "failed", "v1alpha1", MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "active", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "completed", NULL, MK_OPTIONAL, NULL},
     {WH_KRUISE_APPS, "ImageListPullJobStatus", "succeeded", NULL, MK_OPTIONAL, NULL},
@@ -299,6 +334,7 @@ static const struct marker markers[] = {
     /* k8s.io/api's own defaults (+default) on the core types the CRDs describe */
     {"v1", "ContainerPort", "protocol", NULL, 0, "{\"default\": \"TCP\"}"},
     {"v1", "LocalObjectReference", "name", NULL, 0, "{\"default\": \"\"}"},
+    {"v1", "GRPCAction", "service", NULL, MK_OPTIONAL, "{\"default\": \"\"}"},
     {"meta.k8s.io/v1", "Condition", "type", NULL, 0,
      "{\"maxLength\": 316, \"pattern\": \"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*"
      "[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$\"}"},
@@ -574,7 +610,8 @@ static json_t *crd_version(const struct crd *c, const char *version)
     json_t *v = json_object();
     json_object_set_new(v, "name", json_string(version));
     json_object_set_new(v, "served", json_true());
-    json_object_set_new(v, "storage", json_boolean(strcmp(version, STORAGE_VERSION) == 0));
+    json_object_set_new(v, "storage",
+                        json_boolean(c->only || strcmp(version, STORAGE_VERSION) == 0));
     json_object_set_new(v, "schema", json_pack("{s:o}", "openAPIV3Schema", schema));
     json_t *sub = json_pack("{s:{}}", "status");
     if (c->scale)
@@ -619,17 +656,23 @@ static json_t *crd_object(const struct crd *c, const struct wh_config *cfg)
         json_object_set_new(names, "shortNames", sn);
     }
     json_t *vers = json_array();
-    for (size_t i = 0; i < NVERSIONS; i++)
-        json_array_append_new(vers, crd_version(c, versions[i]));
-    json_t *conversion =
-        json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy", "Webhook", "webhook",
-                  "conversionReviewVersions", "v1", "v1beta1", "clientConfig", "service", "name",
-                  cfg->service_name, "namespace", cfg->namespace_, "path", "/convert", "port", 443);
-    return json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o,s:o}}", "apiVersion",
-                     "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition", "metadata",
-                     "name", name, "spec", "group", c->group, "names", names, "scope",
-                     c->cluster_scoped ? "Cluster" : "Namespaced", "versions", vers, "conversion",
-                     conversion);
+    for (size_t i = 0; i < NVERSIONS; i++) {
+        if (!c->only || strcmp(c->only, versions[i]) == 0)
+            json_array_append_new(vers, crd_version(c, versions[i]));
+    }
+    json_t *crd = json_pack("{s:s,s:s,s:{s:s},s:{s:s,s:o,s:s,s:o}}", "apiVersion",
+                            "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition",
+                            "metadata", "name", name, "spec", "group", c->group, "names", names,
+                            "scope", c->cluster_scoped ? "Cluster" : "Namespaced", "versions",
+                            vers);
+    if (!c->only)
+        json_object_set_new(
+            json_object_get(crd, "spec"), "conversion",
+            json_pack("{s:s,s:{s:[s,s],s:{s:{s:s,s:s,s:s,s:i}}}}", "strategy", "Webhook",
+                      "webhook", "conversionReviewVersions", "v1", "v1beta1", "clientConfig",
+                      "service", "name", cfg->service_name, "namespace", cfg->namespace_, "path",
+                      "/convert", "port", 443));
+    return crd;
 }
 
 static const char crd_header[] =
@@ -639,9 +682,15 @@ static const char crd_header[] =
     "# version go through this server's /convert, and the API server prunes what a version\n"
     "# does not define, as with upstream's CRDs. The server fills in the caBundle.\n";
 
+static const char crd_one_version_header[] =
+    "# Generated by `make crds` (tools/manifests.c) from the Go-type model of this server\n"
+    "# (webhook/gocompat/types/*.gotypes) and upstream's kubebuilder markers; do not edit.\n"
+    "# Served and stored at its one version, as upstream's CRD: nothing to convert.\n";
+
 static const char kustomization_header[] =
     "# Generated by `make crds` (tools/manifests.c); do not edit. The CRDs of every kind this\n"
-    "# server converts, for clusters without OpenKruise (whose own CRDs carry the same names):\n"
+    "# server converts or validates, for clusters without OpenKruise (whose own CRDs carry the\n"
+    "# same names):\n"
     "# manifests/with-crds/ installs them with the server.\n";
 
 static int write_file(const char *dir, const char *name, const char *header, const char *body)
@@ -674,22 +723,26 @@ static int emit(const char *dir, const char *name, const char *header, const jso
     return rc;
 }
 
-/* Every kind /convert serves has a CRD here, and nothing else: the table follows the
- * conversion's list. */
+/* Every kind /convert serves has a CRD of both versions here, and the CRDs of one version are
+ * kinds it does not serve: the table follows the conversion's list. */
 static void check_kinds(void)
 {
-    size_t n = wh_convert_kinds(0, NULL, NULL);
+    size_t n = wh_convert_kinds(0, NULL, NULL), both = 0;
     for (size_t i = 0; i < n; i++) {
         const char *group, *kind;
         wh_convert_kinds(i, &group, &kind);
         bool found = false;
         for (size_t c = 0; c < NCRDS; c++)
-            found = found || (strcmp(crds[c].group, group) == 0 && strcmp(crds[c].kind, kind) == 0);
+            found = found || (!crds[c].only && strcmp(crds[c].group, group) == 0 &&
+                              strcmp(crds[c].kind, kind) == 0);
         if (!found)
-            die("/convert serves %s %s, which has no CRD in the table", group, kind);
+            die("/convert serves %s %s, which has no CRD of both versions in the table", group,
+                kind);
     }
-    if (NCRDS != n)
-        die("the CRD table has kinds that /convert does not serve");
+    for (size_t c = 0; c < NCRDS; c++)
+        both += !crds[c].only;
+    if (both != n)
+        die("the CRD table has kinds of both versions that /convert does not serve");
     for (size_t c = 0; c < NCRDS; c++) {
         enum wh_resource_id id = wh_resource_by_kind(crds[c].group, crds[c].kind);
         const struct wh_resource *r = id < WH_RES_COUNT ? wh_resource_get(id) : NULL;
@@ -725,7 +778,7 @@ static int cmd_crds(const char *dir)
         char name[160];
         snprintf(name, sizeof(name), "%s_%s.yaml", crds[i].group, crds[i].plural);
         json_t *obj = crd_object(&crds[i], &cfg);
-        rc = emit(dir, name, crd_header, obj);
+        rc = emit(dir, name, crds[i].only ? crd_one_version_header : crd_header, obj);
         json_decref(obj);
         json_array_append_new(files, json_string(name));
     }
@@ -830,9 +883,10 @@ static int cmd_facts(int argc, char **argv)
     json_t *crd_json = json_array();
     for (size_t i = 0; i < NCRDS; i++)
         json_array_append_new(crd_json,
-                              json_pack("{s:s,s:s,s:s,s:s}", "group", crds[i].group, "kind",
+                              json_pack("{s:s,s:s,s:s,s:s,s:s?}", "group", crds[i].group, "kind",
                                         crds[i].kind, "plural", crds[i].plural, "scope",
-                                        crds[i].cluster_scoped ? "Cluster" : "Namespaced"));
+                                        crds[i].cluster_scoped ? "Cluster" : "Namespaced",
+                                        "only", crds[i].only));
     json_t *out =
         json_pack("{s:o,s:o,s:o,s:o,s:o,s:[s,s],s:s}", "defaults", config_facts(&defaults),
                   "config", config_facts(&cfg), "routes", routes, "convert_kinds", kinds_json,
@@ -846,6 +900,92 @@ static int cmd_facts(int argc, char **argv)
     return 0;
 }
 
+/* --- the webhook configurations ----------------------------------------------------------- */
+
+/* Loads into cfg the configuration the Deployment in path gives its server: the arguments of
+ * its container (the environment it sets repeats the binary's defaults, as make manifests
+ * checks). Which routes that configuration serves (feature gates) decides which entries the
+ * webhook configurations carry. */
+static int load_deployment(struct wh_config *cfg, const char *path)
+{
+    json_t *docs = NULL;
+    struct wh_errbuf eb = {{0}};
+    if (wh_yaml_load_file(path, 1u << 20, &docs, &eb)) {
+        fprintf(stderr, "manifests: %s\n", eb.msg);
+        return 1;
+    }
+    const json_t *container = NULL, *args = NULL;
+    size_t i;
+    json_t *doc;
+    json_array_foreach(docs, i, doc)
+    {
+        if (wh_str_eq(wh_json_str(doc, "kind"), "Deployment"))
+            container = json_array_get(
+                wh_json_path(doc, "spec", "template", "spec", "containers", NULL), 0);
+    }
+    if (!container) {
+        fprintf(stderr, "manifests: %s: no Deployment with a container\n", path);
+        json_decref(docs);
+        return 1;
+    }
+    args = wh_json_arr(container, "args");
+    size_t n = json_array_size(args);
+    char **argv = wh_xcalloc(n + 2, sizeof(*argv));
+    argv[0] = wh_xstrdup("kruise-webhook");
+    int rc = 0;
+    for (i = 0; i < n && rc == 0; i++) {
+        const char *arg = json_string_value(json_array_get(args, i));
+        if (!arg) {
+            fprintf(stderr,
+                    "manifests: %s: argument %zu of the Deployment's container is not a "
+                    "string\n",
+                    path, i);
+            rc = 1;
+        } else {
+            argv[i + 1] = wh_xstrdup(arg);
+        }
+    }
+    if (rc == 0 && wh_config_load(cfg, (int)n + 1, argv, &eb)) {
+        fprintf(stderr, "manifests: %s: the Deployment's arguments: %s\n", path, eb.msg);
+        wh_config_fini(cfg);
+        rc = 1;
+    }
+    for (i = 0; i <= n; i++)
+        free(argv[i]);
+    free(argv);
+    json_decref(docs);
+    return rc;
+}
+
+/* Writes webhookconfigurations.yaml into base_dir (manifests/base) and chart_dir (the chart's
+ * templates) from the route table (tools/webhookconfigs.h), with the entries of the routes
+ * the Deployment in deployment serves. */
+static int cmd_webhooks(const char *deployment, const char *base_dir, const char *chart_dir)
+{
+    struct wh_config cfg;
+    if (load_deployment(&cfg, deployment))
+        return 1;
+    size_t n = 0;
+    const struct wh_route *const *routes = wh_routes_all(&n);
+    int rc = 0;
+    const char *dirs[] = {base_dir, chart_dir};
+    const enum wh_webhookconfigs_for targets[] = {WH_WEBHOOKCONFIGS_MANIFESTS,
+                                                  WH_WEBHOOKCONFIGS_CHART};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        char *yaml = NULL;
+        struct wh_errbuf eb = {{0}};
+        if (wh_webhookconfigs_yaml(routes, n, &cfg, targets[i], &yaml, &eb)) {
+            fprintf(stderr, "manifests: the webhook configurations: %s\n", eb.msg);
+            rc = 1;
+        } else {
+            rc = write_file(dirs[i], "webhookconfigurations.yaml", "", yaml);
+        }
+        free(yaml);
+    }
+    wh_config_fini(&cfg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     wh_json_init();
@@ -853,6 +993,10 @@ int main(int argc, char **argv)
         return cmd_crds(argv[2]);
     if (argc >= 2 && strcmp(argv[1], "facts") == 0)
         return cmd_facts(argc - 1, argv + 1);
-    fprintf(stderr, "usage: manifests crds DIR | manifests facts [SERVER ARGS...]\n");
+    if (argc == 5 && strcmp(argv[1], "webhooks") == 0)
+        return cmd_webhooks(argv[2], argv[3], argv[4]);
+    fprintf(stderr,
+            "usage: manifests crds DIR | manifests webhooks DEPLOYMENT BASE_DIR CHART_DIR | "
+            "manifests facts [SERVER ARGS...]\n");
     return 2;
 }

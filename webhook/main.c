@@ -35,6 +35,7 @@
 #include "certs/fs_store.h"
 #include "cli/check.h"
 #include "cli/convert.h"
+#include "cli/explain.h"
 #include "cli/inject.h"
 #include "config/config.h"
 #include "handlers/registry.h"
@@ -503,6 +504,8 @@ int main(int argc, char **argv)
                                                                 .knows = wh_routes_known});
     else if (argc > 1 && strcmp(argv[1], "inject") == 0)
         status = wh_inject_main(argc - 1, argv + 1);
+    else if (argc > 1 && strcmp(argv[1], "explain") == 0)
+        status = wh_explain_main(argc - 1, argv + 1);
     else if (argc > 1 && strcmp(argv[1], "convert") == 0)
         status = wh_convert_main(argc - 1, argv + 1);
     else

@@ -21,9 +21,11 @@
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_loop.h"
 #include "test/support/bench_podtemplate.h"
+#include "test/support/bench_podsteps.h"
 #include "test/support/bench_pub.h"
 #include "test/support/bench_regex.h"
 #include "test/support/bench_sidecarset.h"
+#include "test/support/bench_workloads.h"
 #include "test/support/bench_workloadspread.h"
 #include "util/arena.h"
 #include "util/json.h"
@@ -282,8 +284,12 @@ int main(void)
         wh_bench_regex();
     if (wh_bench_wanted_group("workloadspread"))
         wh_bench_workloadspread();
+    if (wh_bench_wanted_group("workloads"))
+        wh_bench_workloads();
     if (wh_bench_wanted_group("podtemplate"))
         wh_bench_podtemplate();
+    if (wh_bench_wanted_group("podsteps"))
+        wh_bench_podsteps();
     if (wh_bench_wanted_group("cache"))
         bench_cache_memory();
     wh_arena_release();

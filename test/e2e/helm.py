@@ -71,7 +71,7 @@ def run(helm, kubeconfig, workdir):
     kube = Kube(kubeconfig, workdir)
     sets = sum((["--set", s] for s in SETS), [])
     docs = [d for d in yaml.safe_load_all(helm_run("template", RELEASE, CHART, *sets)) if d]
-    check(len(docs) == 26, "helm template: %d objects" % len(docs))
+    check(len(docs) == 27, "helm template: %d objects" % len(docs))
     t0 = time.time()
     # As the README installs it: the release in the current namespace, the objects in
     # installation.namespace (the chart creates it).

@@ -25,8 +25,9 @@ CONFIGS = {"MutatingWebhookConfiguration": ("mutating", "kruise-mutating-webhook
            "ValidatingWebhookConfiguration": ("validating",
                                               "kruise-validating-webhook-configuration")}
 MARK = "e2e.kruise-manager/mutated"
-# A path only kruise-manager serves (this server has no BroadcastJob webhook): it stays there.
-ONLY_UPSTREAM = {"name": "vbroadcastjob.kb.io", "admissionReviewVersions": ["v1", "v1beta1"],
+# An entry only kruise-manager serves (a path that is not this server's, nor one of upstream's
+# at the pinned commit, so that it stays one whatever kinds this server serves): it stays there.
+ONLY_UPSTREAM = {"name": "vlegacybroadcastjob.kb.io", "admissionReviewVersions": ["v1", "v1beta1"],
                  "sideEffects": "None", "failurePolicy": "Fail",
                  "clientConfig": {"service": {"name": SERVICE, "namespace": NS,
                                               "path": "/validate-apps-kruise-io-v1alpha1-"

@@ -53,6 +53,8 @@ class Kube:
                       headers={"Content-Type": content_type, "Accept": "application/json"})
             r = c.getresponse()
             raw = r.read()
+            # the admission warnings the API server passed on ("299 - \"text\""), of this call
+            self.warnings = r.msg.get_all("Warning") or []
         finally:
             c.close()
         try:

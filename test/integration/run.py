@@ -761,8 +761,8 @@ def readme_lists_every_flag_and_variable(tmp):
                   "--%s: README does not name %s: %s" % (m.group(1), env.group(1), row[0]))
     listed = set(re.findall(r"`--([a-z-]+)`", "\n".join(r.split("|")[1] for r in rows)))
     check(listed == flags, "README only: %s; --help only: %s" % (listed - flags, flags - listed))
-    offline = readme.split("## Offline commands", 1)[1].split("\n\n", 2)[1]
-    for cmd in ("inject", "convert"):
+    offline = readme.split("## Commands", 1)[1].split("\n\n", 2)[1]
+    for cmd in ("inject", "explain", "convert"):
         row = [l for l in offline.splitlines() if l.startswith("| `kruise-webhook %s " % cmd)]
         check(len(row) == 1, "README rows for %s: %s" % (cmd, row))
         cell = re.split(r"(?<!\\)\|", row[0])[1]  # "yaml\|json" is one cell

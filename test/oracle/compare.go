@@ -261,12 +261,22 @@ func compareOutcomes(oracle, ours outcome) []difference {
 // between runs, so both sides' addresses read the same.
 var goPointer = regexp.MustCompile(`0x[0-9a-f]{6,16}`)
 
+// UnitedDeployment validation prints spec.replicas, a *int32, with %d: the address in decimal.
+var goDecimalPointer = regexp.MustCompile(`(UnitedDeployment replicas )[0-9]{9,20}`)
+
+// An InPlaceOnly update names the first operation of a patch between the two Pod specs that is
+// not an image's replacement; the patch walks object keys in Go's random map order, so with
+// several such operations any of them may be the one named.
+var inPlaceOperation = regexp.MustCompile(`((?:only allowed to update images in spec for InPlaceOnly, but found|invalid template modified with InPlaceOnly strategy:) )(?:add|remove|replace) [^ ,\]]*`)
+
 func normalizeMessage(m interface{}) interface{} {
 	s, ok := m.(string)
 	if !ok {
 		return m
 	}
 	s = goPointer.ReplaceAllString(s, "0xPOINTER")
+	s = goDecimalPointer.ReplaceAllString(s, "${1}POINTER")
+	s = inPlaceOperation.ReplaceAllString(s, "${1}OPERATION")
 	if parts := splitAggregate(s); len(parts) > 1 {
 		sort.Strings(parts)
 		return "[" + strings.Join(parts, ", ") + "]"
@@ -277,7 +287,8 @@ func normalizeMessage(m interface{}) interface{} {
 // An aggregate of field errors, "[path: detail, path: detail]", joins them in the order
 // validation found them, and Kubernetes' validation ranges over Go maps (a resource list, labels)
 // whose order varies per call: the errors are compared as a set.
-var errorStart = regexp.MustCompile(`, [a-zA-Z][A-Za-z0-9_.\[\]'/-]*: `)
+// A path's map keys may hold spaces and other bytes ("limits[Bad Name]").
+var errorStart = regexp.MustCompile(`, [a-zA-Z][A-Za-z0-9_.'/-]*(?:\[[^\]]*\][A-Za-z0-9_.'/-]*)*: `)
 
 func splitAggregate(s string) []string {
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {

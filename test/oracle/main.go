@@ -6,6 +6,7 @@
 //	kwh-oracle paths       the webhook paths upstream registers, one per line
 //	kwh-oracle scheme      kruise-manager's scheme: each group version and its kinds
 //	kwh-oracle apply       create objects from files in a cluster (benchmark set-up)
+//	kwh-oracle port        vectors from cases recorded from upstream's test tables
 //
 // Each subcommand's -h lists its flags.
 package main
@@ -32,6 +33,8 @@ func main() {
 		os.Exit(schemeMain(args))
 	case "apply":
 		os.Exit(applyMain(args))
+	case "port":
+		os.Exit(portMain(args))
 	case "podtemplate":
 		os.Exit(podtemplateMain(args))
 	case "-h", "--help", "help":

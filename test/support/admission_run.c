@@ -1,5 +1,6 @@
 #include "test/support/admission_run.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +16,28 @@
 bool wh_admrun(const char *endpoint, const char *gates, const json_t *cluster,
                const json_t *request, struct wh_admrun *out)
 {
+    char gate_flag[1024];
+    snprintf(gate_flag, sizeof(gate_flag), "--feature-gates=%s", gates ? gates : "");
+    const char *flags[] = {gate_flag, NULL};
+    return wh_admrun_flags(endpoint, flags, cluster, request, out);
+}
+
+bool wh_admrun_flags(const char *endpoint, const char *const *flags, const json_t *cluster,
+                     const json_t *request, struct wh_admrun *out)
+{
     struct wh_config cfg;
     struct wh_errbuf eb = {{0}};
-    char gate_flag[1024];
-    char *argv[] = {"kruise-webhook", gate_flag, NULL};
+    char *argv[16] = {"kruise-webhook"};
+    int argc = 1;
+    for (; flags && flags[argc - 1] && argc < 15; argc++)
+        argv[argc] = (char *)(uintptr_t)flags[argc - 1];
     struct wh_cluster *cl = NULL;
     json_t *review = NULL, *empty = json_array();
     bool ok = false;
 
     memset(out, 0, sizeof(*out));
     out->message = "";
-    snprintf(gate_flag, sizeof(gate_flag), "--feature-gates=%s", gates ? gates : "");
-    if (wh_config_load(&cfg, 2, argv, &eb)) {
+    if (wh_config_load(&cfg, argc, argv, &eb)) {
         fprintf(stderr, "admrun: config: %s\n", eb.msg);
         json_decref(empty);
         wh_config_fini(&cfg);

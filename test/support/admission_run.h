@@ -24,6 +24,10 @@ struct wh_admrun {
  * itself failed (unknown endpoint, bad cluster, patch that does not apply). */
 bool wh_admrun(const char *endpoint, const char *gates, const json_t *cluster,
                const json_t *request, struct wh_admrun *out);
+/* The same with the server's flags given (NULL-terminated, at most 14: "--admission-warnings=false",
+ * "--feature-gates=A=true"). */
+bool wh_admrun_flags(const char *endpoint, const char *const *flags, const json_t *cluster,
+                     const json_t *request, struct wh_admrun *out);
 void wh_admrun_fini(struct wh_admrun *r);
 
 #endif

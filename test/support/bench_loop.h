@@ -29,5 +29,18 @@ bool wh_bench_wanted_group(const char *prefix);
 double wh_bench_dispatch_ns(const char *label, const struct wh_route *route,
                             const struct wh_handler_ctx *ctx, const char *body, size_t len,
                             int64_t budget_ns, long *iters);
+/* The same timed in the thread's CPU time (budget_ns too): on a shared machine wall time would
+ * time the neighbours as well. */
+double wh_bench_dispatch_cpu_ns(const char *label, const struct wh_route *route,
+                                const struct wh_handler_ctx *ctx, const char *body, size_t len,
+                                int64_t budget_ns, long *iters);
+
+/* The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID). */
+int64_t wh_bench_cpu_ns(void);
+
+/* Exits unless reply is HTTP 200, allowed, with a JSON patch that contains want (NULL: any
+ * patch). */
+struct wh_reply;
+void wh_bench_check_patch(const char *label, const struct wh_reply *reply, const char *want);
 
 #endif

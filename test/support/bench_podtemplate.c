@@ -34,14 +34,6 @@ static void round_once(const json_t *tmpl, const json_t *prepared)
     json_decref(copy);
 }
 
-/* The thread's CPU time: on a shared machine wall time would time the neighbours too. */
-static int64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void run(const char *label, const json_t *tmpl, const json_t *prepared)
 {
     if (!wh_bench_wanted(label))
@@ -50,12 +42,12 @@ static void run(const char *label, const json_t *tmpl, const json_t *prepared)
     long want = fixed ? strtol(fixed, NULL, 10) : 0, iters = 0;
     for (int i = 0; i < 200 && want == 0; i++)
         round_once(tmpl, prepared);
-    int64_t start = cpu_ns(), now = start;
+    int64_t start = wh_bench_cpu_ns(), now = start;
     while (want > 0 ? iters < want : now - start < 300000000) {
         round_once(tmpl, prepared);
         iters++;
         if (iters % 64 == 0 || want > 0)
-            now = cpu_ns();
+            now = wh_bench_cpu_ns();
     }
     printf("%-44s %10.0f ns/op (CPU time)\n", label, (double)(now - start) / (double)iters);
 }

@@ -12,7 +12,6 @@
 #include "server/dispatch.h"
 #include "test/support/bench_jsonpatch.h"
 #include "test/support/bench_loop.h"
-#include "util/base64.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -58,27 +57,6 @@ static struct wh_cluster *cluster_of(const struct wh_route *route, const struct 
     return cl;
 }
 
-/* The answer must be allowed with a patch naming exactly the expected SidecarSets. */
-static void check_reply(const char *label, const struct wh_reply *reply, const char *want_list)
-{
-    json_t *answer = json_loads(reply->body, 0, NULL);
-    const char *patch64 = wh_json_path_str(answer, "response", "patch", NULL);
-    bool ok = reply->http_status == 200 && reply->allowed && patch64;
-    if (ok && want_list) {
-        size_t n = 0;
-        unsigned char *patch = NULL;
-        ok = wh_base64_decode(patch64, strlen(patch64), &patch, &n) == WH_OK;
-        ok = ok && strstr((const char *)patch, want_list) != NULL;
-        free(patch);
-    }
-    if (!ok) {
-        fprintf(stderr, "bench %s: unexpected answer (want %s): %.400s\n", label, want_list,
-                reply->body);
-        exit(1);
-    }
-    json_decref(answer);
-}
-
 static void run_case(const char *label, const struct wh_route *route,
                      const struct wh_handler_ctx *ctx, const char *body, size_t len,
                      const char *want_list)
@@ -87,7 +65,7 @@ static void run_case(const char *label, const struct wh_route *route,
         return;
     struct wh_reply reply;
     wh_dispatch(route, ctx, body, len, &reply);
-    check_reply(label, &reply, want_list);
+    wh_bench_check_patch(label, &reply, want_list);
     wh_reply_fini(&reply);
     long iters = 0;
     atomic_store(&allocs, 0);

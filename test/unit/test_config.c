@@ -271,6 +271,45 @@ TEST(features_parse_and_implications)
     CHECK_EQ_INT(wh_features_parse(&f, "", &eb), WH_OK);
 }
 
+/* The gates carry the strings upstream's flag takes (the Go constant's name is not always its
+ * value: EnhancedLivenessProbeGate is "EnhancedLivenessProbe"), and the gates of the Pod
+ * webhook's steps follow PodWebhook and KruiseDaemon as SetDefaultFeatureGates makes them. */
+TEST(features_upstream_names_and_pod_step_implications)
+{
+    struct wh_features f;
+    struct wh_errbuf eb = {{0}};
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f,
+                                   "EnhancedLivenessProbe=true,EnablePodProbeMarkerOnServerless=true,"
+                                   "ForceDeleteTimeoutExpectationGate=true",
+                                   &eb),
+                 WH_OK);
+    CHECK(wh_feature_on(&f, WH_FEATURE_EnhancedLivenessProbe));
+    CHECK(wh_feature_on(&f, WH_FEATURE_EnablePodProbeMarkerOnServerless));
+    CHECK(wh_feature_on(&f, WH_FEATURE_ForceDeleteTimeoutExpectationGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "EnhancedLivenessProbeGate=true", &eb), WH_ERR_INVALID);
+    CHECK(strstr(eb.msg, "unrecognized feature gate: EnhancedLivenessProbeGate") != NULL);
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f,
+                                   "PodWebhook=false,EnhancedLivenessProbe=true,"
+                                   "EnablePodProbeMarkerOnServerless=true",
+                                   &eb),
+                 WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_EnhancedLivenessProbe));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_EnablePodProbeMarkerOnServerless));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_KruisePodReadinessGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "KruiseDaemon=false,EnhancedLivenessProbe=true", &eb),
+                 WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_EnhancedLivenessProbe));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_PodProbeMarkerGate));
+    CHECK(wh_feature_on(&f, WH_FEATURE_EnablePodProbeMarkerOnServerless) == false);
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "PreDownloadImageForDaemonSetUpdate=true", &eb), WH_OK);
+    CHECK(wh_feature_on(&f, WH_FEATURE_ImagePullJobGate));
+}
+
 /* Issue 11: every option has an environment variable, upstream's name where upstream has one
  * and WEBHOOK_<FLAG> (a leading "webhook-" dropped) otherwise, except the command-line ones,
  * which --help names. Read from --help, so that what users see is what is checked. */
@@ -358,4 +397,19 @@ TEST(config_every_option_has_an_environment_variable)
     unsetenv("WEBHOOK_HEALTH_ADDR");
     unsetenv("WEBHOOK_LEADER_ELECT");
     unsetenv("WEBHOOK_INITIALIZE_TIMEOUT");
+}
+
+/* explain takes the server's options among its own arguments. */
+TEST(config_is_flag_names_the_servers_options)
+{
+    bool next = true;
+    CHECK(wh_config_is_flag("--feature-gates", &next) && next);
+    CHECK(wh_config_is_flag("--feature-gates=A=true", &next) && !next);
+    CHECK(wh_config_is_flag("--admission-warnings", &next) && !next); /* a switch */
+    CHECK(wh_config_is_flag("--kubeconfig=/x", &next) && !next);
+    CHECK(wh_config_is_flag("--namespace", &next) && next); /* the kruise namespace */
+    CHECK(!wh_config_is_flag("--no-such-option", &next) && !next);
+    CHECK(!wh_config_is_flag("-n", &next));
+    CHECK(!wh_config_is_flag("--", &next));
+    CHECK(!wh_config_is_flag("pod", &next));
 }

@@ -370,6 +370,33 @@ out:
     fx_stop(&fx);
 }
 
+/* A read-only client (explain) sends GET requests and refuses every other verb before anything
+ * leaves the process: the API server never sees the write. */
+TEST(kube_client_read_only_sends_no_write)
+{
+    struct fixture fx;
+    struct wh_kube_opts ro = {.timeout_ms = 10000, .max_retries = 3, .read_only = true};
+    if (!fx_start(&fx, NULL, NULL, &ro))
+        goto out;
+    struct wh_kube_status st;
+    json_t *obj = configmap("cm-ro", "v1");
+    json_t *got = NULL;
+    clear_requests(&fx);
+    CHECK_EQ_INT(wh_kube_create(fx.c, CM_PATH, obj, &got, &st), WH_ERR_INVALID);
+    CHECK(got == NULL);
+    CHECK(strstr(st.message, "a read-only client sends no POST") != NULL);
+    CHECK_EQ_INT(wh_kube_update(fx.c, CM_PATH "/cm-ro", obj, NULL, &st), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_kube_delete(fx.c, CM_PATH "/cm-ro", NULL, &st), WH_ERR_INVALID);
+    CHECK_EQ_INT(wh_kube_get(fx.c, CM_PATH "/cm-ro", &got, &st), WH_ERR_NOT_FOUND);
+    json_t *reqs = control_get(&fx, "requests");
+    CHECK_EQ_INT((int)json_array_size(reqs), 1);
+    CHECK_EQ_STR(wh_json_str(json_array_get(reqs, 0), "method"), "GET");
+    json_decref(reqs);
+    json_decref(obj);
+out:
+    fx_stop(&fx);
+}
+
 TEST(kube_client_status_subresource)
 {
     struct fixture fx;

@@ -537,3 +537,38 @@ TEST(podvalidation_helpers)
     CHECK(wh_ip_sloppy_valid("001.2.3.4") && wh_ip_sloppy_valid("::ffff:10.1.1.1") &&
           !wh_ip_sloppy_valid("1.2.3.4%x") && !wh_ip_sloppy_valid(""));
 }
+
+/* The errors of t (not defaulted) validated as written or, as_written false, as a defaulted
+ * template holds its quantities. Returns: the aggregate (new) or NULL. */
+static char *template_errors(const json_t *t, bool as_written)
+{
+    struct wh_field_errors l;
+    wh_ferrs_init(&l);
+    if (as_written)
+        wh_validate_pod_template_spec_as_written(&l, t, "spec.template");
+    else
+        wh_validate_pod_template_spec(&l, t, "spec.template");
+    char *agg = wh_ferrs_aggregate(&l);
+    wh_ferrs_fini(&l);
+    return agg;
+}
+
+/* A template upstream validates without defaulting it (AdvancedCronJob's) reads quantities as
+ * written: 1200u > 1100u is refused, in upstream's words (asked of kwh-oracle serve); the same
+ * template read as SetDefaults_ResourceList leaves it has both at 2m, and passes. */
+TEST(podvalidation_as_written_quantities)
+{
+    json_t *t = wh_test_jq(
+        "{'spec':{'containers':[{'name':'main','image':'busybox','imagePullPolicy':'IfNotPresent',"
+        "'terminationMessagePolicy':'File','resources':{'requests':{'cpu':'1200u'},"
+        "'limits':{'cpu':'1100u'}}}],'restartPolicy':'OnFailure',"
+        "'terminationGracePeriodSeconds':30,'dnsPolicy':'ClusterFirst'}}");
+    char *agg = template_errors(t, true);
+    CHECK_EQ_STR(agg, "spec.template.spec.containers[0].resources.requests: Invalid value: "
+                      "\"1200u\": must be less than or equal to cpu limit of 1100u");
+    free(agg);
+    agg = template_errors(t, false);
+    CHECK(agg == NULL);
+    free(agg);
+    json_decref(t);
+}

@@ -146,3 +146,34 @@ TEST(selector_key_values)
     wh_selector_free(s);
     json_decref(j);
 }
+
+/* A selector as ?labelSelector= (for the live lists of the warnings), or NULL. */
+static char *query_of(const char *sel)
+{
+    json_t *s = wh_test_json(sel);
+    char *q = wh_selector_query(s);
+    json_decref(s);
+    return q;
+}
+
+TEST(selector_query_writes_the_api_servers_syntax)
+{
+    char *q = query_of("{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":["
+                       "{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]},"
+                       "{\"key\":\"zone\",\"operator\":\"NotIn\",\"values\":[\"c\"]},"
+                       "{\"key\":\"canary\",\"operator\":\"Exists\"},"
+                       "{\"key\":\"old\",\"operator\":\"DoesNotExist\"}]}");
+    CHECK_EQ_STR(q, "app=web,tier in (a,b),zone notin (c),canary,!old");
+    free(q);
+    q = query_of("{}");
+    CHECK_EQ_STR(q, ""); /* everything */
+    free(q);
+    /* selects nothing, or cannot be written: no query */
+    CHECK(query_of("null") == NULL);
+    CHECK(query_of("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[]}]}") ==
+          NULL);
+    CHECK(query_of("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}") ==
+          NULL);
+    CHECK(query_of("{\"matchLabels\":{\"a\":1}}") == NULL);
+    CHECK(query_of("{\"matchLabels\":\"app=web\"}") == NULL);
+}

@@ -33,6 +33,7 @@
 #include "util/time.h"
 #include "util/uuid.h"
 #include "test/support/apiserver_proc.h"
+#include "test/support/pod_step_run.h"
 #include "kube/client.h"
 
 #define NS "ns"
@@ -74,60 +75,20 @@
 
 /* --- the fixture: standalone state, the WorkloadSpread caches, the Pod step ----------------- */
 
-struct fx {
-    struct wh_config cfg;
-    struct wh_cluster *cl;
-    struct wh_handler_ctx ctx;
-};
-
-static void fx_init(struct fx *f, const char *gates, const char *objects)
+static void fx_init(struct wh_step_fx *f, const char *gates, const char *objects)
 {
-    memset(f, 0, sizeof(*f));
-    wh_features_init(&f->cfg.features);
-    struct wh_errbuf eb = {{0}};
-    if (wh_features_parse(&f->cfg.features, gates, &eb))
-        abort();
-    f->cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
     json_t *objs = jq(objects);
-    CHECK_EQ_INT(wh_cluster_new_standalone_objects(objs, &f->cl, &eb), WH_OK);
+    wh_step_fx_init(f, gates, objs, wh_ws_caches_setup);
     json_decref(objs);
-    CHECK_EQ_INT(wh_ws_caches_setup(f->cl, &f->cfg, &eb), WH_OK);
-    CHECK_EQ_INT(wh_cluster_start(f->cl, &eb), WH_OK);
-    f->ctx.cfg = &f->cfg;
-    f->ctx.cluster = f->cl;
-}
-
-static void fx_fini(struct fx *f)
-{
-    wh_cluster_free(f->cl);
-}
-
-struct run {
-    json_t *review;
-    struct wh_admission_request r;
-    struct wh_admission_response resp;
-    enum wh_err rc;
-    struct wh_errbuf eb;
-    char notes[4096];
-};
-
-static void on_note(void *arg, const char *step, const char *subject, bool acted,
-                    const char *reason)
-{
-    struct run *r = arg;
-    size_t n = strlen(r->notes);
-    snprintf(r->notes + n, sizeof(r->notes) - n, "[%s %s %d %s]", step, subject ? subject : "-",
-             acted, reason);
 }
 
 /* Runs op on resource/sub (pods: the Pod webhooks' resource) through /mutate-pod (mutate) or
  * /validate-pod with the WorkloadSpread step alone. object, old and options are single-quoted
  * JSON or NULL. */
-static void run_on(struct fx *f, struct run *r, bool mutate, const char *resource, const char *op,
-                   const char *sub, const char *object, const char *old, const char *options,
-                   bool dry)
+static void run_on(struct wh_step_fx *f, struct wh_step_run *r, bool mutate, const char *resource,
+                   const char *op, const char *sub, const char *object, const char *old,
+                   const char *options, bool dry)
 {
-    memset(r, 0, sizeof(*r));
     json_t *req =
         json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:b}", "uid", "uid-1",
                   "kind", "group", "", "version", "v1", "kind", "Pod", "resource", "group", "",
@@ -141,13 +102,11 @@ static void run_on(struct fx *f, struct run *r, bool mutate, const char *resourc
     if (!name)
         name = wh_json_meta_str(json_object_get(req, "oldObject"), "name");
     json_object_set_new(req, "name", json_string(name ? name : ""));
-    r->review = json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
-                          "AdmissionReview", "request", req);
-    CHECK_EQ_INT(wh_admission_decode(r->review, &r->r, &r->eb), WH_OK);
-    wh_admission_response_init(&r->resp);
+    wh_step_run_start(r, json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1", "kind",
+                                   "AdmissionReview", "request", req));
     const struct wh_pod_step *steps[] = {&wh_workloadspread_pod_step};
     if (mutate) {
-        struct wh_pod_run_opts opts = {.now = NOW, .explain = on_note, .explain_arg = r};
+        struct wh_pod_run_opts opts = {.now = NOW, .explain = wh_step_run_note, .explain_arg = r};
         r->rc = wh_pod_run_mutate(steps, 1, &f->ctx, &r->r, &r->resp, &opts, &r->eb);
     } else {
         r->rc = wh_pod_run_validate(steps, 1, &f->ctx, &r->r, &r->resp, &r->eb);
@@ -155,33 +114,27 @@ static void run_on(struct fx *f, struct run *r, bool mutate, const char *resourc
 }
 
 /* Runs op on pods: /mutate-pod for a CREATE, /validate-pod for a DELETE or a subresource. */
-static void run(struct fx *f, struct run *r, const char *op, const char *sub, const char *object,
-                const char *old, const char *options, bool dry)
+static void run(struct wh_step_fx *f, struct wh_step_run *r, const char *op, const char *sub,
+                const char *object, const char *old, const char *options, bool dry)
 {
     run_on(f, r, strcmp(op, "CREATE") == 0 && !sub[0], "pods", op, sub, object, old, options, dry);
 }
 
 /* CREATE of pod on /mutate-pod, with CreateOptions. */
-static void create(struct fx *f, struct run *r, const char *pod)
+static void create(struct wh_step_fx *f, struct wh_step_run *r, const char *pod)
 {
     run(f, r, "CREATE", "", pod, NULL, CREATE_OPTIONS, false);
 }
 
-static void run_fini(struct run *r)
-{
-    wh_admission_response_fini(&r->resp);
-    json_decref(r->review);
-}
-
 /* The WorkloadSpread as the cluster has it now. Returns: new ref. */
-static json_t *ws_now(struct fx *f, const char *name)
+static json_t *ws_now(struct wh_step_fx *f, const char *name)
 {
     return wh_cluster_freshest(f->cl, WH_RES_WORKLOADSPREAD, NS, name);
 }
 
 /* status.versionedSubsetStatuses[version][i] of WorkloadSpread name. Returns: borrowed from
  * *hold (a new ref the caller releases). */
-static const json_t *entry(struct fx *f, const char *name, const char *version, size_t i,
+static const json_t *entry(struct wh_step_fx *f, const char *name, const char *version, size_t i,
                            json_t **hold)
 {
     *hold = ws_now(f, name);
@@ -189,7 +142,7 @@ static const json_t *entry(struct fx *f, const char *name, const char *version, 
                           i);
 }
 
-static long long missing(struct fx *f, const char *version, size_t i)
+static long long missing(struct wh_step_fx *f, const char *version, size_t i)
 {
     json_t *hold = NULL;
     long long m = json_integer_value(
@@ -198,7 +151,7 @@ static long long missing(struct fx *f, const char *version, size_t i)
     return m;
 }
 
-static const char *annotation(const struct run *r)
+static const char *annotation(const struct wh_step_run *r)
 {
     return wh_json_annotation(r->resp.mutated, WH_KRUISE_ANN_MATCHED_WORKLOADSPREAD);
 }
@@ -207,25 +160,25 @@ static const char *annotation(const struct run *r)
  * unpatched), the explain notes in notes (notessz bytes; may be NULL). */
 static json_t *create_in(const char *objects, const char *pod, char *notes, size_t notessz)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", objects);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, pod);
     CHECK_EQ_INT(r.rc, WH_OK);
     json_t *out = r.resp.mutated ? wh_json_copy(r.resp.mutated) : NULL;
     if (notes)
         snprintf(notes, notessz, "%s", r.notes);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
     return out;
 }
 
 /* Creates pod: it must be admitted with the annotation want (NULL: none); when version is set,
  * entry i of that status list must then have missingReplicas want_missing. */
-static void expect_create(struct fx *f, const char *pod, const char *want, const char *version,
-                          size_t i, long long want_missing)
+static void expect_create(struct wh_step_fx *f, const char *pod, const char *want,
+                          const char *version, size_t i, long long want_missing)
 {
-    struct run r;
+    struct wh_step_run r;
     create(f, &r, pod);
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed);
@@ -235,7 +188,7 @@ static void expect_create(struct fx *f, const char *pod, const char *want, const
         CHECK(annotation(&r) == NULL);
     if (version)
         CHECK_EQ_INT(missing(f, version, i), want_missing);
-    run_fini(&r);
+    wh_step_run_fini(&r);
 }
 
 #define GOT(ws, subset) "{\"name\":\"" ws "\",\"subset\":\"" subset "\"}"
@@ -300,23 +253,23 @@ TEST(ws_uuid_is_rfc4122_v4)
 
 TEST(ws_mutate_handles_an_owned_pod)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
     expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "a"), "versionIgnored", 0, 1);
     /* 4.1 item 4: only the CreateOptions say whether a creation is a dry run; request.dryRun
      * alone neither skips the Pod nor keeps its bookkeeping from being written */
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "CREATE", "", CS_POD("cs-demo-2"), NULL, CREATE_OPTIONS, true);
     CHECK_EQ_STR(annotation(&r), GOT("ws-demo", "a"));
     CHECK(strstr(r.notes, "creatingPods recorded (missingReplicas 1 -> 0)") != NULL);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_mutate_skips_what_it_does_not_handle)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" BASIC ",{'apiVersion':'apps/v1','kind':'DaemonSet','metadata':{'name':'ds',"
             "'namespace':'ns'}}]");
@@ -353,58 +306,58 @@ TEST(ws_mutate_skips_what_it_does_not_handle)
          "is not a workload kind WorkloadSpread handles"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct run r;
+        struct wh_step_run r;
         run(&f, &r, "CREATE", "", cases[i].pod, NULL, cases[i].options, false);
         CHECK_EQ_INT(r.rc, WH_OK);
         CHECK(r.resp.allowed && !r.resp.mutated);
         if (!strstr(r.notes, cases[i].note))
             fprintf(stderr, "case %zu: notes %s\n", i, r.notes);
         CHECK(strstr(r.notes, cases[i].note) != NULL);
-        run_fini(&r);
+        wh_step_run_fini(&r);
     }
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2); /* nothing recorded */
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_mutate_options_are_decoded_first)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, NULL, false);
     CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
     CHECK_EQ_STR(r.eb.msg, "there is no content to decode");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_mutate_gate_off_does_nothing)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "WorkloadSpread=false", "[" BASIC "]");
     /* no cache declared, and the pipeline skips the step */
     CHECK(wh_cluster_cache(f.cl, WH_RES_WORKLOADSPREAD) == NULL);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK(r.resp.allowed && !r.resp.mutated);
     CHECK_EQ_STR(r.notes, "");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
     /* PodWebhook off forces it off */
     fx_init(&f, "PodWebhook=false", "[]");
     CHECK(!wh_feature_on(&f.cfg.features, WH_FEATURE_WorkloadSpread));
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_mutate_uses_request_namespace_when_pod_has_none)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
     expect_create(&f,
                   "{'apiVersion':'v1','kind':'Pod','metadata':{'name':'cs-demo-1',"
                   "'ownerReferences':[" CS_OWNER "]}}",
                   GOT("ws-demo", "a"), NULL, 0, 0);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 4.2 finding the WorkloadSpread ------------------------------------------------------------
@@ -412,7 +365,7 @@ TEST(ws_mutate_uses_request_namespace_when_pod_has_none)
 
 TEST(ws_mutate_only_pod_creations_without_subresource)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
     /* 4.1 items 2-3: another subresource, another resource, another operation: WorkloadSpread
      * does nothing, not even decode the options (there are none here) */
@@ -424,16 +377,16 @@ TEST(ws_mutate_only_pod_creations_without_subresource)
         {"pods", "UPDATE", ""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct run r;
+        struct wh_step_run r;
         run_on(&f, &r, true, cases[i].resource, cases[i].op, cases[i].sub, CS_POD("cs-demo-1"),
                NULL, NULL, false);
         CHECK_EQ_INT(r.rc, WH_OK);
         CHECK(r.resp.allowed && !r.resp.mutated);
         CHECK_EQ_STR(r.notes, "");
-        run_fini(&r);
+        wh_step_run_fini(&r);
     }
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 2);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_mutate_every_supported_owner_kind)
@@ -476,7 +429,7 @@ TEST(ws_mutate_every_supported_owner_kind)
                                                                                                      "name':"
                                                                                                      "'rs'}") "," ONLY_WS("ws-s",
                                                                                                                           "{'apiVersion':'apps/v1','kind':'StatefulSet','name':'s'}") "]";
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", objects);
     struct {
         const char *owner, *ws;
@@ -494,7 +447,7 @@ TEST(ws_mutate_every_supported_owner_kind)
         free(want);
         free(pod);
     }
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 #undef WL
 #undef ONLY_WS
 }
@@ -511,38 +464,38 @@ TEST(ws_mutate_every_supported_owner_kind)
 
 TEST(ws_match_walks_owner_chain)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" DEPLOYMENT "," REPLICASET("web-6d4") "," WS(TARGET_DEP, SUBSETS_A2_B, "{}") "]");
-    struct run r;
+    struct wh_step_run r;
     /* Pod -> ReplicaSet web-6d4 (read from the cache) -> Deployment web == targetRef */
     create(&f, &r, RS_POD("web-6d4-x", "6d4"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK_EQ_INT(missing(&f, "6d4", 0), 1); /* the Deployment revision's own list */
-    run_fini(&r);
+    wh_step_run_fini(&r);
     /* a ReplicaSet that is missing fails the request with its NotFound text, in the words of
      * upstream's cache, which names the kind (shown by the differential run against upstream) */
     create(&f, &r, RS_POD("web-9zz-x", "9zz"));
     CHECK_EQ_INT(r.rc, WH_ERR_NOT_FOUND);
     CHECK_EQ_STR(r.eb.msg, "ReplicaSet.apps \"web-9zz\" not found");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_match_notfound_fails_even_for_an_unrelated_workloadspread)
 {
-    struct fx f;
+    struct wh_step_fx f;
     /* the Pod's CloneSet cs-other is compared with targetRef cs-demo: cs-other must be read */
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "CREATE", "",
         POD_OWNED("cs-other-1", OWNER("apps.kruise.io/v1alpha1", "CloneSet", "cs-other"), "{}"),
         NULL, CREATE_OPTIONS, false);
     CHECK_EQ_INT(r.rc, WH_ERR_NOT_FOUND);
     CHECK_EQ_STR(r.eb.msg, "CloneSet.apps.kruise.io \"cs-other\" not found");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
     /* when it exists and has no controller owner, the WorkloadSpread is not the Pod's */
     fx_init(&f, "", "[" BASIC "," CLONESET("cs-other", "1") "]");
     run(&f, &r, "CREATE", "",
@@ -551,21 +504,21 @@ TEST(ws_match_notfound_fails_even_for_an_unrelated_workloadspread)
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(!r.resp.mutated);
     CHECK(strstr(r.notes, "targetRef CloneSet cs-demo is not the Pod's workload") != NULL);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_match_versions_are_ignored_and_unusable_ones_skipped)
 {
-    struct fx f;
+    struct wh_step_fx f;
     /* the target names v1beta1, the owner v1alpha1: same group, kind and name */
     fx_init(&f, "",
             "[" CLONESET("cs-demo", "5") "," WS(
                 "{'apiVersion':'apps.kruise.io/v1beta1','kind':'CloneSet','name':'cs-demo'}",
                 SUBSETS_A2_B, STATUS_A("2")) "]");
     expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "a"), NULL, 0, 0);
-    struct run r;
-    fx_fini(&f);
+    struct wh_step_run r;
+    wh_step_fx_fini(&f);
     /* no targetRef; being deleted; an apiVersion that does not parse: skipped */
     static const char *const unusable[] = {
         "[" CLONESET("cs-demo", "5") ",{'apiVersion':'apps.kruise.io/v1beta1','kind':"
@@ -586,8 +539,8 @@ TEST(ws_match_versions_are_ignored_and_unusable_ones_skipped)
         CHECK_EQ_INT(r.rc, WH_OK);
         CHECK(!r.resp.mutated);
         CHECK(strstr(r.notes, "[workloadspread ws-demo 0 skipped") != NULL);
-        run_fini(&r);
-        fx_fini(&f);
+        wh_step_run_fini(&r);
+        wh_step_fx_fini(&f);
     }
 }
 
@@ -628,7 +581,7 @@ TEST(ws_match_target_filter)
 
 TEST(ws_match_first_of_several_in_name_order)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(
         &f, "",
         "[" CLONESET("cs-demo", "5") ","
@@ -645,11 +598,11 @@ TEST(ws_match_first_of_several_in_name_order)
                                      "'ws-0','namespace':'other'},'spec':{'targetRef':" TARGET_CS
                                      ",'subsets':[{'name':"
                                      "'z'}]}}]");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-1\",\"subset\":\"x\"}");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 4.3 the custom workload white list ------------------------------------------------------ */
@@ -711,7 +664,7 @@ TEST(ws_whitelist_decodes_as_go)
 
 TEST(ws_custom_workload_owner_and_replicas)
 {
-    struct fx f;
+    struct wh_step_fx f;
     /* a Pod owned by a white-listed kind; percents scale against its replicasPath */
     fx_init(&f, "",
             "[" WHITELIST(GSS_WL) "," GAMESERVERSET("10") "," WS(
@@ -722,8 +675,8 @@ TEST(ws_custom_workload_owner_and_replicas)
     expect_create(&f, POD_OWNED("gss-1", OWNER("mock.kruise.io/v1", "GameServerSet", "gss"), "{}"),
                   GOT("ws-demo", "a"), "versionIgnored", 0, 2);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 7);
-    struct run r;
-    fx_fini(&f);
+    struct wh_step_run r;
+    wh_step_fx_fini(&f);
     /* without the white list the same Pod is not handled */
     fx_init(&f, "",
             "[" GAMESERVERSET("10") "," WS("{'apiVersion':'mock.kruise.io/v1','kind':"
@@ -733,8 +686,8 @@ TEST(ws_custom_workload_owner_and_replicas)
         POD_OWNED("gss-1", OWNER("mock.kruise.io/v1", "GameServerSet", "gss"), "{}"), NULL,
         CREATE_OPTIONS, false);
     CHECK(!r.resp.mutated);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 5.1 and 5.2 --------------------------------------------------------------------------------
@@ -742,12 +695,12 @@ TEST(ws_custom_workload_owner_and_replicas)
 
 TEST(ws_single_unlimited_subset_writes_nothing)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(
         &f, "",
         "[" CLONESET("cs-demo", "5") "," WS(TARGET_CS, ",'subsets':[{'name':'only'}]", "{}") "]");
     json_t *before = ws_now(&f, "ws-demo");
-    struct run r;
+    struct wh_step_run r;
     /* a Pod without a name: still no uid, since nothing is recorded */
     run(&f, &r, "CREATE", "",
         "{'apiVersion':'v1','kind':'Pod','metadata':{'generateName':'cs-demo-','namespace':'ns',"
@@ -761,8 +714,8 @@ TEST(ws_single_unlimited_subset_writes_nothing)
                  wh_json_meta_str(before, "resourceVersion"));
     json_decref(before);
     json_decref(after);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_statefulset_ordinals)
@@ -810,14 +763,14 @@ TEST(ws_statefulset_ordinals)
 
 TEST(ws_statefulset_target_writes_no_status)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[{'apiVersion':'apps/v1','kind':'StatefulSet','metadata':{'name':'web','namespace':"
             "'ns'}}," WS("{'apiVersion':'apps/v1','kind':'StatefulSet','name':'web'}", SUBSETS_A2_B,
                          STATUS_A("2")) "]");
     expect_create(&f, POD_OWNED("web-3", OWNER("apps/v1", "StatefulSet", "web"), "{}"),
                   GOT("ws-demo", "b"), "versionIgnored", 0, 2);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 5.3-5.5 the status-based choice ------------------------------------------------------------
@@ -825,19 +778,19 @@ TEST(ws_statefulset_target_writes_no_status)
 
 TEST(ws_create_takes_first_subset_with_room)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
+    struct wh_step_run r;
     double before = metric("kruise_webhook_workloadspread_pods_total",
                            "operation=\"create\",outcome=\"subset_chosen\"");
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK(strstr(r.notes, "a chosen: missingReplicas 2 > 0; creatingPods recorded "
                           "(missingReplicas 2 -> 1)") != NULL);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     create(&f, &r, CS_POD("cs-demo-2"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     json_t *hold = NULL;
     const json_t *a = entry(&f, "ws-demo", "versionIgnored", 0, &hold);
     CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 0);
@@ -854,24 +807,24 @@ TEST(ws_create_takes_first_subset_with_room)
                  wh_json_meta_str(full, "resourceVersion"));
     json_decref(now);
     json_decref(full);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(metric("kruise_webhook_workloadspread_pods_total",
                         "operation=\"create\",outcome=\"subset_chosen\"") -
                      before,
                  3);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_create_no_room_no_patch_no_write)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" CLONESET("cs-demo", "5") "," WS(
                 TARGET_CS, ",'subsets':[{'name':'a','maxReplicas':1},{'name':'b','maxReplicas':1}]",
                 "{'versionedSubsetStatuses':{'versionIgnored':[{'name':'a','missingReplicas':0},"
                 "{'name':'b','missingReplicas':0}]}}") "]");
     json_t *before = ws_now(&f, "ws-demo");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed && !r.resp.mutated); /* admitted unpatched, never denied (10) */
@@ -880,13 +833,13 @@ TEST(ws_create_no_room_no_patch_no_write)
     CHECK_EQ_JSON(after, before);
     json_decref(before);
     json_decref(after);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_create_retried_pod_keeps_its_subset)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" CLONESET("cs-demo", "5") "," WS(
                 TARGET_CS, ",'subsets':[{'name':'a','maxReplicas':3},{'name':'b','maxReplicas':3}]",
@@ -894,20 +847,20 @@ TEST(ws_create_retried_pod_keeps_its_subset)
                 "{'name':'b','missingReplicas':1,'deletingPods':{'cs-demo-1':'" NOW_TEXT
                 "'}}]}}") "]");
     json_t *before = ws_now(&f, "ws-demo");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"b\"}");
     json_t *after = ws_now(&f, "ws-demo");
     CHECK_EQ_JSON(after, before);
     json_decref(before);
     json_decref(after);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_create_skips_unschedulable_and_follows_list_order)
 {
-    struct fx f;
+    struct wh_step_fx f;
     /* the status list orders b before a; a is Schedulable=False elsewhere, which is ignored:
      * only the list's own conditions count */
     fx_init(&f, "",
@@ -919,14 +872,14 @@ TEST(ws_create_skips_unschedulable_and_follows_list_order)
                 "'conditions':[{'type':'Schedulable','status':'False'}]},{'name':'c',"
                 "'missingReplicas':3},{'name':'a','missingReplicas':3}]}}") "]");
     expect_create(&f, CS_POD("cs-demo-1"), GOT("ws-demo", "c"), "versionIgnored", 1, 2);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_create_nameless_pod_gets_a_uid)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "CREATE", "",
         "{'apiVersion':'v1','kind':'Pod','metadata':{'generateName':'cs-demo-','namespace':'ns',"
         "'ownerReferences':[" CS_OWNER "]}}",
@@ -945,8 +898,8 @@ TEST(ws_create_nameless_pod_gets_a_uid)
     CHECK_EQ_INT(json_object_size(wh_json_obj(a, "creatingPods")), 1);
     CHECK(json_object_get(wh_json_obj(a, "creatingPods"), key) != NULL);
     json_decref(hold);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_decide_again_on_a_newer_object)
@@ -1020,14 +973,14 @@ TEST(ws_pod_version_keys)
 
 TEST(ws_fresh_list_is_built_and_written_only_when_used)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" DEPLOYMENT "," REPLICASET("web-6d4") "," WS(
                 TARGET_DEP,
                 ",'subsets':[{'name':'a','maxReplicas':1},{'name':'b','maxReplicas':0}]",
                 "{'subsetStatuses':[{'name':'a','missingReplicas':0}],'versionedSubsetStatuses':"
                 "{'old':[{'name':'a','missingReplicas':0}]}}") "]");
-    struct run r;
+    struct wh_step_run r;
     /* a new revision starts from a full budget, whatever subsetStatuses and other versions say */
     create(&f, &r, RS_POD("web-6d4-a", "6d4"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
@@ -1046,8 +999,8 @@ TEST(ws_fresh_list_is_built_and_written_only_when_used)
     CHECK_EQ_INT(
         json_array_size(wh_json_path(hold, "status", "versionedSubsetStatuses", "old", NULL)), 1);
     json_decref(hold);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
     /* a fresh list that gives no subset is not written */
     fx_init(&f, "",
             "[" DEPLOYMENT "," REPLICASET("web-6d4") "," WS(
@@ -1057,8 +1010,8 @@ TEST(ws_fresh_list_is_built_and_written_only_when_used)
     json_t *ws = ws_now(&f, "ws-demo");
     CHECK(wh_json_path(ws, "status", "versionedSubsetStatuses", NULL) == NULL);
     json_decref(ws);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_scaled_max_rounds_up)
@@ -1106,7 +1059,7 @@ TEST(ws_scaled_max_rounds_up)
 
 TEST(ws_percent_rounding_in_the_fresh_list)
 {
-    struct fx f;
+    struct wh_step_fx f;
     /* total 5: 30% -> 2 (one taken), 70% -> 4; a bad string counts as 0 */
     fx_init(&f, "",
             "[" CLONESET("cs-demo", "5") "," WS(TARGET_CS,
@@ -1114,14 +1067,14 @@ TEST(ws_percent_rounding_in_the_fresh_list)
                                                 "'name':'b','maxReplicas':'70%'},{'name':'c',"
                                                 "'maxReplicas':'x'}]",
                                                 "{}") "]");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 1), 4);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 2), 0);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
     /* the workload does not exist: every percentage is 0 and no subset has room */
     fx_init(&f, "",
             "[" WS(TARGET_CS,
@@ -1132,8 +1085,8 @@ TEST(ws_percent_rounding_in_the_fresh_list)
     CHECK_EQ_INT(r.rc, WH_OK); /* the owner is the target itself: nothing to read */
     CHECK(!r.resp.mutated);
     CHECK(strstr(r.notes, "no subset has room") != NULL);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_total_replicas_sources)
@@ -1178,7 +1131,7 @@ TEST(ws_total_replicas_sources)
          0, WH_OK, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct fx f;
+        struct wh_step_fx f;
         fx_init(&f, "", cases[i].objects);
         json_t *ws = jq(cases[i].ws);
         long long total = -1;
@@ -1187,7 +1140,7 @@ TEST(ws_total_replicas_sources)
         if (cases[i].err)
             CHECK_EQ_STR(eb.msg, cases[i].err);
         json_decref(ws);
-        fx_fini(&f);
+        wh_step_fx_fini(&f);
     }
 }
 
@@ -1322,20 +1275,20 @@ TEST(ws_patch_reads_v1alpha1_subsets)
 TEST(ws_patch_status_only_subset_is_not_patched)
 {
     /* the status names a subset the spec no longer has: the write happens, the Pod is unpatched */
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[" CLONESET("cs-demo", "5") "," WS(TARGET_CS,
                                                 ",'subsets':[{'name':'a','maxReplicas':1}"
                                                 ",{'name':'b'}]",
                                                 "{'versionedSubsetStatuses':{'versionIgnored':[{"
                                                 "'name':'gone','missingReplicas':1}]}}") "]");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK(!r.resp.mutated);
     CHECK(strstr(r.notes, "subset gone is no longer in spec.subsets") != NULL);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 8 deletion and eviction --------------------------------------------------------------------
@@ -1350,11 +1303,11 @@ TEST(ws_patch_status_only_subset_is_not_patched)
 
 TEST(ws_delete_records_deleting_pods)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC_A0 "]");
     double before = metric("kruise_webhook_workloadspread_pods_total",
                            "operation=\"delete\",outcome=\"recorded\"");
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("cs-demo-1", ANN_A, ""), DELETE_OPTIONS, false);
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed);
@@ -1364,7 +1317,7 @@ TEST(ws_delete_records_deleting_pods)
     const char *at = wh_json_str(wh_json_obj(a, "deletingPods"), "cs-demo-1");
     CHECK(at && strlen(at) == strlen(NOW_TEXT) && at[19] == 'Z');
     json_decref(hold);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(metric("kruise_webhook_workloadspread_pods_total",
                         "operation=\"delete\",outcome=\"recorded\"") -
                      before,
@@ -1376,8 +1329,8 @@ TEST(ws_delete_records_deleting_pods)
     CHECK_EQ_JSON(twice, once);
     json_decref(once);
     json_decref(twice);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_delete_leaves_what_it_does_not_count)
@@ -1412,10 +1365,10 @@ TEST(ws_delete_leaves_what_it_does_not_count)
          ANNOTATED_POD("p", ANN_A, "")},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct fx f;
+        struct wh_step_fx f;
         fx_init(&f, "", cases[i].objects);
         json_t *before = ws_now(&f, "ws-demo");
-        struct run r;
+        struct wh_step_run r;
         run(&f, &r, "DELETE", "", NULL, cases[i].pod, DELETE_OPTIONS, false);
         CHECK_EQ_INT(r.rc, WH_OK);
         CHECK(r.resp.allowed);
@@ -1424,57 +1377,57 @@ TEST(ws_delete_leaves_what_it_does_not_count)
             CHECK_EQ_JSON(after, before);
         json_decref(before);
         json_decref(after);
-        run_fini(&r);
-        fx_fini(&f);
+        wh_step_run_fini(&r);
+        wh_step_fx_fini(&f);
     }
 }
 
 TEST(ws_delete_dry_runs_and_bad_options)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC_A0 "]");
-    struct run r;
+    struct wh_step_run r;
     /* options.dryRun, request.dryRun: nothing written */
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), "{'dryRun':['All']}", false);
     CHECK(r.resp.allowed);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), DELETE_OPTIONS, true);
     CHECK(r.resp.allowed);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
     /* no options: 400 with the decoder's message */
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), NULL, false);
     CHECK(!r.resp.allowed);
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "there is no content to decode");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     /* a CREATE of a subresource other than eviction is not looked at (8.1) */
     run(&f, &r, "CREATE", "binding",
         "{'apiVersion':'v1','kind':'Binding','metadata':{'name':'p','namespace':'ns'},'target':{"
         "'kind':'Node','name':'n'}}",
         NULL, NULL, false);
     CHECK(r.resp.allowed);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     /* a DELETE of a subresource is not looked at */
     run(&f, &r, "DELETE", "status", NULL, ANNOTATED_POD("p", ANN_A, ""), DELETE_OPTIONS, false);
     CHECK(r.resp.allowed);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
     /* gate WorkloadSpread off (2): the DeleteOptions the step decodes first are not looked at */
     fx_init(&f, "WorkloadSpread=false", "[" BASIC_A0 "]");
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), NULL, false);
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK(r.resp.allowed);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_deletion_recorded_even_when_pub_denies_it)
 {
     /* 8: WorkloadSpread runs first on /validate-pod and its bookkeeping stays when the
      * PodUnavailableBudget after it denies the deletion */
-    struct fx f;
+    struct wh_step_fx f;
     memset(&f, 0, sizeof(f));
     wh_features_init(&f.cfg.features);
     f.cfg.namespace_ = (char *)(uintptr_t) "kruise-system";
@@ -1515,14 +1468,14 @@ TEST(ws_deletion_recorded_even_when_pub_denies_it)
     CHECK_EQ_INT(json_integer_value(json_object_get(a, "missingReplicas")), 1);
     CHECK(json_object_get(wh_json_obj(a, "deletingPods"), "cs-demo-1") != NULL);
     json_decref(hold);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_eviction_records_the_pod_read_from_the_cluster)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC_A0 "," ANNOTATED_POD("cs-demo-1", ANN_A, "") "]");
-    struct run r;
+    struct wh_step_run r;
 #define EVICTION(extra)                                                                            \
     "{'apiVersion':'policy/"                                                                       \
     "v1','kind':'Eviction','metadata':{'name':'cs-demo-1','namespace':'ns'}" extra "}"
@@ -1539,12 +1492,12 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
     for (size_t i = 0; i < sizeof(dry) / sizeof(dry[0]); i++) {
         run(&f, &r, "CREATE", "eviction", dry[i].eviction, NULL, dry[i].options, dry[i].dry);
         CHECK(r.resp.allowed);
-        run_fini(&r);
+        wh_step_run_fini(&r);
     }
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
     run(&f, &r, "CREATE", "eviction", EVICTION(""), NULL, CREATE_OPTIONS, false);
     CHECK(r.resp.allowed);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 1);
     /* the evicted Pod cannot be read: 400 with the reason */
     run(&f, &r, "CREATE", "eviction",
@@ -1553,8 +1506,8 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
     CHECK(!r.resp.allowed);
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "Pod \"gone\" not found");
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 #undef EVICTION
 }
 
@@ -1563,11 +1516,11 @@ TEST(ws_eviction_records_the_pod_read_from_the_cluster)
 
 TEST(ws_offline_computes_and_writes_nothing)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC "]");
     f.ctx.offline = true;
     json_t *before = ws_now(&f, "ws-demo");
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_STR(annotation(&r), "{\"name\":\"ws-demo\",\"subset\":\"a\"}");
     CHECK(strstr(r.notes, "[workloadspread ws-demo 1 a chosen: missingReplicas 2 > 0; "
@@ -1576,8 +1529,8 @@ TEST(ws_offline_computes_and_writes_nothing)
     CHECK_EQ_JSON(after, before);
     json_decref(before);
     json_decref(after);
-    run_fini(&r);
-    fx_fini(&f);
+    wh_step_run_fini(&r);
+    wh_step_fx_fini(&f);
 }
 
 /* `kruise-webhook inject --explain` with WorkloadSpreads in the state: which subset each Pod
@@ -1608,7 +1561,7 @@ TEST(ws_inject_explain)
 
 /* The answer to op of object (and old) at resource version version: "" when allowed, else
  * "<code> <message>". Returns: new string. */
-static char *answer(struct fx *f, const char *op, const char *version, const char *object,
+static char *answer(struct wh_step_fx *f, const char *op, const char *version, const char *object,
                     const char *old)
 {
     json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s}", "uid", "u",
@@ -1649,16 +1602,16 @@ static char *answer(struct fx *f, const char *op, const char *version, const cha
 
 TEST(ws_validate_gate_off_is_403)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "WorkloadSpread=false", "[]");
     CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ONE), NULL,
                  "403 feature-gate WorkloadSpread is not enabled");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_decoding)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ONE), NULL, "");
     /* v1alpha1: decoded as v1alpha1 (Go's type errors), converted, checked at v1beta1 paths */
@@ -1678,12 +1631,12 @@ TEST(ws_validate_decoding)
                  "WorkloadSpreadSpec.spec.subsets of type []v1alpha1.WorkloadSpreadSubset");
     /* operations other than CREATE and UPDATE are allowed */
     CHECK_ANSWER(&f, "DELETE", "v1beta1", WSB(""), NULL, "");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_target_ref)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "",
             "[{'apiVersion':'v1','kind':'ConfigMap','metadata':{'name':'kruise-configuration',"
             "'namespace':'kruise-system'},'data':{'WorkloadSpread_Watch_Custom_Workload_WhiteList':"
@@ -1721,7 +1674,7 @@ TEST(ws_validate_target_ref)
         CHECK_ANSWER(&f, "CREATE", "v1beta1", obj, NULL, cases[i].want);
         free(obj);
     }
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
     /* a white list that does not decode is an internal error at targetRef */
     fx_init(&f, "",
             "[{'apiVersion':'v1','kind':'ConfigMap','metadata':{'name':'kruise-configuration',"
@@ -1731,12 +1684,12 @@ TEST(ws_validate_target_ref)
                  WSB("'targetRef':{'apiVersion':'mock.kruise.io/v1','kind':'GameServerSet','name':"
                      "'x'}" ONE),
                  NULL, "400 spec.targetRef: Internal error: unexpected end of JSON input");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_subsets)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     struct {
         const char *subsets, *want;
@@ -1812,12 +1765,12 @@ TEST(ws_validate_subsets)
                  NULL,
                  "400 spec.subsets[0].maxReplicas: Invalid value: intstr.IntOrString{Type:1, "
                  "IntVal:0, StrVal:\"50%\"}: the maxReplicas type must be Int for StatefulSet");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_schedule_strategy_and_filter)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     struct {
         const char *rest, *want;
@@ -1868,7 +1821,7 @@ TEST(ws_validate_schedule_strategy_and_filter)
         CHECK_ANSWER(&f, "CREATE", "v1beta1", obj, NULL, cases[i].want);
         free(obj);
     }
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 #define OTHER_WS(name, ref)                                                                        \
@@ -1877,7 +1830,7 @@ TEST(ws_validate_schedule_strategy_and_filter)
 
 TEST(ws_validate_conflicts)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(
         &f, "",
         "[" OTHER_WS(
@@ -1900,7 +1853,7 @@ TEST(ws_validate_conflicts)
                  "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread','metadata':{"
                  "'name':'ws-a','namespace':'ns'},'spec':{" CS_REF ONE "}}",
                  NULL, "");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 #define META_OLD                                                                                   \
@@ -1909,7 +1862,7 @@ TEST(ws_validate_conflicts)
 
 TEST(ws_validate_update)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     const char *old = "{'apiVersion':'apps.kruise.io/v1beta1','kind':'WorkloadSpread'," META_OLD
                       ",'spec':{" CS_REF ONE "}}";
@@ -1950,12 +1903,12 @@ TEST(ws_validate_update)
     /* a missing oldObject */
     CHECK_ANSWER(&f, "UPDATE", "v1beta1", WSB(CS_REF ONE), NULL,
                  "400 there is no content to decode");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_aggregation_dedups)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     /* the same error twice is reported once */
     CHECK_ANSWER(&f, "CREATE", "v1beta1",
@@ -1966,7 +1919,7 @@ TEST(ws_validate_aggregation_dedups)
                  "supported values: \"Equal\", \"Exists\", "
                  "spec.subsets[0].tolerations[1].operator: Unsupported value: \"Bad\": supported "
                  "values: \"Equal\", \"Exists\"]");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 /* --- the Kubernetes validators ------------------------------------------------------------------
@@ -2131,14 +2084,14 @@ TEST(ws_patch_that_does_not_apply_fails_the_request)
                                          ":'ns'},'spec':{'targetRef':" TARGET_CS
                                          ",'subsets':[{'name':'only','patch':%s}]}}]",
             cases[i].patch);
-        struct fx f;
+        struct wh_step_fx f;
         fx_init(&f, "", objs);
-        struct run r;
+        struct wh_step_run r;
         create(&f, &r, CS_POD("cs-demo-1"));
         CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
         CHECK_EQ_STR(r.eb.msg, cases[i].err);
-        run_fini(&r);
-        fx_fini(&f);
+        wh_step_run_fini(&r);
+        wh_step_fx_fini(&f);
         free(objs);
     }
 }
@@ -2193,7 +2146,7 @@ TEST(ws_patch_added_values_as_go_encodes_them)
 
 TEST(ws_validate_patch_against_the_template)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" DEPLOY_WEB "," CS_CLAIMS "," STS_CLAIMS "," ASTS "]");
     struct {
         const char *spec, *want;
@@ -2252,12 +2205,12 @@ TEST(ws_validate_patch_against_the_template)
         free(got);
         free(obj);
     }
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_validate_decodes_with_the_model)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[]");
     CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ",'subsets':[{'name':'a','maxReplicas':1.5}]"),
                  NULL,
@@ -2266,26 +2219,26 @@ TEST(ws_validate_decodes_with_the_model)
     CHECK_ANSWER(&f, "CREATE", "v1beta1", WSB(CS_REF ",'subsets':'x'"), NULL,
                  "400 json: cannot unmarshal string into Go struct field "
                  "WorkloadSpreadSpec.spec.subsets of type []v1beta1.WorkloadSpreadSubset");
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 TEST(ws_options_decode_as_go)
 {
-    struct fx f;
+    struct wh_step_fx f;
     fx_init(&f, "", "[" BASIC_A0 "]");
-    struct run r;
+    struct wh_step_run r;
     run(&f, &r, "CREATE", "", CS_POD("cs-demo-1"), NULL, "{'dryRun':'All'}", false);
     CHECK_EQ_INT(r.rc, WH_ERR_INVALID);
     CHECK_EQ_STR(r.eb.msg, "json: cannot unmarshal string into Go struct field "
                            "CreateOptions.dryRun of type []string");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     run(&f, &r, "DELETE", "", NULL, ANNOTATED_POD("p", ANN_A, ""), "{'gracePeriodSeconds':'5'}",
         false);
     CHECK(!r.resp.allowed);
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "json: cannot unmarshal string into Go struct field "
                                  "DeleteOptions.gracePeriodSeconds of type int64");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     run(&f, &r, "CREATE", "eviction",
         "{'apiVersion':'policy/v1','kind':'Eviction','metadata':{'name':'p','namespace':'ns'},"
         "'deleteOptions':{'dryRun':true}}",
@@ -2293,9 +2246,9 @@ TEST(ws_options_decode_as_go)
     CHECK_EQ_INT(r.resp.code, 400);
     CHECK_EQ_STR(r.resp.message, "json: cannot unmarshal bool into Go struct field "
                                  "DeleteOptions.deleteOptions.dryRun of type []string");
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(missing(&f, "versionIgnored", 0), 0);
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
 }
 
 /* --- 5.3 against the test API server: failed writes, conflicts until the deadline ---------- */
@@ -2303,7 +2256,7 @@ TEST(ws_options_decode_as_go)
 #define WS_PATH "/apis/apps.kruise.io/v1beta1/namespaces/ns/workloadspreads/ws-demo"
 #define WS_STATUS_PATH WS_PATH "/status"
 
-static bool fx_init_api(struct fx *f, struct wh_apiserver **srv, const char *objects)
+static bool fx_init_api(struct wh_step_fx *f, struct wh_apiserver **srv, const char *objects)
 {
     memset(f, 0, sizeof(*f));
     wh_features_init(&f->cfg.features);
@@ -2347,7 +2300,7 @@ static bool fx_init_api(struct fx *f, struct wh_apiserver **srv, const char *obj
 
 TEST(ws_status_write_failures_through_the_api)
 {
-    struct fx f;
+    struct wh_step_fx f;
     struct wh_apiserver *srv = NULL;
     if (!fx_init_api(&f, &srv,
                      "[{'apiVersion':'v1','kind':'Namespace','metadata':{'name':'ns'}}," BASIC
@@ -2361,11 +2314,11 @@ TEST(ws_status_write_failures_through_the_api)
     double conflicts = metric("kruise_webhook_workloadspread_status_conflicts_total", NULL);
     /* the API server refuses the write: 500, and the request fails with it */
     wh_apiserver_post(srv, "fail?code=500&count=1&methods=PUT&path_prefix=" WS_STATUS_PATH);
-    struct run r;
+    struct wh_step_run r;
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_ERR_KUBE);
     CHECK(wh_str_has_prefix(r.eb.msg, "WorkloadSpread ns/ws-demo: status write failed: "));
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(metric("kruise_webhook_workloadspread_status_write_failures_total", err_labels) -
                      errors,
                  1);
@@ -2377,7 +2330,7 @@ TEST(ws_status_write_failures_through_the_api)
     CHECK_EQ_INT(r.rc, WH_ERR_TIMEOUT);
     CHECK(wh_str_has_prefix(r.eb.msg, "WorkloadSpread ns/ws-demo: the status write did not finish "
                                       "in time ("));
-    run_fini(&r);
+    wh_step_run_fini(&r);
     CHECK_EQ_INT(metric("kruise_webhook_workloadspread_status_write_failures_total", late_labels) -
                      lates,
                  1);
@@ -2387,7 +2340,7 @@ TEST(ws_status_write_failures_through_the_api)
     create(&f, &r, CS_POD("cs-demo-1"));
     CHECK_EQ_INT(r.rc, WH_OK);
     CHECK_EQ_STR(annotation(&r), GOT("ws-demo", "a"));
-    run_fini(&r);
+    wh_step_run_fini(&r);
     json_t *live = NULL;
     struct wh_errbuf eb = {{0}};
     CHECK_EQ_INT(wh_cluster_get_live(f.cl, "apps.kruise.io", "v1beta1", "workloadspreads", "ns",
@@ -2407,7 +2360,7 @@ TEST(ws_status_write_failures_through_the_api)
     CHECK(r.resp.allowed);
     CHECK(annotation(&r) == NULL);
     CHECK(strstr(r.notes, "the WorkloadSpread no longer exists") != NULL);
-    run_fini(&r);
+    wh_step_run_fini(&r);
     live = NULL;
     CHECK_EQ_INT(wh_cluster_get_live(f.cl, "apps.kruise.io", "v1beta1", "workloadspreads", "ns",
                                      "ws-demo", &live, &eb),
@@ -2418,6 +2371,6 @@ TEST(ws_status_write_failures_through_the_api)
     CHECK(json_object_get(wh_json_obj(a, "creatingPods"), "cs-demo-2") == NULL);
     json_decref(live);
 out:
-    fx_fini(&f);
+    wh_step_fx_fini(&f);
     wh_apiserver_stop(srv);
 }

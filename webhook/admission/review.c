@@ -171,22 +171,48 @@ void wh_admission_deny(struct wh_admission_response *resp, int code, const char 
     va_end(ap);
 }
 
+void wh_admission_answer_errors(struct wh_admission_response *resp, int code,
+                                const struct wh_field_errors *errs)
+{
+    char *msg = wh_ferrs_aggregate(errs);
+    if (msg)
+        wh_admission_deny(resp, code, "%s", msg);
+    else
+        wh_admission_allow(resp, NULL);
+    free(msg);
+}
+
 void wh_admission_set_reason(struct wh_admission_response *resp, const char *reason)
 {
     free(resp->reason);
     resp->reason = reason ? wh_xstrdup(reason) : NULL;
 }
 
-void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
+void wh_admission_vwarn(struct wh_admission_response *resp, const char *fmt, va_list ap)
 {
+    if (json_array_size(resp->warnings) >= WH_ADMISSION_WARNINGS_MAX)
+        return;
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
+    size_t len = strlen(buf);
+    if (len > WH_ADMISSION_WARNING_MAX) {
+        /* on a character boundary: never just before a UTF-8 continuation byte */
+        size_t cut = WH_ADMISSION_WARNING_MAX - 3;
+        while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
     if (!resp->warnings)
         resp->warnings = json_array();
     json_array_append_new(resp->warnings, wh_json_string_lossy(buf));
+}
+
+void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wh_admission_vwarn(resp, fmt, ap);
+    va_end(ap);
 }
 
 json_t *wh_admission_mutable_object(struct wh_admission_response *resp,

@@ -6,8 +6,10 @@
  * Thread rule: single thread per request; nothing shared. */
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
+#include "k8s/fielderr.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -66,8 +68,22 @@ void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...
  * other codes carry no reason unless wh_admission_set_reason is called. */
 void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)
     WH_PRINTF(3, 4);
+/* Answers a validation with its field errors, as upstream's handlers answer
+ * admission.Errored(code, allErrs.ToAggregate()) when there are some, and
+ * admission.ValidationResponse(true, "") when there are none. */
+void wh_admission_answer_errors(struct wh_admission_response *resp, int code,
+                                const struct wh_field_errors *errs);
 void wh_admission_set_reason(struct wh_admission_response *resp, const char *reason);
+/* Adds a warning (AdmissionResponse.warnings; kubectl prints each as "Warning: ..."). Within
+ * what the API server passes on unshortened: a text over WH_ADMISSION_WARNING_MAX bytes is cut
+ * there, on a character boundary, ending in "..."; past WH_ADMISSION_WARNINGS_MAX warnings in
+ * one answer the rest are dropped. Handlers warn through handlers/warnings.h, which honours
+ * --admission-warnings. */
+#define WH_ADMISSION_WARNING_MAX 119
+#define WH_ADMISSION_WARNINGS_MAX 4
 void wh_admission_warn(struct wh_admission_response *resp, const char *fmt, ...) WH_PRINTF(2, 3);
+void wh_admission_vwarn(struct wh_admission_response *resp, const char *fmt, va_list ap)
+    WH_PRINTF(2, 0);
 
 /* For mutating handlers: the object to edit. The first call makes a deep copy of req->object
  * (an empty object when there is none); the server diffs the copy against the original into

@@ -8,17 +8,14 @@
 
 #include "admission/review.h"
 #include "cli/args.h"
-#include "cli/check.h"
 #include "cli/docs.h"
+#include "cli/verdicts.h"
 #include "config/config.h"
 #include "gocompat/gotime.h"
 #include "handlers/pod/pipeline.h"
 #include "handlers/registry.h"
-#include "handlers/sidecarset/match.h"
-#include "kube/cache.h"
 #include "kube/cluster.h"
 #include "log/log.h"
-#include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
 #include "util/str.h"
@@ -93,119 +90,6 @@ static bool parse_args(int argc, char **argv, struct args *a, FILE *err)
     return true;
 }
 
-/* --- --explain ------------------------------------------------------------------------------ */
-
-struct verdict {
-    char *name;
-    bool injected;
-    char *reason;
-};
-
-struct explain {
-    struct verdict *v;
-    size_t n, cap;
-    char **notes;
-    size_t nnotes;
-};
-
-static void on_explain(void *arg, const char *step, const char *name, bool injected,
-                       const char *reason)
-{
-    struct explain *e = arg;
-    if (!name || strcmp(step, "sidecarset") != 0) {
-        e->notes = wh_xrealloc(e->notes, (e->nnotes + 1) * sizeof(*e->notes));
-        e->notes[e->nnotes++] =
-            strcmp(step, "sidecarset") == 0
-                ? wh_xstrdup(reason)
-                : wh_str_printf("%s%s%s: %s", step, name ? " " : "", name ? name : "", reason);
-        return;
-    }
-    for (size_t i = 0; i < e->n; i++) {
-        if (strcmp(e->v[i].name, name) == 0) { /* a later verdict (a canary) replaces it */
-            free(e->v[i].reason);
-            e->v[i].reason = wh_xstrdup(reason);
-            e->v[i].injected = injected;
-            return;
-        }
-    }
-    if (e->n == e->cap) {
-        e->cap = e->cap ? e->cap * 2 : 16;
-        e->v = wh_xrealloc(e->v, e->cap * sizeof(*e->v));
-    }
-    e->v[e->n++] = (struct verdict){wh_xstrdup(name), injected, wh_xstrdup(reason)};
-}
-
-static void explain_fini(struct explain *e)
-{
-    for (size_t i = 0; i < e->n; i++) {
-        free(e->v[i].name);
-        free(e->v[i].reason);
-    }
-    for (size_t i = 0; i < e->nnotes; i++)
-        free(e->notes[i]);
-    free(e->v);
-    free(e->notes);
-    memset(e, 0, sizeof(*e));
-}
-
-/* Prints one line per SidecarSet of the state: the handler's verdict for the candidates, and
- * for the others the namespaces they are filed under. */
-static void print_explain(FILE *err, struct wh_cluster *cl, const char *pod_id, const char *ns,
-                          const struct explain *e)
-{
-    fprintf(err, "pod %s (namespace %s):\n", pod_id, ns);
-    for (size_t i = 0; i < e->nnotes; i++)
-        fprintf(err, "  note: %s\n", e->notes[i]);
-    struct wh_cache *c = wh_cluster_cache(cl, WH_RES_SIDECARSET);
-    struct wh_objlist l;
-    wh_objlist_init(&l);
-    if (c)
-        wh_cache_list(c, NULL, &l);
-    if (l.n == 0)
-        fprintf(err, "  (the state has no SidecarSet)\n");
-    for (size_t i = 0; i < l.n; i++) {
-        const char *name = wh_object_name(l.items[i]);
-        const struct verdict *v = NULL;
-        for (size_t k = 0; k < e->n && !v; k++) {
-            if (strcmp(e->v[k].name, name) == 0)
-                v = &e->v[k];
-        }
-        /* A SidecarSet the API server could not hold (a string for a selector) is read by
-         * the handler as best it can; its verdict would name the symptom ("missing"), the
-         * type error names the cause. */
-        char *type_msg = NULL, *field = NULL;
-        bool mistyped = wh_check_object_type(wh_object_json(l.items[i]), &type_msg, &field, NULL);
-        char *typed = mistyped ? wh_str_printf("field %s is wrongly typed: %s", field, type_msg)
-                               : NULL;
-        free(type_msg);
-        free(field);
-        if (v) {
-            fprintf(err, "  %-32s %-13s %s\n", name, v->injected ? "injected" : "not injected",
-                    typed ? typed : v->reason);
-            free(typed);
-            continue;
-        }
-        if (typed) {
-            fprintf(err, "  %-32s %-13s %s\n", name, "not injected", typed);
-            free(typed);
-            continue;
-        }
-        const struct wh_sidecarset_view *view = wh_sidecarset_view_of(l.items[i]);
-        struct wh_buf b;
-        wh_buf_init(&b, 4096);
-        for (size_t k = 0; view && k < view->n_ns_keys; k++) {
-            if (wh_buf_printf(&b, "%s%s", k ? ", " : "", view->ns_keys[k]))
-                break;
-        }
-        fprintf(err,
-                "  %-32s %-13s not a candidate: spec.namespaceSelector names namespaces %s "
-                "(kubernetes.io/metadata.name), not %s\n",
-                name, "not injected", b.data ? b.data : "", ns);
-        wh_buf_fini(&b);
-    }
-    wh_objlist_fini(&l);
-}
-
 /* --- one Pod --------------------------------------------------------------------------------- */
 
 /* Runs the /mutate-pod handler on pod, in its namespace, else review_ns (the AdmissionReview's
@@ -222,19 +106,12 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
     const char *name = wh_json_meta_str(pod, "name");
     if (!name)
         name = wh_json_meta_str(pod, "generateName");
-    json_t *review = json_pack(
-        "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:s,s:O,s:n,s:b,s:{s:s,s:s},"
-        "s:{s:s}}}",
-        "apiVersion", "admission.k8s.io/v1", "kind", "AdmissionReview", "request", "uid",
-        "kruise-webhook-inject", "kind", "group", "", "version", "v1", "kind", "Pod", "resource",
-        "group", "", "version", "v1", "resource", "pods", "subResource", "", "operation", "CREATE",
-        "namespace", ns, "name", name ? name : "", "object", pod, "oldObject", "dryRun", 0,
-        "options", "apiVersion", "meta.k8s.io/v1", "kind", "CreateOptions", "userInfo", "username",
-        "kruise-webhook-inject");
+    json_t *review = wh_cli_review("inject", "CREATE", "", "v1", "Pod", "pods", "", ns,
+                                   name ? name : "", pod, NULL);
     struct wh_admission_request req;
     struct wh_admission_response resp;
     struct wh_errbuf eb = {{0}};
-    struct explain ex = {0};
+    struct wh_cli_verdicts ex = {0};
     bool ok = true;
     wh_admission_response_init(&resp);
     if (wh_admission_decode(review, &req, &eb)) {
@@ -243,12 +120,12 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
         goto out;
     }
     struct wh_pod_run_opts opts = {
-        .now = a->now, .explain = a->explain ? on_explain : NULL, .explain_arg = &ex};
+        .now = a->now, .explain = a->explain ? wh_cli_verdicts_on : NULL, .explain_arg = &ex};
     enum wh_err rc = wh_pod_mutate_run(ctx, &req, &resp, &opts, &eb);
     if (a->explain) {
         char id[512];
         snprintf(id, sizeof(id), "%s/%s", ns, name ? name : "(unnamed)");
-        print_explain(err, ctx->cluster, id, ns, &ex);
+        wh_cli_verdicts_print(err, ctx->cluster, id, ns, &ex);
     }
     if (rc || !resp.allowed) {
         wh_cli_error(err, "inject", "pod %s/%s refused: %d %s", ns, name ? name : "",
@@ -262,7 +139,7 @@ static bool inject_pod(const struct wh_handler_ctx *ctx, const struct args *a, c
     /* the edited Pod shares values with the frozen cache: print a private copy */
     *result = resp.mutated ? wh_json_copy(resp.mutated) : json_incref((json_t *)(uintptr_t)pod);
 out:
-    explain_fini(&ex);
+    wh_cli_verdicts_fini(&ex);
     wh_admission_response_fini(&resp);
     json_decref(review);
     return ok;

@@ -107,6 +107,10 @@ static const struct opt opts[] = {
      100, 600000,
      "an admission request's API calls (status writes, live lists) end by then; keep it below "
      "the webhook configurations' timeoutSeconds"},
+    {"admission-warnings", "WEBHOOK_ADMISSION_WARNINGS", T_BOOL, OFF(admission_warnings), "true",
+     NOLIMIT,
+     "add warnings to admission answers where upstream allows silently (kubectl prints them); "
+     "they never change an answer"},
     {"shutdown-delay", "WEBHOOK_SHUTDOWN_DELAY", T_DURATION, OFF(shutdown_delay_ms), "5s", 0,
      3600000,
      "after SIGTERM, keep accepting and answering this long with /readyz 503, so that the "
@@ -479,6 +483,20 @@ static const char *config_flag(int argc, char **argv)
     return NULL;
 }
 
+bool wh_config_is_flag(const char *arg, bool *takes_next)
+{
+    *takes_next = false;
+    if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
+        return false;
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    const struct opt *o = find_opt(name, eq ? (size_t)(eq - name) : strlen(name));
+    if (!o)
+        return false;
+    *takes_next = !eq && o->type != T_BOOL;
+    return true;
+}
+
 static enum wh_err load_flags(struct wh_config *cfg, int argc, char **argv, struct wh_errbuf *eb)
 {
     for (int i = 1; i < argc; i++) {
@@ -585,11 +603,12 @@ void wh_config_usage(FILE *out, const char *prog)
     fprintf(out,
             "Usage: %s [flags]               run the webhook server\n"
             "       %s inject -f POD --state FILE   inject SidecarSets into a Pod offline\n"
+            "       %s explain pod|eviction|delete ...  why, about a live Pod or deletion\n"
             "       %s convert -f FILE --to VERSION convert objects offline\n"
             "       %s certs generate|inspect ...   certificate operations\n\n"
             "Flags (environment variable in brackets; precedence: flag > environment > --config "
             "file > default):\n",
-            prog, prog, prog, prog);
+            prog, prog, prog, prog, prog);
     bool first_cli = true;
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt *o = &opts[i];

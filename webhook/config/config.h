@@ -52,6 +52,7 @@ struct wh_config {
     long long shutdown_delay_ms;   /* SIGTERM: still accepting this long, /readyz 503 */
     long long shutdown_grace_ms;   /* then: in-flight requests finish within this */
     long long request_deadline_ms; /* an admission request's API calls end by then */
+    bool admission_warnings;       /* AdmissionResponse.warnings (handlers/warnings.h) */
     long long connection_timeout_ms;
     long long connection_memory_limit;
     long long max_connections;         /* HTTPS connections open at once */
@@ -85,6 +86,11 @@ const char *wh_config_origin(const struct wh_config *cfg, const char *name);
 /* The environment variable of option name, or NULL (a command-line-only option, or none such).
  * Returns: static. */
 const char *wh_config_env_name(const char *name);
+
+/* For commands that take the server's options among arguments of their own (explain): whether
+ * arg ("--name" or "--name=value") names one of the options, and in *takes_next whether the
+ * next argument is its value (an option other than a switch, given without "="). */
+bool wh_config_is_flag(const char *arg, bool *takes_next);
 
 /* Prints every option: flag, environment variable, default and help. */
 void wh_config_usage(FILE *out, const char *prog);

@@ -32,30 +32,41 @@ bool wh_feature_on(const struct wh_features *f, enum wh_feature gate)
     return f->on[gate];
 }
 
+/* In upstream's order (SetDefaultFeatureGates): a later rule sees what an earlier one set. */
 static void apply_implications(struct wh_features *f)
 {
-    if (!f->on[WH_FEATURE_ResourcesDeletionProtection])
-        f->on[WH_FEATURE_DeletionProtectionForCRDCascadingGate] = false;
+    static const enum wh_feature pod_webhook[] = {
+        WH_FEATURE_KruisePodReadinessGate,
+        WH_FEATURE_PodUnavailableBudgetDeleteGate,
+        WH_FEATURE_PodUnavailableBudgetUpdateGate,
+        WH_FEATURE_WorkloadSpread,
+        WH_FEATURE_SidecarSetPatchPodMetadataDefaultsAllowed,
+        WH_FEATURE_EnhancedLivenessProbe,
+        WH_FEATURE_EnablePodProbeMarkerOnServerless,
+    };
+    static const enum wh_feature daemon[] = {
+        WH_FEATURE_PreDownloadImageForInPlaceUpdate,
+        WH_FEATURE_DaemonWatchingPod,
+        WH_FEATURE_InPlaceUpdateEnvFromMetadata,
+        WH_FEATURE_PreDownloadImageForDaemonSetUpdate,
+        WH_FEATURE_PodProbeMarkerGate,
+        WH_FEATURE_SidecarTerminator,
+        WH_FEATURE_ImagePullJobGate,
+        WH_FEATURE_EnhancedLivenessProbe,
+    };
     if (!f->on[WH_FEATURE_PodWebhook]) {
-        f->on[WH_FEATURE_WorkloadSpread] = false;
-        f->on[WH_FEATURE_PodUnavailableBudgetDeleteGate] = false;
-        f->on[WH_FEATURE_PodUnavailableBudgetUpdateGate] = false;
+        for (size_t i = 0; i < sizeof(pod_webhook) / sizeof(pod_webhook[0]); i++)
+            f->on[pod_webhook[i]] = false;
     }
-    /* the features that rely on kruise-daemon, then ImagePullJobGate forced on by the image
-     * pre-download features that create ImagePullJobs (SetDefaultFeatureGates, in its order) */
     if (!f->on[WH_FEATURE_KruiseDaemon]) {
-        f->on[WH_FEATURE_PreDownloadImageForInPlaceUpdate] = false;
-        f->on[WH_FEATURE_DaemonWatchingPod] = false;
-        f->on[WH_FEATURE_InPlaceUpdateEnvFromMetadata] = false;
-        f->on[WH_FEATURE_PreDownloadImageForDaemonSetUpdate] = false;
-        f->on[WH_FEATURE_PodProbeMarkerGate] = false;
-        f->on[WH_FEATURE_SidecarTerminator] = false;
-        f->on[WH_FEATURE_ImagePullJobGate] = false;
-        f->on[WH_FEATURE_EnhancedLivenessProbeGate] = false;
+        for (size_t i = 0; i < sizeof(daemon) / sizeof(daemon[0]); i++)
+            f->on[daemon[i]] = false;
     }
     if (f->on[WH_FEATURE_PreDownloadImageForInPlaceUpdate] ||
         f->on[WH_FEATURE_PreDownloadImageForDaemonSetUpdate])
         f->on[WH_FEATURE_ImagePullJobGate] = true;
+    if (!f->on[WH_FEATURE_ResourcesDeletionProtection])
+        f->on[WH_FEATURE_DeletionProtectionForCRDCascadingGate] = false;
 }
 
 enum wh_err wh_features_parse(struct wh_features *f, const char *spec, struct wh_errbuf *eb)

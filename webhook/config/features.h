@@ -33,13 +33,13 @@
     X(ImagePullJobGate, false, ALPHA)                                                              \
     X(ResourceDistributionGate, false, BETA)                                                       \
     X(DeletionProtectionForCRDCascadingGate, false, ALPHA)                                         \
-    X(EnhancedLivenessProbeGate, false, ALPHA)                                                     \
+    X(EnhancedLivenessProbe, false, ALPHA)                                                         \
     X(RecreatePodWhenChangeVCTInCloneSetGate, false, ALPHA)                                        \
     X(StatefulSetStartOrdinal, false, ALPHA)                                                       \
     X(PodIndexLabel, true, BETA)                                                                   \
     X(EnableExternalCerts, false, ALPHA)                                                           \
     X(StatefulSetAutoResizePVCGate, false, ALPHA)                                                  \
-    X(ForceDeleteTimeoutExpectationFeatureGate, false, ALPHA)                                      \
+    X(ForceDeleteTimeoutExpectationGate, false, ALPHA)                                             \
     X(InPlaceWorkloadVerticalScaling, false, ALPHA)                                                \
     X(EnablePodProbeMarkerOnServerless, false, ALPHA)                                              \
     X(EnableSortSidecarContainerByName, false, ALPHA)                                              \
@@ -63,11 +63,16 @@ struct wh_features {
 void wh_features_init(struct wh_features *f);
 
 /* Applies "Name=true,Other=false" (also AllAlpha= and AllBeta=, which switch every alpha / beta
- * gate not named explicitly) on top of f, then upstream's implications: ResourcesDeletionProtection
- * off forces DeletionProtectionForCRDCascadingGate off; PodWebhook off forces both
- * PodUnavailableBudget gates off; KruiseDaemon off forces the gates of kruise-daemon's features
- * off (ImagePullJobGate among them), and either PreDownloadImage gate forces ImagePullJobGate
- * on. Unknown names and bad values are errors naming them. */
+ * gate not named explicitly) on top of f, then upstream's implications (features.
+ * SetDefaultFeatureGates): PodWebhook off forces off the gates of the Pod webhook's features
+ * (KruisePodReadinessGate, both PodUnavailableBudget gates, WorkloadSpread,
+ * SidecarSetPatchPodMetadataDefaultsAllowed, EnhancedLivenessProbe,
+ * EnablePodProbeMarkerOnServerless); KruiseDaemon off forces off those that need kruise-daemon
+ * (PreDownloadImageForInPlaceUpdate, DaemonWatchingPod, InPlaceUpdateEnvFromMetadata,
+ * PreDownloadImageForDaemonSetUpdate, PodProbeMarkerGate, SidecarTerminator, ImagePullJobGate,
+ * EnhancedLivenessProbe); either image pre-download gate forces ImagePullJobGate on;
+ * ResourcesDeletionProtection off forces DeletionProtectionForCRDCascadingGate off. Unknown
+ * names and bad values are errors naming them. */
 WH_NODISCARD enum wh_err wh_features_parse(struct wh_features *f, const char *spec,
                                            struct wh_errbuf *eb);
 

@@ -7,46 +7,7 @@
 #include <string.h>
 
 #include "util/mem.h"
-
-/* --- UTF-8 ------------------------------------------------------------------------------- */
-
-/* Decodes one rune as Go's utf8.DecodeRune: invalid or overlong sequences, surrogates and
- * values above U+10FFFF give U+FFFD with size 1. */
-static uint32_t decode_rune(const unsigned char *p, size_t n, size_t *size)
-{
-    unsigned char c = p[0];
-    *size = 1;
-    if (c < 0x80)
-        return c;
-    size_t need;
-    uint32_t r, min;
-    if (c >= 0xc2 && c <= 0xdf) {
-        need = 2;
-        r = c & 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 3;
-        r = c & 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 4;
-        r = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0xfffd;
-    }
-    if (n < need)
-        return 0xfffd;
-    for (size_t i = 1; i < need; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0xfffd;
-        r = (r << 6) | (p[i] & 0x3f);
-    }
-    if (r < min || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff))
-        return 0xfffd;
-    *size = need;
-    return r;
-}
+#include "util/utf8.h"
 
 /* --- writing ----------------------------------------------------------------------------- */
 
@@ -114,7 +75,7 @@ enum wh_err wh_goenc_append_string(struct wh_buf *b, const char *s, size_t len)
             continue;
         }
         size_t size;
-        uint32_t r = decode_rune(p + i, len - i, &size);
+        uint32_t r = wh_utf8_decode(p + i, len - i, &size);
         if (r == 0xfffd && size == 1) {
             rc = wh_buf_add(b, s + start, i - start);
             if (!rc)
@@ -299,7 +260,7 @@ struct scan {
 static void quote_char(const unsigned char *p, size_t n, char *out, size_t outsz)
 {
     size_t size;
-    uint32_t r = decode_rune(p, n, &size);
+    uint32_t r = wh_utf8_decode(p, n, &size);
     if (r == '\'') {
         snprintf(out, outsz, "'\\''");
     } else if (r == '"') {
@@ -681,7 +642,7 @@ static char *decode_string(const char *t, size_t n, size_t i, size_t *end)
     while (i < n && t[i] != '"') {
         if (t[i] != '\\') {
             size_t size;
-            uint32_t r = decode_rune((const unsigned char *)t + i, n - i, &size);
+            uint32_t r = wh_utf8_decode((const unsigned char *)t + i, n - i, &size);
             put_rune(&b, r);
             i += size;
             continue;

@@ -1,7 +1,12 @@
 #include "gocompat/gotime.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/mem.h"
+#include "util/str.h"
+#include "util/utf8.h"
 
 /* The pieces of the two layouts, in the order Go's parser meets them (nextStdChunk): a literal
  * separator, or a std element with its layout text (quoted in error messages). */
@@ -367,4 +372,157 @@ struct wh_gotime wh_gotime_from_ns(int64_t unix_ns)
         t.sec--;
     }
     return t;
+}
+
+/* --- time.ParseDuration ------------------------------------------------------------------- */
+
+/* The time package's quote(): ASCII from ' ' up as it is ('"' and '\\' escaped), every byte of
+ * any other rune (and each invalid byte) as \xNN. Returns: new string. */
+static char *time_quote(const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *out = wh_xmalloc(len * 4 + 3);
+    size_t o = 0;
+    out[o++] = '"';
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t size = 1;
+        if (c >= 0x80 || c < ' ') {
+            wh_utf8_decode((const unsigned char *)s + i, len - i, &size);
+            for (size_t j = 0; j < size; j++) {
+                unsigned char b = (unsigned char)s[i + j];
+                out[o++] = '\\';
+                out[o++] = 'x';
+                out[o++] = hex[b >> 4];
+                out[o++] = hex[b & 15];
+            }
+        } else {
+            if (c == '"' || c == '\\')
+                out[o++] = '\\';
+            out[o++] = (char)c;
+        }
+        i += size;
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return out;
+}
+
+static enum wh_err duration_error(const char *what, const char *orig, size_t len, char **message)
+{
+    char *q = time_quote(orig, len);
+    *message = wh_str_printf("time: %s %s", what, q);
+    free(q);
+    return WH_ERR_INVALID;
+}
+
+enum wh_err wh_gotime_parse_duration(const char *orig, size_t len, int64_t *ns, char **message)
+{
+    static const struct {
+        const char *name;
+        uint64_t ns;
+    } units[] = {{"ns", 1},
+                 {"us", 1000},
+                 {"\xc2\xb5s", 1000}, /* U+00B5, the micro sign */
+                 {"\xce\xbcs", 1000}, /* U+03BC, the Greek mu */
+                 {"ms", 1000000},
+                 {"s", 1000000000},
+                 {"m", 60000000000},
+                 {"h", 3600000000000}};
+    const uint64_t top = (uint64_t)1 << 63;
+    const char *s = orig;
+    size_t n = len;
+    uint64_t d = 0;
+    bool neg = false;
+    *ns = 0;
+    *message = NULL;
+    if (n && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        s++;
+        n--;
+    }
+    if (n == 1 && s[0] == '0')
+        return WH_OK;
+    if (n == 0)
+        return duration_error("invalid duration", orig, len, message);
+    while (n) {
+        uint64_t v = 0, f = 0;
+        double scale = 1;
+        if (!(s[0] == '.' || (s[0] >= '0' && s[0] <= '9')))
+            return duration_error("invalid duration", orig, len, message);
+        /* leadingInt: an overflow is an invalid duration */
+        size_t pl = n;
+        while (n && s[0] >= '0' && s[0] <= '9') {
+            if (v > top / 10)
+                return duration_error("invalid duration", orig, len, message);
+            v = v * 10 + (uint64_t)(s[0] - '0');
+            if (v > top)
+                return duration_error("invalid duration", orig, len, message);
+            s++;
+            n--;
+        }
+        bool pre = pl != n, post = false;
+        if (n && s[0] == '.') {
+            s++;
+            n--;
+            pl = n;
+            /* leadingFraction: digits past the precision are skipped, not an error */
+            bool overflow = false;
+            while (n && s[0] >= '0' && s[0] <= '9') {
+                if (!overflow) {
+                    uint64_t y = f * 10 + (uint64_t)(s[0] - '0');
+                    if (f > (top - 1) / 10 || y > top) {
+                        overflow = true;
+                    } else {
+                        f = y;
+                        scale *= 10;
+                    }
+                }
+                s++;
+                n--;
+            }
+            post = pl != n;
+        }
+        if (!pre && !post)
+            return duration_error("invalid duration", orig, len, message);
+        size_t u = 0;
+        while (u < n && s[u] != '.' && !(s[u] >= '0' && s[u] <= '9'))
+            u++;
+        if (u == 0)
+            return duration_error("missing unit in duration", orig, len, message);
+        uint64_t unit = 0;
+        for (size_t k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+            if (strlen(units[k].name) == u && memcmp(units[k].name, s, u) == 0)
+                unit = units[k].ns;
+        }
+        if (!unit) {
+            char *qu = time_quote(s, u);
+            char *what = wh_str_printf("unknown unit %s in duration", qu);
+            enum wh_err rc = duration_error(what, orig, len, message);
+            free(qu);
+            free(what);
+            return rc;
+        }
+        s += u;
+        n -= u;
+        if (v > top / unit)
+            return duration_error("invalid duration", orig, len, message);
+        v *= unit;
+        if (f > 0) {
+            v += (uint64_t)((double)f * ((double)unit / scale));
+            if (v > top)
+                return duration_error("invalid duration", orig, len, message);
+        }
+        d += v;
+        if (d > top)
+            return duration_error("invalid duration", orig, len, message);
+    }
+    if (neg) {
+        *ns = (int64_t)(0 - d);
+        return WH_OK;
+    }
+    if (d > top - 1)
+        return duration_error("invalid duration", orig, len, message);
+    *ns = (int64_t)d;
+    return WH_OK;
 }

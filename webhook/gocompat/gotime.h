@@ -5,7 +5,8 @@
  *  - metav1.Time reads its text with time.Parse(time.RFC3339, s) and prints it in UTC with
  *    whole seconds ("2025-03-01T08:30:00Z", the fraction cut off), the zero time as null;
  *  - metav1.MicroTime reads and prints "2006-01-02T15:04:05.000000Z07:00": exactly six fraction
- *    digits.
+ *    digits;
+ *  - time.ParseDuration, which robfig/cron's "@every" reads its interval with.
  * Parsing follows Go's general layout parser (what time.Parse falls back to): a ',' works as
  * the decimal point, the hour may have one digit, offsets up to +24:60 are accepted, and a
  * failure carries Go's exact *time.ParseError text ("parsing time \"x\" as
@@ -52,5 +53,14 @@ size_t wh_gotime_format(struct wh_gotime t, enum wh_gotime_layout layout, char *
 
 /* The instant unix_ns nanoseconds after the epoch (a wall clock reading). */
 struct wh_gotime wh_gotime_from_ns(int64_t unix_ns);
+
+/* time.ParseDuration(s), s being len bytes: an optional sign, then one or more decimal numbers
+ * (with an optional fraction) each followed by a unit (ns, us, \u00b5s, \u03bcs, ms, s, m, h).
+ * WH_OK with *ns; WH_ERR_INVALID with Go's message in *message (new string, caller frees):
+ * "time: invalid duration \"x\"", "time: missing unit in duration \"1\"", "time: unknown unit
+ * \"d\" in duration \"1d\"", the text quoted as the time package quotes it (bytes that are
+ * not printable ASCII as \xNN). */
+WH_NODISCARD enum wh_err wh_gotime_parse_duration(const char *s, size_t len, int64_t *ns,
+                                                  char **message);
 
 #endif

@@ -23,7 +23,9 @@ struct wh_cluster; /* kube/cluster.h: cached cluster state, live reads, writes *
 struct wh_handler_ctx {
     const struct wh_config *cfg;
     struct wh_cluster *cluster; /* NULL only in unit tests that need no cluster state */
-    /* The offline inject command: no API calls, no side effects; answers are still computed. */
+    /* The commands that only tell (inject, explain): nothing is written, answers are still
+     * computed, from the cluster given (inject: a standalone state; explain: the API server,
+     * read through a read-only client). */
     bool offline;
 };
 
@@ -54,8 +56,9 @@ enum wh_webhook_op {
 /* One entry of the webhook configurations that sends requests to a route: upstream's
  * kubebuilder marker of the handler (+kubebuilder:webhook:path=...,groups=...,resources=...,
  * verbs=...,versions=...,name=...) with what its config/webhook/patch_manifests.yaml adds.
- * manifests/base/webhookconfigurations.yaml is checked against these (make manifests); the
- * failure policy, timeout and the namespaces every entry skips are the manifests' own. */
+ * make crds writes the webhook configurations of manifests/base/ and of the Helm chart from
+ * these (tools/webhookconfigs.c); the failure policy, timeout, review versions and the
+ * namespaces every entry skips are the generator's own. */
 struct wh_webhook_entry {
     const char *name;                              /* "vpod.kb.io" */
     const char *group;                             /* the one API group: "" is the core group */

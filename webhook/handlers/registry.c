@@ -12,13 +12,13 @@
     X(wh_sidecarset_mutate_route)                                                                  \
     X(wh_pod_mutate_route)                                                                         \
     X(wh_dp_deployment_route)                                                                      \
-    X(wh_dp_cloneset_route)                                                                        \
+    X(wh_cloneset_validate_route)                                                                  \
     X(wh_sidecarset_validate_route)                                                                \
-    X(wh_dp_advanced_statefulset_route)                                                            \
-    X(wh_dp_uniteddeployment_route)                                                                \
+    X(wh_statefulset_validate_route)                                                               \
+    X(wh_uniteddeployment_validate_route)                                                          \
     X(wh_ws_validate_route)                                                                        \
-    X(wh_dp_cloneset_alias_route)                                                                  \
-    X(wh_dp_uniteddeployment_alias_route)                                                          \
+    X(wh_cloneset_validate_alias_route)                                                            \
+    X(wh_uniteddeployment_validate_alias_route)                                                    \
     X(wh_dp_replicaset_route)                                                                      \
     X(wh_dp_statefulset_route)                                                                     \
     X(wh_dp_crd_route)                                                                             \
@@ -27,6 +27,18 @@
     X(wh_dp_namespace_route)                                                                       \
     X(wh_pub_validate_route)                                                                       \
     X(wh_dp_service_route)                                                                         \
+    X(wh_pps_validate_route)                                                                       \
+    X(wh_ppm_validate_route)                                                                       \
+    X(wh_broadcastjob_mutate_route)                                                                \
+    X(wh_broadcastjob_validate_route)                                                              \
+    X(wh_advancedcronjob_mutate_route)                                                             \
+    X(wh_advancedcronjob_validate_route)                                                           \
+    X(wh_ephemeraljob_validate_route)                                                              \
+    X(wh_cloneset_mutate_route)                                                                    \
+    X(wh_statefulset_mutate_route)                                                                 \
+    X(wh_daemonset_mutate_route)                                                                   \
+    X(wh_uniteddeployment_mutate_route)                                                            \
+    X(wh_daemonset_validate_route)                                                                 \
     X(wh_crr_mutate_route)                                                                         \
     X(wh_imagepulljob_mutate_route)                                                                \
     X(wh_imagepulljob_validate_route)                                                              \
@@ -52,7 +64,7 @@ static const struct wh_route *const routes[] = {ROUTES(ENTRY)};
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
-static bool served(const struct wh_route *r, const struct wh_config *cfg)
+bool wh_route_served(const struct wh_route *r, const struct wh_config *cfg)
 {
     return !r->enabled || r->enabled(cfg);
 }
@@ -66,7 +78,7 @@ const struct wh_route *const *wh_routes_all(size_t *count)
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path)
 {
     for (size_t i = 0; i < NROUTES; i++) {
-        if (strcmp(routes[i]->path, path) == 0 && served(routes[i], cfg))
+        if (strcmp(routes[i]->path, path) == 0 && wh_route_served(routes[i], cfg))
             return routes[i];
     }
     return NULL;
@@ -100,7 +112,7 @@ enum wh_err wh_routes_setup(const struct wh_config *cfg, struct wh_cluster *clus
 {
     for (size_t i = 0; i < NROUTES; i++) {
         const struct wh_route *r = routes[i];
-        if (!r->setup || !served(r, cfg))
+        if (!r->setup || !wh_route_served(r, cfg))
             continue;
         enum wh_err rc = r->setup(cluster, cfg, eb);
         if (rc)

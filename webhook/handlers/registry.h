@@ -17,6 +17,9 @@ const struct wh_route *const *wh_routes_all(size_t *count);
 /* Returns: the route for path among those enabled by cfg, or NULL. */
 const struct wh_route *wh_routes_find(const struct wh_config *cfg, const char *path);
 
+/* True when cfg serves route (its gate, if it has one, is on). */
+bool wh_route_served(const struct wh_route *route, const struct wh_config *cfg);
+
 /* True when some route answers path with some configuration (feature gates aside). */
 bool wh_routes_known(const char *path);
 

@@ -275,3 +275,34 @@ void wh_k8s_default_pod_spec_for_validation(json_t *spec, bool host_network_port
 {
     default_pod_spec(spec, host_network_ports, WH_K8S_DEFAULT_KEEP_QUANTITIES);
 }
+
+void wh_k8s_default_pvc_template(json_t *pvc)
+{
+    if (!json_is_object(pvc))
+        return;
+    json_t *status = wh_json_obj_ensure(pvc, "status");
+    default_str(status, "phase", "Pending");
+    json_t *res = wh_json_path(pvc, "spec", "resources", NULL);
+    default_resource_list(wh_json_obj(res, "limits"));
+    default_resource_list(wh_json_obj(res, "requests"));
+    default_resource_list(wh_json_obj(status, "capacity"));
+}
+
+void wh_k8s_default_string(json_t *o, const char *key, const char *value)
+{
+    default_str(o, key, value);
+}
+
+void wh_k8s_default_int_ptr(json_t *o, const char *key, json_int_t value)
+{
+    default_int_if_nil(o, key, value);
+}
+
+void wh_k8s_default_ptr_new(json_t *o, const char *key, json_t *value)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        json_object_set_new(o, key, value);
+    else
+        json_decref(value);
+}

@@ -12,6 +12,13 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* The three shapes of a default, on a Go struct held as the JSON object o: a string field Go
+ * reads as "" (absent, null or empty) becomes value; a pointer field Go reads as nil (absent or
+ * null) becomes the integer value, or value (stolen; any JSON) for _new. */
+void wh_k8s_default_string(json_t *o, const char *key, const char *value);
+void wh_k8s_default_int_ptr(json_t *o, const char *key, json_int_t value);
+void wh_k8s_default_ptr_new(json_t *o, const char *key, json_t *value);
+
 /* SetDefaults_ObjectFieldSelector: fieldRef.apiVersion "v1". Anything but an object: nothing. */
 void wh_k8s_default_field_ref(json_t *field_ref);
 
@@ -46,6 +53,14 @@ void wh_k8s_default_volumes(json_t *volumes);
  * ports, env, resources, probes and handlers; not SetDefaults_Container) and the overhead
  * rounded to milli precision. Anything but an object is left alone. */
 void wh_k8s_default_pod_spec(json_t *spec, bool host_network_ports);
+
+/* What kruise's workload defaulting gives each entry of a volumeClaimTemplates list:
+ * SetDefaults_PersistentVolumeClaim (status.phase Pending) and the resource lists
+ * spec.resources.limits, spec.resources.requests and status.capacity rounded up to milli
+ * precision (SetDefaults_ResourceList). SetDefaults_PersistentVolumeClaimSpec is not applied
+ * (kruise does not call it: a template's volumeMode stays unset). Anything but an object is left
+ * alone. */
+void wh_k8s_default_pvc_template(json_t *pvc);
 
 /* The same for a copy that is only validated, as upstream's validating webhooks default before
  * validating (convertor.ConvertPodTemplateSpec, ConvertPod): every default but the rounding of

@@ -57,6 +57,12 @@ void wh_ferr_duplicate(struct wh_field_errors *l, const char *path, const char *
 /* "<path>: Duplicate value: rendered" (a Stringer's text, unquoted). */
 void wh_ferr_duplicate_raw(struct wh_field_errors *l, const char *path, const char *rendered);
 
+/* The address Go's %#v prints for a non-nil pointer inside a value, in the messages that show
+ * one: Go prints the pointer, which differs per run; this is a plausible heap address. */
+#define WH_GO_ADDRESS "0xc000010000"
+/* The same address as %d prints a pointer (a decimal integer). */
+#define WH_GO_ADDRESS_DECIMAL "824633786368"
+
 /* Appends a pre-rendered error text. */
 void wh_ferr_add_text(struct wh_field_errors *l, const char *text);
 

@@ -25,6 +25,8 @@
 #define WH_KRUISE_CONFIG_SIDECARSET_WHITELIST "SidecarSet_PatchPodMetadata_WhiteList"
 /* WSWatchCustomWorkloadWhiteList */
 #define WH_KRUISE_CONFIG_WS_WHITELIST "WorkloadSpread_Watch_Custom_Workload_WhiteList"
+/* PPSWatchCustomWorkloadWhiteList */
+#define WH_KRUISE_CONFIG_PPS_WHITELIST "PPS_Watch_Custom_Workload_WhiteList"
 /* the Go-type model's package of these settings (configuration.SidecarSetPatchMetadataWhiteList,
  * .WSCustomWorkloadWhiteList, .CustomWorkloadWhiteList), for wh_gotype_unmarshal */
 #define WH_KRUISE_CONFIG_TYPES "kruise.io/configuration"
@@ -33,6 +35,8 @@
 
 /* the readiness gate and condition of Kruise's in-place updates (KruisePodReadyConditionType) */
 #define WH_KRUISE_POD_READY "KruisePodReady"
+/* the condition of an in-place update's readiness (apis/apps/pub: InPlaceUpdateReady) */
+#define WH_KRUISE_POD_INPLACE_UPDATE_READY "InPlaceUpdateReady"
 /* in-place update (apis/apps/pub: InPlaceUpdateStateKey, InPlaceUpdateGraceKey) */
 #define WH_KRUISE_ANN_INPLACE_UPDATE_STATE "apps.kruise.io/inplace-update-state"
 #define WH_KRUISE_ANN_INPLACE_UPDATE_GRACE "apps.kruise.io/inplace-update-grace"
@@ -70,6 +74,22 @@
 /* --- WorkloadSpread (pkg/util/workloadspread: MatchedWorkloadSpreadSubsetAnnotations) -------- */
 
 #define WH_KRUISE_ANN_MATCHED_WORKLOADSPREAD "apps.kruise.io/matched-workloadspread"
+
+/* --- PersistentPodState (pkg/webhook/pod/mutating: InjectedPersistentPodStateKey) ------------ */
+
+#define WH_KRUISE_ANN_INJECTED_PERSISTENT_POD_STATE "kruise.io/injected-persistent-pod-state"
+
+/* --- the enhanced liveness probe (apis/apps/v1alpha1: AnnotationUsingEnhancedLiveness,
+ * AnnotationNativeContainerProbeContext) --------------------------------------------------- */
+
+#define WH_KRUISE_ANN_USING_ENHANCED_LIVENESS "apps.kruise.io/using-enhanced-liveness"
+#define WH_KRUISE_ANN_CONTAINER_PROBE_CONTEXT "apps.kruise.io/container-probe-context"
+
+/* --- PodProbeMarker (apis/apps/v1alpha1: PodProbeMarkerAnnotationKey,
+ * PodProbeMarkerListAnnotationKey) ---------------------------------------------------------- */
+
+#define WH_KRUISE_ANN_POD_PROBE "kruise.io/podprobe"
+#define WH_KRUISE_ANN_POD_PROBE_MARKER_LIST "kruise.io/podprobemarker-list"
 
 /* --- PodUnavailableBudget (apis/policy, pkg/control/pubcontrol) ------------------------------ */
 

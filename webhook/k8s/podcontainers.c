@@ -446,7 +446,7 @@ static void container_resource_name(struct wh_field_errors *l, const char *name,
 
 /* ValidateResourceQuantityValue. */
 static void quantity_value(struct wh_field_errors *l, const char *name, const json_t *v,
-                           const struct wh_quantity *q, const char *path)
+                           const struct wh_quantity *q, bool rounded, const char *path)
 {
     if (wh_quantity_sign(q) < 0) {
         char shown[WH_QUANTITY_MAX_DIGITS + 8];
@@ -454,19 +454,21 @@ static void quantity_value(struct wh_field_errors *l, const char *name, const js
         wh_ferr_invalid_str(l, path, shown, WH_PV_NONNEG_MSG);
     }
     if (is_integer_resource(name) && wh_quantity_scaled_value(q, -3) % 1000 != 0) {
-        char *g = wh_pv_gosyntax_quantity(v, true);
+        char *g = wh_pv_gosyntax_quantity(v, rounded);
         wh_ferr_invalid_raw(l, path, g, "must be an integer");
         free(g);
     }
 }
 
 /* A container's resource quantity as SetDefaults_ResourceList leaves it: rounded up to milli
- * precision (a no-op on text defaulting has rounded already). */
-static bool rounded_quantity(const json_t *v, struct wh_quantity *q)
+ * precision (a no-op on text defaulting has rounded already); as written when the spec was not
+ * defaulted. */
+static bool rounded_quantity(const json_t *v, const struct wh_pv_spec *s, struct wh_quantity *q)
 {
     if (!wh_pv_quantity(v, q))
         return false;
-    (void)wh_quantity_round_up(q, -3);
+    if (!s->as_written)
+        (void)wh_quantity_round_up(q, -3);
     return true;
 }
 
@@ -557,8 +559,8 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         char *kp = wh_str_printf("%s[%s]", lp, name);
         struct wh_quantity q;
         container_resource_name(l, name, kp);
-        if (rounded_quantity(v, &q))
-            quantity_value(l, name, v, &q, kp);
+        if (rounded_quantity(v, s, &q))
+            quantity_value(l, name, v, &q, !s->as_written, kp);
         huge |= is_hugepages(name);
         lim_cpu_mem |= !strcmp(name, "cpu") || !strcmp(name, "memory");
         free(kp);
@@ -570,13 +572,13 @@ void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits
         const json_t *v = json_object_get(requests, name);
         char *kp = wh_str_printf("%s[%s]", rp, name);
         struct wh_quantity q, lq;
-        bool have = rounded_quantity(v, &q);
+        bool have = rounded_quantity(v, s, &q);
         container_resource_name(l, name, kp);
         if (have)
-            quantity_value(l, name, v, &q, kp);
+            quantity_value(l, name, v, &q, !s->as_written, kp);
         bool overcommit = is_native(name) && !is_hugepages(name);
         const json_t *lv = json_object_get(limits, name);
-        if (lv && have && rounded_quantity(lv, &lq)) {
+        if (lv && have && rounded_quantity(lv, s, &lq)) {
             char shown[WH_QUANTITY_MAX_DIGITS + 8], lshown[WH_QUANTITY_MAX_DIGITS + 8];
             wh_quantity_format(&q, shown, sizeof(shown));
             wh_quantity_format(&lq, lshown, sizeof(lshown));

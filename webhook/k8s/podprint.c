@@ -2,7 +2,6 @@
  * a String method), given as the v1 JSON they were converted from. Go prints the address of a
  * non-nil pointer; any address reads the same to a reader (and differs per run in Go), so one
  * fixed address stands for all. */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +15,10 @@
 
 #define GO_ADDRESS "0xc000010000"
 
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
-static void put(struct wh_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
-    va_end(ap);
-    (void)rc; /* over the cap the value is cut short, which only shortens a message */
-}
-
 static void put_quoted(struct wh_buf *b, const char *s)
 {
     char *q = wh_go_quote(s ? s : "");
-    put(b, "%s", q);
+    wh_buf_put(b, "%s", q);
     free(q);
 }
 
@@ -40,8 +29,8 @@ struct ptr_field {
 
 static void put_pointer(struct wh_buf *b, const struct ptr_field *f, const json_t *o, bool first)
 {
-    put(b, "%s%s:(*%s)(%s)", first ? "" : ", ", f->go, f->type,
-        wh_pv_get(o, f->json) ? GO_ADDRESS : "nil");
+    wh_buf_put(b, "%s%s:(*%s)(%s)", first ? "" : ", ", f->go, f->type,
+               wh_pv_get(o, f->json) ? GO_ADDRESS : "nil");
 }
 
 static void start(struct wh_buf *b)
@@ -56,16 +45,16 @@ char *wh_pv_gosyntax_strings(const json_t *arr)
     const json_t *v;
     start(&b);
     if (!json_is_array(arr)) {
-        put(&b, "[]string(nil)");
+        wh_buf_put(&b, "[]string(nil)");
         return wh_buf_take(&b, NULL);
     }
-    put(&b, "[]string{");
+    wh_buf_put(&b, "[]string{");
     json_array_foreach(arr, i, v)
     {
-        put(&b, "%s", i ? ", " : "");
+        wh_buf_put(&b, "%s", i ? ", " : "");
         put_quoted(&b, json_string_value(v));
     }
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -87,10 +76,10 @@ char *wh_pv_gosyntax_security_context(const json_t *sc)
     };
     struct wh_buf b;
     start(&b);
-    put(&b, "core.SecurityContext{");
+    wh_buf_put(&b, "core.SecurityContext{");
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         put_pointer(&b, &fields[i], sc, i == 0);
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -99,10 +88,10 @@ char *wh_pv_gosyntax_seccomp_profile(const json_t *sp)
     static const struct ptr_field lp = {"LocalhostProfile", "localhostProfile", "string"};
     struct wh_buf b;
     start(&b);
-    put(&b, "core.SeccompProfile{Type:");
+    wh_buf_put(&b, "core.SeccompProfile{Type:");
     put_quoted(&b, wh_json_str_or_empty(sp, "type"));
     put_pointer(&b, &lp, sp, false);
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -112,16 +101,16 @@ char *wh_pv_gosyntax_resize_policies(const json_t *arr)
     size_t i;
     const json_t *v;
     start(&b);
-    put(&b, "[]core.ContainerResizePolicy{");
+    wh_buf_put(&b, "[]core.ContainerResizePolicy{");
     json_array_foreach(arr, i, v)
     {
-        put(&b, "%score.ContainerResizePolicy{ResourceName:", i ? ", " : "");
+        wh_buf_put(&b, "%score.ContainerResizePolicy{ResourceName:", i ? ", " : "");
         put_quoted(&b, wh_json_str_or_empty(v, "resourceName"));
-        put(&b, ", RestartPolicy:");
+        wh_buf_put(&b, ", RestartPolicy:");
         put_quoted(&b, wh_json_str_or_empty(v, "restartPolicy"));
-        put(&b, "}");
+        wh_buf_put(&b, "}");
     }
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -133,11 +122,11 @@ char *wh_pv_gosyntax_resource_claim(const json_t *claim)
     };
     struct wh_buf b;
     start(&b);
-    put(&b, "core.PodResourceClaim{Name:");
+    wh_buf_put(&b, "core.PodResourceClaim{Name:");
     put_quoted(&b, wh_json_str_or_empty(claim, "name"));
     for (size_t i = 0; i < 2; i++)
         put_pointer(&b, &fields[i], claim, false);
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -151,12 +140,12 @@ char *wh_pv_gosyntax_cluster_trust_bundle(const json_t *ctb)
     };
     struct wh_buf b;
     start(&b);
-    put(&b, "core.ClusterTrustBundleProjection{");
+    wh_buf_put(&b, "core.ClusterTrustBundleProjection{");
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         put_pointer(&b, &fields[i], ctb, i == 0);
-    put(&b, ", Path:");
+    wh_buf_put(&b, ", Path:");
     put_quoted(&b, wh_json_str_or_empty(ctb, "path"));
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -164,11 +153,11 @@ char *wh_pv_gosyntax_field_path(const char *name, const char *index)
 {
     struct wh_buf b;
     start(&b);
-    put(&b, "field.Path{name:");
+    wh_buf_put(&b, "field.Path{name:");
     put_quoted(&b, name);
-    put(&b, ", index:");
+    wh_buf_put(&b, ", index:");
     put_quoted(&b, index);
-    put(&b, ", parent:(*field.Path)(" GO_ADDRESS ")}");
+    wh_buf_put(&b, ", parent:(*field.Path)(" GO_ADDRESS ")}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -346,17 +335,18 @@ char *wh_pv_gosyntax_quantity(const json_t *v, bool rounded)
             if (wh_quantity_sign(&q) > 0 && wh_quantity_cmp(&q, &one) < 0)
                 g.format = "DecimalSI";
         }
-        put(&b,
-            "resource.Quantity{i:resource.int64Amount{value:0, scale:0}, "
-            "d:resource.infDecAmount{Dec:(*inf.Dec)(" GO_ADDRESS ")}, s:\"\", Format:\"%s\"}",
-            g.format);
+        wh_buf_put(&b,
+                   "resource.Quantity{i:resource.int64Amount{value:0, scale:0}, "
+                   "d:resource.infDecAmount{Dec:(*inf.Dec)(" GO_ADDRESS
+                   ")}, s:\"\", Format:\"%s\"}",
+                   g.format);
     } else {
-        put(&b,
-            "resource.Quantity{i:resource.int64Amount{value:%lld, scale:%d}, "
-            "d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:",
-            g.value, g.scale);
+        wh_buf_put(&b,
+                   "resource.Quantity{i:resource.int64Amount{value:%lld, scale:%d}, "
+                   "d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:",
+                   g.value, g.scale);
         put_quoted(&b, g.cached ? text : "");
-        put(&b, ", Format:\"%s\"}", g.format);
+        wh_buf_put(&b, ", Format:\"%s\"}", g.format);
     }
     return wh_buf_take(&b, NULL);
 }

@@ -693,18 +693,26 @@ static void spec_validate(struct wh_field_errors *l, struct wh_pv_spec *s, const
         /* validateOverhead: the container rules, as limits, with no claims */
         struct wh_pv_spec none;
         memset(&none, 0, sizeof(none));
+        none.as_written = s->as_written;
         wh_pv_resource_requirements(l, overhead, NULL, NULL, &none, P("%s.overhead", path));
     }
     os_rules(l, s, path);
 }
 
-void wh_validate_pod_spec_at(struct wh_field_errors *l, const json_t *spec_v1,
-                             const json_t *pod_meta, const char *path)
+static void pod_spec_at(struct wh_field_errors *l, const json_t *spec_v1, const json_t *pod_meta,
+                        bool as_written, const char *path)
 {
     struct wh_pv_spec s;
     spec_init(&s, spec_v1, pod_meta);
+    s.as_written = as_written;
     spec_validate(l, &s, path);
     spec_fini(&s);
+}
+
+void wh_validate_pod_spec_at(struct wh_field_errors *l, const json_t *spec_v1,
+                             const json_t *pod_meta, const char *path)
+{
+    pod_spec_at(l, spec_v1, pod_meta, false, path);
 }
 
 /* --- the template
@@ -749,8 +757,8 @@ void wh_validate_pod_template_meta(struct wh_field_errors *l, const json_t *temp
     json_decref(annotations);
 }
 
-void wh_validate_pod_template_spec(struct wh_field_errors *l, const json_t *template_v1,
-                                   const char *path)
+static void pod_template_spec(struct wh_field_errors *l, const json_t *template_v1, bool as_written,
+                              const char *path)
 {
     char p[WH_PV_PATH];
     json_t *empty = json_object();
@@ -758,7 +766,7 @@ void wh_validate_pod_template_spec(struct wh_field_errors *l, const json_t *temp
     if (!json_is_object(spec))
         spec = empty;
     wh_validate_pod_template_meta(l, template_v1, path);
-    wh_validate_pod_spec_at(l, spec, NULL, P("%s.spec", path));
+    pod_spec_at(l, spec, NULL, as_written, P("%s.spec", path));
     json_t *annotations = core_annotations(template_v1);
     wh_pv_annotations_match_fields(l, annotations, spec, P("%s.spec", path));
     json_decref(annotations);
@@ -766,6 +774,18 @@ void wh_validate_pod_template_spec(struct wh_field_errors *l, const json_t *temp
         wh_ferr_forbidden(l, P("%s.spec.ephemeralContainers", path),
                           "ephemeral containers not allowed in pod template");
     json_decref(empty);
+}
+
+void wh_validate_pod_template_spec(struct wh_field_errors *l, const json_t *template_v1,
+                                   const char *path)
+{
+    pod_template_spec(l, template_v1, false, path);
+}
+
+void wh_validate_pod_template_spec_as_written(struct wh_field_errors *l, const json_t *template_v1,
+                                              const char *path)
+{
+    pod_template_spec(l, template_v1, true, path);
 }
 
 void wh_validate_pod_spec(struct wh_field_errors *l, const json_t *spec)

@@ -61,6 +61,12 @@
 void wh_validate_pod_template_spec(struct wh_field_errors *l, const json_t *template_v1,
                                    const char *path);
 
+/* The same for a template upstream validates without defaulting it (AdvancedCronJob's Job and
+ * BroadcastJob templates: converted to core, no SetDefaultPodSpec): its resource quantities as
+ * written, not rounded up to milli precision as SetDefaults_ResourceList leaves them. */
+void wh_validate_pod_template_spec_as_written(struct wh_field_errors *l, const json_t *template_v1,
+                                              const char *path);
+
 /* The metadata part of the above, which apps validation's ValidatePodTemplateSpecForStatefulSet
  * checks without the spec: labels, annotations and ValidatePodSpecificAnnotations. */
 void wh_validate_pod_template_meta(struct wh_field_errors *l, const json_t *template_v1,

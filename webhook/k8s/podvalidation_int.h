@@ -44,6 +44,9 @@ struct wh_pv_spec {
     struct wh_pv_vols vols;
     const char **claim_names; /* gatherPodResourceClaimNames, sorted, unique */
     size_t nclaims;
+    /* The spec was not defaulted (SetDefaults_ResourceList has not run): resource quantities are
+     * read as written, not rounded up to milli precision. */
+    bool as_written;
 };
 
 /* --- small readers ------------------------------------------------------------------------ */
@@ -92,7 +95,8 @@ void wh_pv_ephemeral_containers(struct wh_field_errors *l, const struct wh_pv_sp
                                 const char *path);
 /* ValidateContainerResourceRequirements(requirements, podClaimNames, path) of a v1
  * ResourceRequirements (borrowed); validateOverhead passes {limits: overhead}. The quantities
- * are read as SetDefaultPodSpec leaves them in memory: rounded up to milli precision. */
+ * are read as SetDefaultPodSpec leaves them in memory: rounded up to milli precision, unless
+ * s->as_written. */
 void wh_pv_resource_requirements(struct wh_field_errors *l, const json_t *limits,
                                  const json_t *requests, const json_t *claims,
                                  const struct wh_pv_spec *s, const char *path);

@@ -52,3 +52,11 @@ const json_t *wh_ref_controller(const json_t *obj)
     }
     return NULL;
 }
+
+bool wh_ref_controller_in_group(const json_t *obj, const char *group)
+{
+    const json_t *ref = wh_ref_controller(obj);
+    struct wh_gv gv;
+    return ref && wh_ref_parse_gv(wh_json_str(ref, "apiVersion"), &gv) &&
+           wh_ref_gv_group_is(&gv, group);
+}

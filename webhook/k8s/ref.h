@@ -33,4 +33,8 @@ bool wh_ref_gv_group_is(const struct wh_gv *gv, const char *group);
  * true, or NULL. */
 const json_t *wh_ref_controller(const json_t *obj);
 
+/* True when obj has a controller owner whose apiVersion parses and names group (OpenKruise's
+ * util.IsPodOwnedByKruise with group apps.kruise.io). */
+bool wh_ref_controller_in_group(const json_t *obj, const char *group);
+
 #endif

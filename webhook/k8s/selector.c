@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/mem.h"
 
 enum op { OP_EQUALS, OP_IN, OP_NOTIN, OP_EXISTS, OP_DOESNOTEXIST };
@@ -280,4 +281,67 @@ bool wh_selector_key_values(const struct wh_selector *s, const char *key, const 
         }
     }
     return false;
+}
+
+/* One matchExpressions entry as a query term; false when it cannot be one. */
+static bool query_term(struct wh_buf *b, const json_t *e)
+{
+    const char *key = json_string_value(json_object_get(e, "key"));
+    const char *op = json_string_value(json_object_get(e, "operator"));
+    const json_t *values = json_object_get(e, "values");
+    if (!key || !op)
+        return false;
+    if (strcmp(op, "Exists") == 0)
+        return wh_buf_adds(b, key) == WH_OK;
+    if (strcmp(op, "DoesNotExist") == 0)
+        return wh_buf_printf(b, "!%s", key) == WH_OK;
+    bool in = strcmp(op, "In") == 0;
+    if ((!in && strcmp(op, "NotIn") != 0) || !json_is_array(values) ||
+        json_array_size(values) == 0)
+        return false;
+    if (wh_buf_printf(b, "%s %s (", key, in ? "in" : "notin"))
+        return false;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(values, i, v)
+    {
+        if (!json_is_string(v) || wh_buf_printf(b, "%s%s", i ? "," : "", json_string_value(v)))
+            return false;
+    }
+    return wh_buf_addc(b, ')') == WH_OK;
+}
+
+char *wh_selector_query(const json_t *sel)
+{
+    if (!json_is_object(sel))
+        return NULL;
+    struct wh_buf b;
+    wh_buf_init(&b, 64 * 1024);
+    bool ok = true;
+    const json_t *labels = json_object_get(sel, "matchLabels");
+    const json_t *exprs = json_object_get(sel, "matchExpressions");
+    if ((labels && !json_is_object(labels) && !json_is_null(labels)) ||
+        (exprs && !json_is_array(exprs) && !json_is_null(exprs)))
+        ok = false;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)labels, k, v)
+    {
+        if (ok)
+            ok = json_is_string(v) &&
+                 wh_buf_printf(&b, "%s%s=%s", b.len ? "," : "", k, json_string_value(v)) == WH_OK;
+    }
+    size_t i;
+    json_array_foreach(exprs, i, v)
+    {
+        if (ok && b.len)
+            ok = wh_buf_addc(&b, ',') == WH_OK;
+        if (ok)
+            ok = query_term(&b, v);
+    }
+    if (!ok) {
+        wh_buf_fini(&b);
+        return NULL;
+    }
+    return wh_buf_take(&b, NULL);
 }

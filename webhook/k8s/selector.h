@@ -54,6 +54,13 @@ bool wh_selector_matches(const struct wh_selector *s, const json_t *labels);
 bool wh_selector_key_values(const struct wh_selector *s, const char *key, const char *const **vals,
                             size_t *n);
 
+/* sel (a metav1.LabelSelector, borrowed) as the API server's ?labelSelector= takes it
+ * (LabelSelectorAsSelector's String()): "app=web,tier in (a,b),zone notin (c),canary,!old".
+ * Returns: a new string (free it); "" for {} (everything); NULL when sel selects nothing (nil,
+ * an In or NotIn without values) or cannot be written (an unknown operator, a member of the
+ * wrong type). */
+char *wh_selector_query(const json_t *sel);
+
 /* Bytes the compiled block takes (for memory accounting and tests). */
 size_t wh_selector_size(const struct wh_selector *s);
 

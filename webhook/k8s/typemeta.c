@@ -50,9 +50,11 @@ enum wh_err wh_typemeta_read(const json_t *obj, struct wh_typemeta *tm, char **m
     return WH_OK;
 }
 
-enum wh_err wh_typemeta_decode_into(const json_t *obj, const char *api, const char *kind,
-                                    bool registered, struct wh_errbuf *eb)
+enum wh_err wh_typemeta_resolve(const json_t *obj, const char *api, const char *kind,
+                                bool registered, struct wh_typemeta_named *named,
+                                struct wh_errbuf *eb)
 {
+    memset(named, 0, sizeof(*named));
     struct wh_typemeta tm;
     char *msg = NULL;
     if (wh_typemeta_read(obj, &tm, &msg)) {
@@ -94,9 +96,27 @@ enum wh_err wh_typemeta_decode_into(const json_t *obj, const char *api, const ch
         free(qv);
         return rc;
     }
+    named->other = true;
+    if (gv.group_len)
+        snprintf(named->api, sizeof(named->api), "%.*s/%.*s", (int)gv.group_len, gv.group,
+                 (int)gv.version_len, gv.version);
+    else
+        snprintf(named->api, sizeof(named->api), "%.*s", (int)gv.version_len, gv.version);
+    snprintf(named->kind, sizeof(named->kind), "%s", k);
     /* a GroupVersionKind prints as group/version, Kind=kind (the slash always there); the
      * target as %v of its pointer type, whose package is named after the version */
-    return wh_errbuf_set(eb, WH_ERR_INVALID, "unable to decode %.*s/%.*s, Kind=%.128s into *%.*s.%s",
-                         (int)gv.group_len, gv.group, (int)gv.version_len, gv.version, k,
-                         (int)target.version_len, target.version, kind);
+    snprintf(named->mismatch, sizeof(named->mismatch),
+             "unable to decode %.*s/%.*s, Kind=%.128s into *%.*s.%s", (int)gv.group_len, gv.group,
+             (int)gv.version_len, gv.version, k, (int)target.version_len, target.version, kind);
+    return WH_OK;
+}
+
+enum wh_err wh_typemeta_decode_into(const json_t *obj, const char *api, const char *kind,
+                                    bool registered, struct wh_errbuf *eb)
+{
+    struct wh_typemeta_named named;
+    enum wh_err rc = wh_typemeta_resolve(obj, api, kind, registered, &named, eb);
+    if (!rc && named.other)
+        rc = wh_errbuf_set(eb, WH_ERR_INVALID, "%s", named.mismatch);
+    return rc;
 }

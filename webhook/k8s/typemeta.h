@@ -36,4 +36,21 @@ WH_NODISCARD enum wh_err wh_typemeta_decode_into(const json_t *obj, const char *
                                                  const char *kind, bool registered,
                                                  struct wh_errbuf *eb);
 
+/* The type runtime.DecodeInto decodes obj into before it compares it with the target: when
+ * that is a registered type other than the target, the serializer unmarshals obj into it first
+ * (so its field errors come before the mismatch). */
+struct wh_typemeta_named {
+    bool other;         /* obj names a registered type other than the target */
+    char api[128];      /* its API version ("apps.kruise.io/v1alpha1") */
+    char kind[128];     /* and kind */
+    char mismatch[400]; /* what DecodeInto says once that decoding succeeded */
+};
+
+/* wh_typemeta_decode_into, with the mismatch of a registered type returned in named rather than
+ * as an error: WH_OK then means that obj decodes into the target (named->other false) or into
+ * the type named (named->other true). Errors as wh_typemeta_decode_into's others. */
+WH_NODISCARD enum wh_err wh_typemeta_resolve(const json_t *obj, const char *api, const char *kind,
+                                             bool registered, struct wh_typemeta_named *named,
+                                             struct wh_errbuf *eb);
+
 #endif

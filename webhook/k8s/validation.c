@@ -182,6 +182,23 @@ void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out)
         wh_vmsg_add(out, "must not begin or end with a hyphen");
 }
 
+void wh_is_valid_port_num(long long port, struct wh_vmsgs *out)
+{
+    if (port < 1 || port > 65535)
+        wh_vmsg_add(out, "must be between 1 and 65535, inclusive");
+}
+
+void wh_is_http_header_name(const char *v, struct wh_vmsgs *out)
+{
+    bool ok = *v != '\0';
+    for (const char *c = v; *c && ok; c++)
+        ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '-';
+    if (!ok)
+        wh_vmsg_add(out, "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. "
+                         "'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')");
+}
+
 static void chdir_prefix(const char *v, struct wh_vmsgs *out)
 {
     if (strcmp(v, ".") == 0)
@@ -220,19 +237,27 @@ void wh_is_config_map_key(const char *v, struct wh_vmsgs *out)
     chdir_prefix(v, out);
 }
 
+/* maskTrailingDash: a generateName may end in '-'; upstream replaces its last two bytes by
+ * one 'a' (name[:len(name)-2] + "a"). Returns: new string, or NULL when v is left as it is. */
+static char *mask_trailing_dash(const char *v)
+{
+    size_t n = strlen(v);
+    if (n > 1 && v[n - 1] == '-')
+        return wh_str_printf("%.*sa", (int)(n - 2), v);
+    return NULL;
+}
+
 void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out)
 {
-    char *masked = NULL;
-    if (prefix) {
-        /* maskTrailingDash: a generateName may end in '-'; upstream replaces its last two
-         * bytes by one 'a' (name[:len(name)-2] + "a") */
-        size_t n = strlen(v);
-        if (n > 1 && v[n - 1] == '-') {
-            masked = wh_str_printf("%.*sa", (int)(n - 2), v);
-            v = masked;
-        }
-    }
-    wh_is_dns1123_subdomain(v, out);
+    char *masked = prefix ? mask_trailing_dash(v) : NULL;
+    wh_is_dns1123_subdomain(masked ? masked : v, out);
+    free(masked);
+}
+
+void wh_name_is_dns_label(const char *v, bool prefix, struct wh_vmsgs *out)
+{
+    char *masked = prefix ? mask_trailing_dash(v) : NULL;
+    wh_is_dns1123_label(masked ? masked : v, out);
     free(masked);
 }
 
@@ -528,7 +553,6 @@ void wh_validate_not_more_than_100_percent(struct wh_field_errors *l, const json
 }
 
 static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref);
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 
 /* schema.FromAPIVersionAndKind's version: ParseGroupVersion of apiVersion, whose failure (more
  * than one '/') leaves it empty. */
@@ -589,13 +613,13 @@ static void owner_references(struct wh_field_errors *l, const json_t *refs, cons
                          "references for %s and %s",
                          first, cur);
                 wh_buf_init(&b, 1u << 20);
-                put(&b, "%s", "[]v1.OwnerReference{");
+                wh_buf_put(&b, "%s", "[]v1.OwnerReference{");
                 json_array_foreach(refs, k, r)
                 {
-                    put(&b, "%s", k ? ", " : "");
+                    wh_buf_put(&b, "%s", k ? ", " : "");
                     gosyntax_owner_reference(&b, r);
                 }
-                put(&b, "%s", "}");
+                wh_buf_put(&b, "%s", "}");
                 wh_ferr_invalid_raw(l, path, b.data, detail);
                 wh_buf_fini(&b);
             } else {
@@ -856,66 +880,57 @@ void wh_validate_ip(struct wh_field_errors *l, const char *value, const char *pa
 
 /* Appends to b; a value rendered for an error message over the 1 MiB cap is cut short, which
  * only shortens the message. */
-static void put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
-static void put(struct wh_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
-    va_end(ap);
-    (void)rc;
-}
-
 static void gosyntax_strings(struct wh_buf *b, const json_t *arr)
 {
     size_t i;
     const json_t *v;
     if (!json_is_array(arr)) {
-        put(b, "%s", "[]string(nil)");
+        wh_buf_put(b, "%s", "[]string(nil)");
         return;
     }
-    put(b, "%s", "[]string{");
+    wh_buf_put(b, "%s", "[]string{");
     json_array_foreach(arr, i, v)
     {
         char *q = wh_go_quote(json_string_value(v) ? json_string_value(v) : "");
-        put(b, "%s%s", i ? ", " : "", q);
+        wh_buf_put(b, "%s%s", i ? ", " : "", q);
         free(q);
     }
-    put(b, "}");
+    wh_buf_put(b, "}");
 }
 
 static void gosyntax_owner_reference(struct wh_buf *b, const json_t *ref)
 {
     static const char *const strs[][2] = {
         {"apiVersion", "APIVersion"}, {"kind", "Kind"}, {"name", "Name"}, {"uid", "UID"}};
-    put(b, "%s", "v1.OwnerReference{");
+    wh_buf_put(b, "%s", "v1.OwnerReference{");
     for (size_t i = 0; i < 4; i++) {
         char *q = wh_go_quote(wh_json_str_or_empty(ref, strs[i][0]));
-        put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
+        wh_buf_put(b, "%s%s:%s", i ? ", " : "", strs[i][1], q);
         free(q);
     }
-    put(b, ", Controller:(*bool)(%s)", wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
-    put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
-        wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
+    wh_buf_put(b, ", Controller:(*bool)(%s)",
+               wh_json_present(ref, "controller") ? "0xc000010000" : "nil");
+    wh_buf_put(b, ", BlockOwnerDeletion:(*bool)(%s)}",
+               wh_json_present(ref, "blockOwnerDeletion") ? "0xc000010000" : "nil");
 }
 
 static void gosyntax_map(struct wh_buf *b, const json_t *m)
 {
     size_t n;
     if (!json_is_object(m)) {
-        put(b, "%s", "map[string]string(nil)");
+        wh_buf_put(b, "%s", "map[string]string(nil)");
         return;
     }
     const char **keys = sorted_keys(m, &n);
-    put(b, "%s", "map[string]string{");
+    wh_buf_put(b, "%s", "map[string]string{");
     for (size_t i = 0; i < n; i++) {
         const char *v = json_string_value(json_object_get(m, keys[i]));
         char *qk = wh_go_quote(keys[i]), *qv = wh_go_quote(v ? v : "");
-        put(b, "%s%s:%s", i ? ", " : "", qk, qv);
+        wh_buf_put(b, "%s%s:%s", i ? ", " : "", qk, qv);
         free(qk);
         free(qv);
     }
-    put(b, "}");
+    wh_buf_put(b, "}");
     free(keys);
 }
 
@@ -924,13 +939,21 @@ char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char 
 {
     struct wh_buf b;
     wh_buf_init(&b, 1u << 20);
-    put(&b, "%s{", type);
+    wh_buf_put(&b, "%s{", type);
     for (size_t i = 0; i < n; i++) {
         char *q = wh_go_quote(wh_json_str_or_empty(obj, fields[i][0]));
-        put(&b, "%s%s:%s", i ? ", " : "", fields[i][1], q);
+        wh_buf_put(&b, "%s%s:%s", i ? ", " : "", fields[i][1], q);
         free(q);
     }
-    put(&b, "}");
+    wh_buf_put(&b, "}");
+    return wh_buf_take(&b, NULL);
+}
+
+char *wh_gosyntax_strings(const json_t *arr)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, 1u << 20);
+    gosyntax_strings(&b, arr);
     return wh_buf_take(&b, NULL);
 }
 
@@ -948,28 +971,29 @@ char *wh_gosyntax_label_selector(const json_t *sel)
     size_t i;
     const json_t *e;
     wh_buf_init(&b, 1u << 20);
-    put(&b, "%s", "v1.LabelSelector{MatchLabels:");
+    wh_buf_put(&b, "%s", "v1.LabelSelector{MatchLabels:");
     gosyntax_map(&b, json_object_get(sel, "matchLabels"));
-    put(&b, "%s", ", MatchExpressions:");
+    wh_buf_put(&b, "%s", ", MatchExpressions:");
     const json_t *exprs = wh_json_arr(sel, "matchExpressions");
     if (!exprs) {
-        put(&b, "%s", "[]v1.LabelSelectorRequirement(nil)");
+        wh_buf_put(&b, "%s", "[]v1.LabelSelectorRequirement(nil)");
     } else {
-        put(&b, "%s", "[]v1.LabelSelectorRequirement{");
+        wh_buf_put(&b, "%s", "[]v1.LabelSelectorRequirement{");
         json_array_foreach(exprs, i, e)
         {
             const char *key = wh_json_str(e, "key"), *op = wh_json_str(e, "operator");
             char *qk = wh_go_quote(key ? key : ""), *qo = wh_go_quote(op ? op : "");
-            put(&b, "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "", qk,
-                qo);
+            wh_buf_put(&b,
+                       "%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:", i ? ", " : "",
+                       qk, qo);
             gosyntax_strings(&b, json_object_get(e, "values"));
-            put(&b, "}");
+            wh_buf_put(&b, "}");
             free(qk);
             free(qo);
         }
-        put(&b, "}");
+        wh_buf_put(&b, "}");
     }
-    put(&b, "}");
+    wh_buf_put(&b, "}");
     return wh_buf_take(&b, NULL);
 }
 
@@ -983,28 +1007,28 @@ char *wh_gostring_label_selector(const json_t *sel)
     wh_buf_init(&b, 1u << 20);
     /* The generated protobuf String(): labels sorted as "k: v,", requirements without their
      * leading '&', values with %v ("[a b]"), every member followed by a comma. */
-    put(&b, "%s", "&LabelSelector{MatchLabels:map[string]string{");
+    wh_buf_put(&b, "%s", "&LabelSelector{MatchLabels:map[string]string{");
     const json_t *labels = json_object_get(sel, "matchLabels");
     const char **keys = json_is_object(labels) ? sorted_keys(labels, &n) : NULL;
     for (i = 0; keys && i < n; i++) {
         const char *v = json_string_value(json_object_get(labels, keys[i]));
-        put(&b, "%s: %s,", keys[i], v ? v : "");
+        wh_buf_put(&b, "%s: %s,", keys[i], v ? v : "");
     }
     free(keys);
-    put(&b, "%s", "},MatchExpressions:[]LabelSelectorRequirement{");
+    wh_buf_put(&b, "%s", "},MatchExpressions:[]LabelSelectorRequirement{");
     json_array_foreach(wh_json_arr(sel, "matchExpressions"), i, e)
     {
-        put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
-            wh_json_str_or_empty(e, "key"), wh_json_str_or_empty(e, "operator"));
+        wh_buf_put(&b, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
+                   wh_json_str_or_empty(e, "key"), wh_json_str_or_empty(e, "operator"));
         size_t k;
         const json_t *v;
         json_array_foreach(wh_json_arr(e, "values"), k, v)
         {
-            put(&b, "%s%s", k ? " " : "", json_string_value(v) ? json_string_value(v) : "");
+            wh_buf_put(&b, "%s%s", k ? " " : "", json_string_value(v) ? json_string_value(v) : "");
         }
-        put(&b, "%s", "],},");
+        wh_buf_put(&b, "%s", "],},");
     }
-    put(&b, "%s", "},}");
+    wh_buf_put(&b, "%s", "},}");
     return wh_buf_take(&b, NULL);
 }
 

@@ -3,7 +3,8 @@
 
 /* Kubernetes' generic validation, with upstream's exact messages, on JSON objects:
  *  - k8s.io/apimachinery/pkg/util/validation: IsQualifiedName, IsValidLabelValue,
- *    IsDNS1123Label, IsDNS1123Subdomain, IsValidPortName, IsEnvVarName, IsConfigMapKey;
+ *    IsDNS1123Label, IsDNS1123Subdomain, IsValidPortNum, IsValidPortName, IsEnvVarName,
+ *    IsConfigMapKey, IsHTTPHeaderName;
  *  - k8s.io/apimachinery/pkg/apis/meta/v1/validation: ValidateLabels, ValidateLabelName,
  *    ValidateLabelSelector (and whether metav1.LabelSelectorAsSelector would fail);
  *  - k8s.io/apimachinery/pkg/api/validation: ValidateObjectMeta (create), ValidateAnnotations.
@@ -30,11 +31,15 @@ void wh_is_qualified_name(const char *v, struct wh_vmsgs *out);
 void wh_is_valid_label_value(const char *v, struct wh_vmsgs *out);
 void wh_is_dns1123_label(const char *v, struct wh_vmsgs *out);
 void wh_is_dns1123_subdomain(const char *v, struct wh_vmsgs *out);
+void wh_is_valid_port_num(long long port, struct wh_vmsgs *out);
 void wh_is_valid_port_name(const char *v, struct wh_vmsgs *out);
+void wh_is_http_header_name(const char *v, struct wh_vmsgs *out);
 void wh_is_env_var_name(const char *v, struct wh_vmsgs *out);
 void wh_is_config_map_key(const char *v, struct wh_vmsgs *out);
 /* NameIsDNSSubdomain (prefix: a generateName, whose trailing '-' is allowed). */
 void wh_name_is_dns_subdomain(const char *v, bool prefix, struct wh_vmsgs *out);
+/* NameIsDNSLabel (apps validation's ValidateStatefulSetName). */
+void wh_name_is_dns_label(const char *v, bool prefix, struct wh_vmsgs *out);
 
 /* validationutil.MaxLenError / RegexError, for validators built elsewhere. */
 void wh_vmsg_add(struct wh_vmsgs *out, const char *fmt, ...) WH_PRINTF(2, 3);
@@ -111,6 +116,9 @@ char *wh_gostring_intstr(const json_t *v);
  * name, Go name}; an absent member prints "". Returns: new string. */
 char *wh_gosyntax_string_struct(const char *type, const json_t *obj, const char *const (*fields)[2],
                                 size_t n);
+/* %#v of a []string given as a JSON array (anything else: []string(nil)). Returns: new
+ * string. */
+char *wh_gosyntax_strings(const json_t *arr);
 /* %#v of a map[string]string given as a JSON object (NULL: map[string]string(nil)); keys sorted
  * as fmt prints them. Returns: new string. */
 char *wh_gosyntax_string_map(const json_t *m);

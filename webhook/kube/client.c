@@ -41,6 +41,7 @@ struct wh_kube_client {
     struct wh_kubeconfig kc;
     long timeout_ms;
     int max_retries;
+    bool read_only;
     struct wh_ratelimit rl;
     struct wh_token_source tok;
     char user_agent[64];
@@ -356,6 +357,7 @@ enum wh_err wh_kube_client_new(const struct wh_kube_opts *opts, struct wh_kube_c
     memset(&kc, 0, sizeof(kc));
     c->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
     c->max_retries = opts->max_retries > 0 ? opts->max_retries : 0;
+    c->read_only = opts->read_only;
     int64_t now = wh_time_mono_ns();
     wh_ratelimit_init(&c->rl, opts->qps, opts->burst, now);
     wh_token_init(&c->tok, c->kc.token, c->kc.token_file,
@@ -675,6 +677,11 @@ static enum wh_err do_request(struct wh_kube_client *c, const struct request *rq
     if (out)
         *out = NULL;
     status_clear(st);
+    if (c->read_only && strcmp(rq->method, "GET") != 0) {
+        rc = WH_ERR_INVALID;
+        status_msg(st, "a read-only client sends no %s (%s)", rq->method, rq->path);
+        goto out;
+    }
     rc = make_url(c, rq->path, &url);
     if (rc) {
         status_msg(st, "bad request path");

@@ -46,6 +46,10 @@ struct wh_kube_opts {
     long timeout_ms;        /* per call (not per watch); 0 = 30 s */
     int max_retries;        /* for 429, 5xx and connection errors; < 0 = 0 */
     long token_reread_ms;   /* re-read period of a token file; 0 = 60 s (client-go's) */
+    /* Sends GET requests only (get, list, watch, discovery): any other verb fails with
+     * WH_ERR_INVALID before anything is sent, so that a command that promises to change
+     * nothing (explain) cannot, whatever the code it runs tries. */
+    bool read_only;
 };
 
 /* The largest response body accepted (lists included); larger ones fail with WH_ERR_TOO_BIG.

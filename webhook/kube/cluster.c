@@ -97,6 +97,20 @@ struct wh_cache *wh_cluster_cache(struct wh_cluster *cl, enum wh_resource_id id)
     return cl->caches[id].cache;
 }
 
+const char *wh_cluster_configmap_value(struct wh_cluster *cl, const char *ns, const char *name,
+                                       const char *key, struct wh_object **holder)
+{
+    struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONFIGMAP) : NULL;
+    struct wh_object *cm = c ? wh_cache_get(c, ns, name) : NULL;
+    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data", key, NULL) : NULL;
+    if (!text) {
+        wh_object_unref(cm);
+        cm = NULL;
+    }
+    *holder = cm;
+    return text;
+}
+
 const char *wh_cluster_version(const struct wh_cluster *cl, enum wh_resource_id id)
 {
     WH_ASSERT(id < WH_RES_COUNT);
@@ -502,6 +516,27 @@ enum wh_err wh_cluster_start(struct wh_cluster *cl, struct wh_errbuf *eb)
 
 /* --- live reads and writes ------------------------------------------------------------------ */
 
+/* The standalone store's objects of a resource (in namespace ns; NULL or "" for all), at most
+ * limit of them (0: all); no selectors. */
+static enum wh_err list_store(struct wh_cluster *cl, const char *group, const char *resource,
+                              const char *ns, const char *label_selector, size_t limit,
+                              wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb)
+{
+    if (label_selector && label_selector[0])
+        return wh_errbuf_set(eb, WH_ERR_INVALID, "standalone state supports no label selectors");
+    struct wh_cache *c = store_cache(cl, group, resource, false);
+    if (!c)
+        return WH_OK;
+    struct wh_objlist l;
+    wh_objlist_init(&l);
+    wh_cache_list(c, ns && ns[0] ? ns : NULL, &l);
+    enum wh_err rc = WH_OK;
+    for (size_t i = 0; i < l.n && !rc && (!limit || i < limit); i++)
+        rc = fn(arg, (json_t *)(uintptr_t)wh_object_json(l.items[i]));
+    wh_objlist_fini(&l);
+    return rc;
+}
+
 enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group, const char *version,
                                  const char *resource, const char *ns, const char *label_selector,
                                  wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb)
@@ -520,18 +555,38 @@ enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char *group, const
                                  group, st.message[0] ? st.message : wh_strerror(rc));
         return rc;
     }
-    if (label_selector && label_selector[0])
-        return wh_errbuf_set(eb, WH_ERR_INVALID, "standalone state supports no label selectors");
-    struct wh_cache *c = store_cache(cl, group, resource, false);
-    if (!c)
-        return WH_OK;
-    struct wh_objlist l;
-    wh_objlist_init(&l);
-    wh_cache_list(c, ns && ns[0] ? ns : NULL, &l);
-    enum wh_err rc = WH_OK;
-    for (size_t i = 0; i < l.n && !rc; i++)
-        rc = fn(arg, (json_t *)(uintptr_t)wh_object_json(l.items[i]));
-    wh_objlist_fini(&l);
+    return list_store(cl, group, resource, ns, label_selector, 0, fn, arg, eb);
+}
+
+enum wh_err wh_cluster_list_page_live(struct wh_cluster *cl, const char *group,
+                                      const char *version, const char *resource, const char *ns,
+                                      const char *label_selector, long limit, wh_kube_item_fn fn,
+                                      void *arg, struct wh_errbuf *eb)
+{
+    WH_ASSERT(limit > 0);
+    if (!cl->client)
+        return list_store(cl, group, resource, ns, label_selector, (size_t)limit, fn, arg, eb);
+    char path[512];
+    enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL, NULL);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "bad resource %s.%s", resource, group);
+    struct wh_kube_status st = {0};
+    struct wh_kube_list_opts lo = {.label_selector = label_selector, .limit = limit};
+    json_t *page = NULL;
+    rc = wh_kube_list(cl->client, path, &lo, &page, &st);
+    if (rc)
+        return wh_errbuf_set(eb, rc, "list %s%s%s failed: %s", resource, group[0] ? "." : "",
+                             group, st.message[0] ? st.message : wh_strerror(rc));
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(page, "items"), i, item)
+    {
+        /* the real API server may answer more than limit from its watch cache */
+        if (rc || i >= (size_t)limit)
+            break;
+        rc = fn(arg, item);
+    }
+    json_decref(page);
     return rc;
 }
 

@@ -61,6 +61,12 @@ struct wh_kube_client *wh_cluster_client(struct wh_cluster *cl);
 struct wh_cache *wh_cluster_declare(struct wh_cluster *cl, enum wh_resource_id id, const char *ns);
 /* Returns: borrowed; the declared cache, or NULL when nobody declared it. */
 struct wh_cache *wh_cluster_cache(struct wh_cluster *cl, enum wh_resource_id id);
+/* The string data[key] of ConfigMap ns/name as the declared ConfigMap cache holds it, or NULL
+ * (cl NULL, no cache declared, no such ConfigMap or key, not a string). *holder is the object
+ * the text lives in: release it with wh_object_unref once the text is used (NULL when the
+ * answer is NULL). */
+const char *wh_cluster_configmap_value(struct wh_cluster *cl, const char *ns, const char *name,
+                                       const char *key, struct wh_object **holder);
 
 /* API mode: resolves versions by discovery and starts one informer per declared cache.
  * Standalone: fills the declared caches and marks them synced. */
@@ -80,6 +86,15 @@ WH_NODISCARD enum wh_err wh_cluster_list_live(struct wh_cluster *cl, const char 
                                               const char *version, const char *resource,
                                               const char *ns, const char *label_selector,
                                               wh_kube_item_fn fn, void *arg, struct wh_errbuf *eb);
+
+/* Live, one page of at most limit (> 0) items, for questions a first page answers (does any
+ * object match this selector, a few examples): fn gets the items of that page only. One call,
+ * within the thread's deadline. Standalone: as wh_cluster_list_live, up to limit items. */
+WH_NODISCARD enum wh_err wh_cluster_list_page_live(struct wh_cluster *cl, const char *group,
+                                                   const char *version, const char *resource,
+                                                   const char *ns, const char *label_selector,
+                                                   long limit, wh_kube_item_fn fn, void *arg,
+                                                   struct wh_errbuf *eb);
 
 /* Live get of one object. Returns in *out: new ref. WH_ERR_NOT_FOUND when absent. */
 WH_NODISCARD enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group,

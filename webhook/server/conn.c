@@ -36,6 +36,7 @@ struct entry {
     enum phase phase;
     int64_t since_ns; /* when the current phase began */
     bool closing;     /* shut down by the guard, waiting for libmicrohttpd to release it */
+    void *attached;   /* wh_conn_guard_attach: freed with the entry */
 };
 
 /* Oldest first: entries are appended with the time taken under the lock, so each list is
@@ -216,6 +217,7 @@ static void closed(struct wh_conn_guard *g, void **socket_context)
         forget(g, e);
     pthread_mutex_unlock(&g->mu);
     *socket_context = NULL;
+    free(e->attached);
     free(e);
 }
 
@@ -234,6 +236,17 @@ static struct entry *entry_of(struct MHD_Connection *conn)
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
+}
+
+void wh_conn_guard_attach(struct MHD_Connection *conn, void *p)
+{
+    struct entry *e = entry_of(conn);
+    if (!e) {
+        free(p);
+        return;
+    }
+    free(e->attached);
+    e->attached = p;
 }
 
 static void set_phase(struct wh_conn_guard *g, struct MHD_Connection *conn, enum phase p)

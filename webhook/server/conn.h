@@ -45,6 +45,11 @@ void wh_conn_guard_free(struct wh_conn_guard *g);
 void wh_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code);
 
+/* Keeps p (malloc'd, owning nothing) with conn until libmicrohttpd reports the connection
+ * closed, after its TLS session is gone; then frees it. Steals: p (freed at once when conn is
+ * not registered). Call on conn's thread, after the guard saw it start. */
+void wh_conn_guard_attach(struct MHD_Connection *conn, void *p);
+
 /* The request line of a new request has arrived: its read deadline starts. */
 void wh_conn_guard_reading(struct wh_conn_guard *g, struct MHD_Connection *conn);
 /* The request is complete and being answered: no deadline applies. */

@@ -6,6 +6,7 @@
 
 #include "admission/review.h"
 #include "conversion/review.h"
+#include "handlers/warnings.h"
 #include "jsonpatch/diff.h"
 #include "log/log.h"
 #include "metrics/metrics.h"
@@ -108,6 +109,8 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
     int64_t outer = wh_deadline_set(deadline);
     enum wh_err rc = route->admit(&rctx, &req, &resp, &eb);
     wh_deadline_set(outer);
+    if (!rc && route->kind == WH_ROUTE_VALIDATE)
+        wh_warn_old_version(&rctx, &req, &resp);
     if (rc) {
         /* upstream answers a failing sub-step with admission.Errored(500, err) */
         json_decref(resp.mutated);

@@ -407,6 +407,14 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
     enum MHD_Result ret =
         send_response(h, conn, reply.http_status, reply.body, reply.len, "application/json", false);
     reply.body = NULL; /* owned by MHD now */
+    /* A POST's answer always has a body: its head can leave with it (server/tls.h). */
+    if (ret == MHD_YES && reply.len > 0 && reply.http_status >= 200 && reply.http_status != 204 &&
+        reply.http_status != 304) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        if (ci && ci->tls_session)
+            wh_tls_hold_head((gnutls_session_t)ci->tls_session);
+    }
     return ret;
 }
 
@@ -556,7 +564,7 @@ static void on_https_connection(void *cls, struct MHD_Connection *conn, void **s
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
     if (ci && ci->tls_session)
-        wh_tls_watch_session((gnutls_session_t)ci->tls_session);
+        wh_conn_guard_attach(conn, wh_tls_watch_session((gnutls_session_t)ci->tls_session));
 }
 
 static struct MHD_Daemon *start_daemon(struct listener *l, const char *host, int port,

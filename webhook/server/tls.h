@@ -49,8 +49,19 @@ void wh_tls_watch_stop(void);
 void wh_tls_handshake_failed(void);
 
 /* Watches a new connection's TLS session for wh_tls_handshake_failed: its reads go through a
- * recv that notes what arrived. Call when the connection starts, on its MHD thread. */
-void wh_tls_watch_session(gnutls_session_t session);
+ * recv that notes what arrived. Its writes go through a sendmsg that can send an answer's
+ * head with its body (wh_tls_hold_head). Call when the connection starts, on its MHD thread.
+ * Returns: new state that the session uses until it is deinitialised; the caller frees it
+ * (free) after that, when libmicrohttpd reports the connection closed. */
+struct wh_tls_conn;
+struct wh_tls_conn *wh_tls_watch_session(gnutls_session_t session);
+
+/* An answer was just queued on session's connection, and libmicrohttpd sends its body right
+ * after its head: the head's record is held back and leaves with the body's first record in
+ * one sendmsg. Only for answers with a body that is sent (not HEAD, not 1xx/204/304): a held
+ * head waits for the next write. Call from the access handler that queued the answer, after
+ * MHD_queue_response succeeded. No effect on a session not watched. */
+void wh_tls_hold_head(gnutls_session_t session);
 
 /* For MHD_OPTION_HTTPS_CERT_CALLBACK. */
 int wh_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,

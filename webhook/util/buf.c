@@ -114,6 +114,15 @@ enum wh_err wh_buf_printf(struct wh_buf *b, const char *fmt, ...)
     return rc;
 }
 
+void wh_buf_put(struct wh_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    enum wh_err rc = wh_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    (void)rc;
+}
+
 char *wh_buf_take(struct wh_buf *b, size_t *len)
 {
     char *p = b->data ? b->data : wh_xstrdup("");

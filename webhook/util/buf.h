@@ -61,6 +61,9 @@ WH_NODISCARD enum wh_err wh_buf_add_int(struct wh_buf *b, long long v);
 WH_NODISCARD enum wh_err wh_buf_printf(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 WH_NODISCARD enum wh_err wh_buf_vprintf(struct wh_buf *b, const char *fmt, va_list ap)
     WH_PRINTF(2, 0);
+/* wh_buf_printf for text built within a cap chosen far above what it can hold (values printed
+ * into messages): a cut at the cap is the only failure, and leaves what fitted. */
+void wh_buf_put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 
 /* Hands the contents over (NUL-terminated, caller frees; never NULL) and resets b. */
 char *wh_buf_take(struct wh_buf *b, size_t *len);

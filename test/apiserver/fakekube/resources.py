@@ -134,6 +134,7 @@ def _builtin():
         R("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
           "validatingwebhookconfiguration", "ValidatingWebhookConfiguration", False, generation=True,
           categories=["api-extensions"]),
+        R("storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ["sc"]),
         R("coordination.k8s.io", "v1", "leases", "lease", "Lease", True),
         R("batch", "v1", "jobs", "job", "Job", True, status=True, generation=True, categories=["all"]),
         R("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", True, ["pdb"],

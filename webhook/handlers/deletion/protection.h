@@ -17,23 +17,26 @@
 /* The routes, one per path:
  *   /validate-namespace, /validate-customresourcedefinition;
  *   /validate-apps-deployment, -replicaset, -statefulset: one handler judging by request.kind;
- *   /validate-apps-kruise-io-cloneset, -statefulset, -uniteddeployment (and the Helm chart's
- *   v1alpha1 names of the first and last): the DELETE branch of upstream's handlers. Their
- *   CREATE/UPDATE validation is not implemented yet: CREATE and UPDATE are allowed, except for
- *   upstream's "unsupported version" 400 where upstream answers it before validating;
- *   /validate-service and /validate-ingress (only Always protects). */
+ *   /validate-service and /validate-ingress (only Always protects);
+ * and the DELETE branch of the CloneSet, Advanced StatefulSet and UnitedDeployment validating
+ * handlers (handlers/workloads/), wh_dp_kruise_workload_delete. */
 extern const struct wh_route wh_dp_namespace_route;
 extern const struct wh_route wh_dp_crd_route;
 extern const struct wh_route wh_dp_deployment_route;
 extern const struct wh_route wh_dp_replicaset_route;
 extern const struct wh_route wh_dp_statefulset_route;
-extern const struct wh_route wh_dp_cloneset_route;
-extern const struct wh_route wh_dp_advanced_statefulset_route;
-extern const struct wh_route wh_dp_uniteddeployment_route;
-extern const struct wh_route wh_dp_cloneset_alias_route;
-extern const struct wh_route wh_dp_uniteddeployment_alias_route;
 extern const struct wh_route wh_dp_service_route;
 extern const struct wh_route wh_dp_ingress_route;
+
+enum wh_dp_workload { WH_DP_CLONESET, WH_DP_ADVANCED_STATEFULSET, WH_DP_UNITEDDEPLOYMENT };
+
+/* The DELETE branch of upstream's CloneSet, Advanced StatefulSet and UnitedDeployment
+ * validating handlers, for a request whose resource version is v1alpha1 or v1beta1: no old
+ * object is allowed; an old object upstream's decoder refuses is 400; otherwise the workload
+ * rule (gate ResourcesDeletionProtection; Always, or Cascading with replicas) decides. */
+void wh_dp_kruise_workload_delete(const struct wh_handler_ctx *ctx,
+                                  const struct wh_admission_request *req,
+                                  enum wh_dp_workload workload, struct wh_admission_response *resp);
 
 /* Route gate of /validate-service and /validate-ingress: upstream registers them only when
  * ResourcesDeletionProtection is on. The other routes are always served. */

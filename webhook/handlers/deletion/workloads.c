@@ -1,6 +1,7 @@
 /* Deletion protection of workloads (spec sections 4.2 and 5.3): the built-in Deployment,
- * ReplicaSet and StatefulSet (one handler for three paths, judging by request.kind), and the
- * DELETE branch of the CloneSet, Advanced StatefulSet and UnitedDeployment handlers. Only the
+ * ReplicaSet and StatefulSet (one handler for three paths, judging by request.kind: upstream's
+ * builtinworkloads handler checks nothing else), and the DELETE branch of the CloneSet, Advanced
+ * StatefulSet and UnitedDeployment handlers (their routes are handlers/workloads/'s). Only the
  * old object's spec.replicas matters; nothing is read from the cluster. */
 #include "handlers/deletion/protection.h"
 
@@ -45,11 +46,20 @@ static enum wh_err admit_builtin_workload(const struct wh_handler_ctx *ctx,
     return WH_OK;
 }
 
-/* The DELETE branch shared by the three Kruise workload handlers, once the version is known to
- * be v1alpha1 or v1beta1 (spec 4.2 steps 2-4; no subresource check, as upstream). */
-static void kruise_delete(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
-                          const char *kind, enum wh_dp_kind k, struct wh_admission_response *resp)
+/* The DELETE branch of the three Kruise workload handlers (spec 4.2 steps 2-4; no subresource
+ * check, as upstream), once the version is known to be v1alpha1 or v1beta1. */
+void wh_dp_kruise_workload_delete(const struct wh_handler_ctx *ctx,
+                                  const struct wh_admission_request *req,
+                                  enum wh_dp_workload workload, struct wh_admission_response *resp)
 {
+    static const struct {
+        const char *kind;
+        enum wh_dp_kind k;
+    } workloads[] = {
+        [WH_DP_CLONESET] = {"CloneSet", WH_DP_KIND_CLONESET},
+        [WH_DP_ADVANCED_STATEFULSET] = {"StatefulSet", WH_DP_KIND_ADVANCED_STATEFULSET},
+        [WH_DP_UNITEDDEPLOYMENT] = {"UnitedDeployment", WH_DP_KIND_UNITEDDEPLOYMENT},
+    };
     if (!req->old_object) {
         wh_admission_allow(resp, NULL);
         return;
@@ -58,76 +68,10 @@ static void kruise_delete(const struct wh_handler_ctx *ctx, const struct wh_admi
     snprintf(api_version, sizeof(api_version), WH_KRUISE_APPS "/%s", req->resource.version);
     /* v1alpha1 objects are converted to v1beta1 upstream; labels, deletionTimestamp and
      * spec.replicas come through unchanged, so the v1alpha1 object is judged as it is. */
-    const struct wh_dp_type type = {api_version, kind, false};
+    const struct wh_dp_type type = {api_version, workloads[workload].kind, false};
     if (!wh_dp_decode_or_deny(req, &type, resp) || wh_dp_exempt(ctx, req->old_object, resp))
         return;
-    wh_dp_workload_rule(req, req->old_object, k, resp);
-}
-
-static bool kruise_version(const struct wh_admission_request *req)
-{
-    return wh_str_eq(req->resource.version, "v1beta1") ||
-           wh_str_eq(req->resource.version, "v1alpha1");
-}
-
-static bool is_create_or_update(const struct wh_admission_request *req)
-{
-    return wh_str_eq(req->operation, "CREATE") || wh_str_eq(req->operation, "UPDATE");
-}
-
-/* CREATE/UPDATE validation of these kinds is not implemented yet (no issue covers it): those
- * operations are allowed here until it is. Other operations (CONNECT) are allowed upstream. */
-
-static enum wh_err admit_cloneset(const struct wh_handler_ctx *ctx,
-                                  const struct wh_admission_request *req,
-                                  struct wh_admission_response *resp, struct wh_errbuf *eb)
-{
-    (void)eb;
-    /* Upstream's CloneSet handler checks the version first, for every operation. */
-    if (!kruise_version(req)) {
-        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
-        return WH_OK;
-    }
-    if (wh_str_eq(req->operation, "DELETE"))
-        kruise_delete(ctx, req, "CloneSet", WH_DP_KIND_CLONESET, resp);
-    else
-        wh_admission_allow(resp, NULL);
-    return WH_OK;
-}
-
-static enum wh_err admit_advanced_statefulset(const struct wh_handler_ctx *ctx,
-                                              const struct wh_admission_request *req,
-                                              struct wh_admission_response *resp,
-                                              struct wh_errbuf *eb)
-{
-    (void)eb;
-    /* Upstream decodes nothing for another version and judges an empty object: allowed. */
-    if (wh_str_eq(req->operation, "DELETE") && kruise_version(req))
-        kruise_delete(ctx, req, "StatefulSet", WH_DP_KIND_ADVANCED_STATEFULSET, resp);
-    else
-        wh_admission_allow(resp, NULL);
-    return WH_OK;
-}
-
-static enum wh_err admit_uniteddeployment(const struct wh_handler_ctx *ctx,
-                                          const struct wh_admission_request *req,
-                                          struct wh_admission_response *resp, struct wh_errbuf *eb)
-{
-    (void)eb;
-    bool version_ok = kruise_version(req);
-    if (wh_str_eq(req->operation, "DELETE")) {
-        /* The version is only looked at when there is an old object to decode. */
-        if (req->old_object && !version_ok)
-            wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
-        else
-            kruise_delete(ctx, req, "UnitedDeployment", WH_DP_KIND_UNITEDDEPLOYMENT, resp);
-    } else if (is_create_or_update(req) && !version_ok) {
-        /* upstream fails to decode the object before validating it */
-        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
-    } else {
-        wh_admission_allow(resp, NULL);
-    }
-    return WH_OK;
+    wh_dp_workload_rule(req, req->old_object, workloads[workload].k, resp);
 }
 
 const struct wh_route wh_dp_deployment_route = {
@@ -167,57 +111,4 @@ const struct wh_route wh_dp_statefulset_route = {
                  .resource = "statefulsets",
                  .operations = WH_WEBHOOK_DELETE,
                  .object_label = WH_KRUISE_LABEL_DELETE_PROTECTION}},
-};
-
-const struct wh_route wh_dp_cloneset_route = {
-    .path = "/validate-apps-kruise-io-cloneset",
-    .kind = WH_ROUTE_VALIDATE,
-    .admit = admit_cloneset,
-    .setup = wh_dp_setup,
-    .entries = {{.name = "vcloneset.kb.io",
-                 .group = WH_KRUISE_APPS,
-                 .versions = {"v1alpha1", "v1beta1"},
-                 .resource = "clonesets",
-                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
-};
-
-const struct wh_route wh_dp_advanced_statefulset_route = {
-    .path = "/validate-apps-kruise-io-statefulset",
-    .kind = WH_ROUTE_VALIDATE,
-    .admit = admit_advanced_statefulset,
-    .setup = wh_dp_setup,
-    .entries = {{.name = "vstatefulset.kb.io",
-                 .group = WH_KRUISE_APPS,
-                 .versions = {"v1alpha1", "v1beta1"},
-                 .resource = "statefulsets",
-                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
-};
-
-const struct wh_route wh_dp_uniteddeployment_route = {
-    .path = "/validate-apps-kruise-io-uniteddeployment",
-    .kind = WH_ROUTE_VALIDATE,
-    .admit = admit_uniteddeployment,
-    .setup = wh_dp_setup,
-    .entries = {{.name = "vuniteddeployment.kb.io",
-                 .group = WH_KRUISE_APPS,
-                 .versions = {"v1alpha1", "v1beta1"},
-                 .resource = "uniteddeployments",
-                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE | WH_WEBHOOK_DELETE}},
-};
-
-/* The Helm chart's older names of two paths above (spec deletion-protection 3). */
-const struct wh_route wh_dp_cloneset_alias_route = {
-    .path = "/validate-apps-kruise-io-v1alpha1-cloneset",
-    .kind = WH_ROUTE_VALIDATE,
-    .admit = admit_cloneset,
-    .setup = wh_dp_setup,
-    .alias_of = "/validate-apps-kruise-io-cloneset",
-};
-
-const struct wh_route wh_dp_uniteddeployment_alias_route = {
-    .path = "/validate-apps-kruise-io-v1alpha1-uniteddeployment",
-    .kind = WH_ROUTE_VALIDATE,
-    .admit = admit_uniteddeployment,
-    .setup = wh_dp_setup,
-    .alias_of = "/validate-apps-kruise-io-uniteddeployment",
 };

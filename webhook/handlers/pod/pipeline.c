@@ -10,16 +10,16 @@
 /* The step lists: the only place that knows every Pod step. A feature defines its step next
  * to its code (handlers/pod/step.h); a new step is that and one line in each list it runs in,
  * which declares the step as well: this file includes no feature's header. Upstream's order
- * (pod_create_update_handler.go, mutating and validating). Steps upstream has that are not
- * built here: on /mutate-pod, after PodUnavailableBudget, PersistentPodState, the enhanced
- * liveness probe (gate EnhancedLivenessProbe) and the probe marker on serverless (gate
- * EnablePodProbeMarkerOnServerless), in that order. */
+ * (pod_create_update_handler.go, mutating and validating). */
 #define MUTATE_STEPS(X)                                                                            \
     X(wh_pod_readiness_gate_step)                                                                  \
     X(wh_workloadspread_pod_step)                                                                  \
     X(wh_sidecarset_pod_step)                                                                      \
     X(wh_pod_launch_priority_step)                                                                 \
     X(wh_pub_pod_step)                                                                             \
+    X(wh_pps_pod_step)                                                                             \
+    X(wh_pod_enhanced_liveness_step)                                                               \
+    X(wh_ppm_pod_step)                                                                             \
     /* end of the list */
 
 #define VALIDATE_STEPS(X)                                                                          \
@@ -50,7 +50,10 @@ static bool step_on(const struct wh_pod_step *s, const struct wh_handler_ctx *ct
 
 static enum wh_pod_op op_of(const struct wh_admission_request *req, bool validate)
 {
-    if (strcmp(req->resource.resource, "pods") != 0)
+    bool pods = strcmp(req->resource.resource, "pods") == 0;
+    if (!validate && strcmp(req->operation, "CREATE") == 0 && (!pods || req->sub_resource[0]))
+        return WH_POD_CREATE_OTHER;
+    if (!pods)
         return 0;
     const char *sub = req->sub_resource;
     /* upstream's validating handler looks at no subresource of an UPDATE (pods/status,
@@ -164,11 +167,27 @@ enum wh_err wh_pod_mutate_admit(const struct wh_handler_ctx *ctx,
     return wh_pod_run_mutate(mutate_steps, N(mutate_steps), ctx, req, resp, NULL, eb);
 }
 
+static enum wh_err run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
+                                const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts);
+
 enum wh_err wh_pod_validate_admit(const struct wh_handler_ctx *ctx,
                                   const struct wh_admission_request *req,
                                   struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wh_pod_run_validate(validate_steps, N(validate_steps), ctx, req, resp, eb);
+    (void)eb;
+    return run_validate(validate_steps, N(validate_steps), ctx, req, resp, NULL);
+}
+
+enum wh_err wh_pod_validate_run(const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts, struct wh_errbuf *eb)
+{
+    (void)eb;
+    return run_validate(validate_steps, N(validate_steps), ctx, req, resp, opts);
 }
 
 enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
@@ -177,13 +196,22 @@ enum wh_err wh_pod_run_validate(const struct wh_pod_step *const *steps, size_t n
                                 struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
+    return run_validate(steps, nsteps, ctx, req, resp, NULL);
+}
+
+static enum wh_err run_validate(const struct wh_pod_step *const *steps, size_t nsteps,
+                                const struct wh_handler_ctx *ctx,
+                                const struct wh_admission_request *req,
+                                struct wh_admission_response *resp,
+                                const struct wh_pod_run_opts *opts)
+{
     /* Without the deleted Pod there is nothing to judge (API servers before 1.16). */
     if (strcmp(req->operation, "DELETE") == 0 && !req->old_object) {
         wh_admission_allow(resp, NULL);
         return WH_OK;
     }
     struct wh_pod_review pr;
-    review_init(&pr, ctx, req, resp, NULL, true);
+    review_init(&pr, ctx, req, resp, opts, true);
     for (size_t i = 0; i < nsteps && pr.op; i++) {
         const struct wh_pod_step *s = steps[i];
         if (!(s->validate_ops & pr.op) || !step_on(s, ctx))

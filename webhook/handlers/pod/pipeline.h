@@ -4,7 +4,8 @@
 /* The Pod webhooks as a frame that features plug into (handlers/pod/step.h): pipeline.c lists
  * the steps of each path in upstream's order (pod_create_update_handler.go):
  *   /mutate-pod   (pods CREATE):  readiness gate, WorkloadSpread, SidecarSet, container launch
- *                                 priority, PodUnavailableBudget
+ *                                 priority, PodUnavailableBudget, PersistentPodState, the
+ *                                 enhanced liveness probe, PodProbeMarker
  *   /validate-pod (pods UPDATE/DELETE, pods/eviction CREATE): WorkloadSpread,
  *                                 PodUnavailableBudget
  * and runs them: a Pod that cannot be decoded is a 400 before any step runs.
@@ -35,7 +36,7 @@ WH_NODISCARD enum wh_err wh_pod_validate_admit(const struct wh_handler_ctx *ctx,
 WH_NODISCARD enum wh_err wh_pod_routes_setup(struct wh_cluster *cl, const struct wh_config *cfg,
                                              struct wh_errbuf *eb);
 
-/* Options of one /mutate-pod run (all optional), for the offline inject command and tests. */
+/* Options of one run (all optional), for the inject and explain commands and tests. */
 struct wh_pod_run_opts {
     time_t now;
     wh_pod_explain_fn explain;
@@ -48,6 +49,13 @@ WH_NODISCARD enum wh_err wh_pod_mutate_run(const struct wh_handler_ctx *ctx,
                                            struct wh_admission_response *resp,
                                            const struct wh_pod_run_opts *opts,
                                            struct wh_errbuf *eb);
+
+/* /validate-pod with options (opts may be NULL; its now is not used). */
+WH_NODISCARD enum wh_err wh_pod_validate_run(const struct wh_handler_ctx *ctx,
+                                             const struct wh_admission_request *req,
+                                             struct wh_admission_response *resp,
+                                             const struct wh_pod_run_opts *opts,
+                                             struct wh_errbuf *eb);
 
 /* The runners behind the routes, over any list of steps (tests run their own). */
 WH_NODISCARD enum wh_err wh_pod_run_mutate(const struct wh_pod_step *const *steps, size_t nsteps,

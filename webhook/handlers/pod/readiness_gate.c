@@ -7,22 +7,13 @@
 #include "util/json.h"
 #include "util/str.h"
 
-/* The controller owner's apiVersion names group apps.kruise.io. */
-static bool owned_by_kruise(const json_t *pod)
-{
-    const json_t *ref = wh_ref_controller(pod);
-    struct wh_gv gv;
-    return ref && wh_ref_parse_gv(wh_json_str(ref, "apiVersion"), &gv) &&
-           wh_ref_gv_group_is(&gv, WH_KRUISE_APPS);
-}
-
 static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
 {
     (void)eb;
     const json_t *pod = wh_pod_review_pod(pr);
     bool gate = pr->ctx && pr->ctx->cfg &&
                 wh_feature_on(&pr->ctx->cfg->features, WH_FEATURE_KruisePodReadinessGate);
-    if (!gate && !owned_by_kruise(pod))
+    if (!gate && !wh_ref_controller_in_group(pod, WH_KRUISE_APPS))
         return WH_OK;
     const json_t *gates = wh_json_path(pod, "spec", "readinessGates", NULL);
     size_t i;
@@ -40,6 +31,7 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
 
 const struct wh_pod_step wh_pod_readiness_gate_step = {
     .name = "readiness-gate",
-    .mutate_ops = WH_POD_CREATE,
+    /* upstream's injectPodReadinessGate checks the operation only */
+    .mutate_ops = WH_POD_CREATE | WH_POD_CREATE_OTHER,
     .mutate = mutate,
 };

@@ -31,7 +31,7 @@ enum wh_err wh_pod_review_evicted(struct wh_pod_review *pr, const json_t **pod,
         struct wh_errbuf why = {{0}};
         struct wh_cluster *cl = pr->ctx ? pr->ctx->cluster : NULL;
         pr->_evicted_rc = WH_ERR_NOT_FOUND;
-        if (cl && !pr->ctx->offline)
+        if (cl)
             pr->_evicted_rc = wh_cluster_get_live(cl, "", "v1", "pods", pr->req->namespace_,
                                                   pr->req->name, &pr->_evicted, &why);
         /* Upstream reads the Pod through controller-runtime's cache, which names the kind. */

@@ -21,6 +21,9 @@ enum wh_pod_op {
     WH_POD_UPDATE = 1u << 1, /* pods UPDATE */
     WH_POD_DELETE = 1u << 2, /* pods DELETE */
     WH_POD_EVICT = 1u << 3,  /* pods/eviction CREATE */
+    /* /mutate-pod: a CREATE of a subresource, or of another resource, which upstream's
+     * readiness gate alone does not tell from a Pod's */
+    WH_POD_CREATE_OTHER = 1u << 4,
 };
 
 /* A step's account of one decision: step is its name ("sidecarset", "workloadspread", ...),
@@ -67,9 +70,9 @@ const json_t *wh_pod_review_pod(const struct wh_pod_review *pr);
 const json_t *wh_pod_review_old(const struct wh_pod_review *pr);
 
 /* The Pod an eviction names (request.name in request.namespace), read from the API server
- * once per request and shared by the steps; within the request's deadline. In the offline
- * command there is no cluster to read: WH_ERR_NOT_FOUND. Returns in *pod: borrowed, valid for
- * the request. Errors carry the API server's message (pods "x" not found). */
+ * (standalone: the state) once per request and shared by the steps; within the request's
+ * deadline. Returns in *pod: borrowed, valid for the request. Errors carry the API server's
+ * message (pods "x" not found). */
 WH_NODISCARD enum wh_err wh_pod_review_evicted(struct wh_pod_review *pr, const json_t **pod,
                                                struct wh_errbuf *eb);
 

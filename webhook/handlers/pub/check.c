@@ -18,6 +18,7 @@
 
 #include "config/features.h"
 #include "gocompat/gotime.h"
+#include "handlers/warnings.h"
 #include "k8s/kruise.h"
 #include "k8s/selector.h"
 #include "log/log.h"
@@ -92,7 +93,49 @@ struct decision {
     char now[WH_GOTIME_MAX];
     enum { SPEND, ALREADY, REFUSE } verdict;
     char why[160];
+    /* the status the verdict was taken on, to say what would change it */
+    json_int_t total, desired, allowed;
+    size_t recorded;
+    char pending[160]; /* the first recorded Pods' names */
 };
+
+/* Notes the status of PUB the decision looks at (its budget, and what is recorded). */
+static void note_status(struct decision *d, const json_t *pub)
+{
+    const json_t *st = wh_json_obj(pub, "status");
+    d->total = json_integer_value(json_object_get(st, "totalReplicas"));
+    d->desired = json_integer_value(json_object_get(st, "desiredAvailable"));
+    d->allowed = json_integer_value(json_object_get(st, "unavailableAllowed"));
+    d->recorded = 0;
+    d->pending[0] = '\0';
+    size_t used = 0;
+    static const char *const maps[] = {"disruptedPods", "unavailablePods"};
+    for (int m = 0; m < 2; m++) {
+        const char *name;
+        const json_t *v;
+        json_object_foreach(wh_json_obj(st, maps[m]), name, v)
+        {
+            d->recorded++;
+            int n = used < sizeof(d->pending)
+                        ? snprintf(d->pending + used, sizeof(d->pending) - used, "%s%s",
+                                   used ? ", " : "", name)
+                        : 0;
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+}
+
+/* How far the budget is spent: "2 of 5 Pods are unavailable or being disrupted; the budget
+ * allows 2" (its status: totalReplicas minus desiredAvailable is what may be unavailable, and
+ * unavailableAllowed what is left of it). */
+static void budget_text(const struct decision *d, char *buf, size_t n)
+{
+    json_int_t budget = d->total - d->desired;
+    snprintf(buf, n,
+             "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+             " Pods are unavailable or being disrupted; the budget allows %" JSON_INTEGER_FORMAT,
+             budget - d->allowed, d->total, budget);
+}
 
 /* checkAndDecrement on the PUB as it is now (kube/rmw.h wh_rmw_decide_fn). */
 static enum wh_err decide(void *arg, const json_t *current, json_t **desired, struct wh_errbuf *eb)
@@ -101,6 +144,7 @@ static enum wh_err decide(void *arg, const json_t *current, json_t **desired, st
     struct decision *d = arg;
     *desired = NULL;
     const json_t *st = wh_json_obj(current, "status");
+    note_status(d, current);
     if (recorded(current, d->pod)) {
         d->verdict = ALREADY;
         return WH_OK;
@@ -143,6 +187,36 @@ static void deny(struct wh_pod_review *pr, const json_t *pod, const char *ns, co
                wh_pub_op_name(op), ns, ns[0] ? "/" : "", pod_name ? pod_name : "", msg);
 }
 
+/* A refusal: the explain note says what would change it, the warning (this server's, upstream
+ * sends none) when the request can succeed. */
+static void explain_refusal(struct wh_pod_review *pr, const char *name, const struct decision *d,
+                            const char *budget)
+{
+    const struct wh_handler_ctx *ctx = pr->ctx;
+    if (d->allowed > 0) {
+        /* refused for the records, not the budget: the controller has not caught up */
+        wh_pod_review_explain(pr, name, false,
+                              "refused: %zu disruptions wait for the PUB controller to confirm "
+                              "them (more than %d); it can succeed once it has caught up",
+                              d->recorded, WH_PUB_MAX_RECORDED);
+        wh_warn(ctx, pr->resp,
+                "%zu disruptions wait for the PodUnavailableBudget controller; retry once it "
+                "has caught up",
+                d->recorded);
+        return;
+    }
+    json_int_t need = 1 - d->allowed;
+    wh_pod_review_explain(pr, name, false,
+                          "refused: %s (status.unavailableAllowed %" JSON_INTEGER_FORMAT
+                          "); it can succeed once %" JSON_INTEGER_FORMAT
+                          " more Pod%s available: a Pod becoming ready, or a pending disruption "
+                          "clearing%s%s%s",
+                          budget, d->allowed, need, need == 1 ? " is" : "s are",
+                          d->recorded ? " (" : "", d->pending, d->recorded ? ")" : "");
+    wh_warn(ctx, pr->resp,
+            "%s; %" JSON_INTEGER_FORMAT " more must become available", budget, need);
+}
+
 /* 5.3 step 9: spend one unit of the budget of PUB ns/name on the Pod, through the write-back. */
 static void spend(struct wh_pod_review *pr, const json_t *pod, const char *ns, const char *name,
                   enum wh_pub_op op)
@@ -162,16 +236,26 @@ static void spend(struct wh_pod_review *pr, const json_t *pod, const char *ns, c
         wh_cluster_write_status(pr->ctx->cluster, WH_RES_PUB, ns, name, decide, &d, &wo, &res, &eb);
     int conflicts = res.conflicts;
     wh_rmw_result_fini(&res);
-    char msg[1024];
+    char msg[1024], budget[200];
+    budget_text(&d, budget, sizeof(budget));
     if (rc == WH_ERR_NOT_FOUND || (rc == WH_OK && d.verdict == ALREADY)) {
+        wh_pod_review_explain(pr, name, false,
+                              rc ? "the PodUnavailableBudget no longer exists: not protected"
+                                 : "the Pod was recorded meanwhile: already accounted for");
         wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, conflicts);
     } else if (rc == WH_OK && d.verdict == REFUSE) {
         snprintf(msg, sizeof(msg), "podunavailablebudget.policy.kruise.io \"%s\" is forbidden: %s",
                  name, d.why);
         deny(pr, pod, ns, name, op, msg);
+        explain_refusal(pr, name, &d, budget);
         wh_pub_count_upstream(pr, pod, ns);
         wh_pub_count(op, WH_PUB_OUT_DENIED, conflicts);
     } else if (rc == WH_OK) {
+        wh_pod_review_explain(pr, name, true,
+                              "allowed: %s; status.unavailableAllowed %" JSON_INTEGER_FORMAT
+                              " -> %" JSON_INTEGER_FORMAT ", the Pod %s in status.%s",
+                              budget, d.allowed, d.allowed - 1, dry ? "would be recorded" : "recorded",
+                              op == WH_PUB_OP_UPDATE ? "unavailablePods" : "disruptedPods");
         wh_pub_count(op, dry ? WH_PUB_OUT_DRY_RUN : WH_PUB_OUT_ALLOWED, conflicts);
     } else if (rc == WH_ERR_TIMEOUT) {
         snprintf(msg, sizeof(msg),
@@ -192,27 +276,44 @@ enum wh_err wh_pub_check(struct wh_pod_review *pr, const json_t *pod, enum wh_pu
 {
     bool no_protect = false;
     const char *np = wh_json_annotation(pod, WH_KRUISE_ANN_PUB_NO_PROTECT);
+    const char *name = wh_pub_related_name(pod);
     if ((np && wh_str_to_go_bool(np, &no_protect) == WH_OK && no_protect) ||
         !wh_pub_pod_ready(pod) || !wh_pub_pod_consistent(pod)) {
         /* exempt, or already unavailable: it does not count against the budget */
+        wh_pod_review_explain(pr, name, false,
+                              no_protect ? "annotation " WH_KRUISE_ANN_PUB_NO_PROTECT
+                                           " exempts the Pod: allowed"
+                              : !wh_pub_pod_ready(pod)
+                                  ? "the Pod is not ready (or has an unavailable-pod label): it is "
+                                    "unavailable already, allowed without the budget"
+                                  : "the Pod's containers do not run the images of its spec yet: "
+                                    "unavailable already, allowed without the budget");
         wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, 0);
         return WH_OK;
     }
-    const char *name = wh_pub_related_name(pod);
     const char *pns = wh_json_meta_str(pod, "namespace");
     const char *ns = pns && *pns ? pns : pr->namespace_;
     struct wh_cluster *cl = pr->ctx ? pr->ctx->cluster : NULL;
     json_t *pub = cl && name ? wh_cluster_freshest(cl, WH_RES_PUB, ns, name) : NULL;
     bool ignored = false;
     enum wh_err rc = pub ? ignored_by(pub, pod, &ignored, eb) : WH_OK;
+    const char *why = NULL;
+    if (!rc && !pub)
+        why = "the Pod names it, but it does not exist: not protected";
+    else if (!rc && ignored)
+        why = "spec.ignoredPodSelector matches the Pod: not protected";
+    else if (!rc && json_integer_value(wh_json_path(pub, "status", "desiredAvailable", NULL)) == 0)
+        why = "status.desiredAvailable is 0 (nothing to keep available): allowed";
+    else if (!rc && !(protected_ops(pub, pr->ctx->cfg) & op))
+        why = "it does not protect this operation (spec.protectOperations): allowed";
+    else if (!rc && recorded(pub, wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name")))
+        why = "the Pod is recorded in its status already (accounted for): allowed";
     if (rc) {
         wh_pub_count(op, WH_PUB_OUT_ERROR, 0);
-    } else if (!pub || ignored ||
-               json_integer_value(wh_json_path(pub, "status", "desiredAvailable", NULL)) == 0 ||
-               !(protected_ops(pub, pr->ctx->cfg) & op) ||
-               recorded(pub, wh_json_str_or_empty(wh_json_obj(pod, "metadata"), "name"))) {
+    } else if (why) {
         /* no such PUB, the Pod is ignored, nothing to protect, the operation is not protected,
          * or the Pod is already accounted for */
+        wh_pod_review_explain(pr, name, false, "%s", why);
         wh_pub_count(op, WH_PUB_OUT_UNPROTECTED, 0);
     } else {
         spend(pr, pod, ns, name, op);

@@ -13,6 +13,12 @@ static bool gate(const struct wh_pod_review *pr, enum wh_feature f)
     return pr->ctx && pr->ctx->cfg && wh_feature_on(&pr->ctx->cfg->features, f);
 }
 
+static enum wh_err gate_off(const struct wh_pod_review *pr, const char *gate_name)
+{
+    wh_pod_review_explain(pr, NULL, false, "feature gate %s is off: not checked", gate_name);
+    return WH_OK;
+}
+
 /* Whether upstream's decoder takes v as the Go type kind of API path api: "there is no content
  * to decode" when it is missing, else Go's error for a value of the wrong type. */
 static enum wh_err decodes(const json_t *v, const char *api, const char *kind, struct wh_errbuf *eb)
@@ -36,6 +42,9 @@ static enum wh_err examine(struct wh_pod_review *pr, const json_t *pod, enum wh_
                            struct wh_errbuf *eb)
 {
     if (!wh_pub_related_name(pod)) {
+        wh_pod_review_explain(pr, NULL, false,
+                              "no PodUnavailableBudget protects the Pod (it has no annotation "
+                              "pub.kruise.io/related-pub): allowed");
         wh_pub_count_unprotected(op);
         return WH_OK;
     }
@@ -74,7 +83,7 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     switch (pr->op) {
     case WH_POD_DELETE:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
-            return WH_OK;
+            return gate_off(pr, "PodUnavailableBudgetDeleteGate");
         /* upstream decodes the deleted Pod, then the DeleteOptions */
         rc = decodes(pr->req->old_object, "v1", "Pod", eb);
         if (!rc)
@@ -82,16 +91,17 @@ static enum wh_err validate(struct wh_pod_review *pr, struct wh_errbuf *eb)
         return rc ? rc : examine(pr, pr->req->old_object, WH_PUB_OP_DELETE, eb);
     case WH_POD_EVICT:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetDeleteGate))
-            return WH_OK;
+            return gate_off(pr, "PodUnavailableBudgetDeleteGate");
         rc = decodes(pr->eviction, "policy/v1", "Eviction", eb);
         if (!rc)
             rc = wh_pod_review_evicted(pr, &pod, eb);
         return rc ? rc : examine(pr, pod, WH_PUB_OP_EVICT, eb);
     case WH_POD_UPDATE:
         if (!gate(pr, WH_FEATURE_PodUnavailableBudgetUpdateGate))
-            return WH_OK;
+            return gate_off(pr, "PodUnavailableBudgetUpdateGate");
         return validate_update(pr, eb);
     case WH_POD_CREATE:
+    case WH_POD_CREATE_OTHER:
         break;
     }
     return WH_OK;

@@ -11,9 +11,11 @@
 #include "conversion/convert.h"
 #include "gocompat/gotype.h"
 #include "handlers/pub/pub_int.h"
+#include "handlers/warnings.h"
 #include "k8s/fielderr.h"
 #include "k8s/kruise.h"
 #include "k8s/ref.h"
+#include "k8s/selector.h"
 #include "k8s/validation.h"
 #include "util/json.h"
 #include "util/jsoneq.h"
@@ -325,6 +327,61 @@ static void validate(struct wh_field_errors *l, const struct wh_handler_ctx *ctx
     conflicts(l, ctx, obj);
 }
 
+/* --- warnings (this server's; upstream sends none) ---------------------------------------- */
+
+static enum wh_err count_item(void *arg, json_t *item)
+{
+    (void)item;
+    (*(size_t *)arg)++;
+    return WH_OK;
+}
+
+/* A PUB that covers no Pod protects nothing: say so. The server caches no Pods, so a selector
+ * is asked of the API server, one page of one Pod within the request's deadline (PUBs are
+ * written rarely); a targetRef of a cached kind is looked up in its cache. A check that cannot
+ * be made (a kind not cached, a list that fails, standalone state) warns of nothing. */
+static void warn_coverage(const struct wh_handler_ctx *ctx, const json_t *obj,
+                          struct wh_admission_response *resp)
+{
+    if (!wh_warnings_on(ctx) || !ctx->cluster)
+        return;
+    const char *ns = wh_json_str_or_empty(wh_json_obj(obj, "metadata"), "namespace");
+    const json_t *spec = wh_json_obj(obj, "spec");
+    const json_t *ref = wh_json_obj(spec, "targetRef");
+    if (ref) {
+        char group[256];
+        const char *kind = wh_json_str_or_empty(ref, "kind");
+        const char *name = wh_json_str_or_empty(ref, "name");
+        if (!wh_ref_group_of(wh_json_str(ref, "apiVersion"), group, sizeof(group)))
+            return;
+        enum wh_resource_id id = wh_resource_by_kind(group, kind);
+        struct wh_cache *c = id < WH_RES_COUNT ? wh_cluster_cache(ctx->cluster, id) : NULL;
+        if (!c)
+            return;
+        struct wh_object *o = wh_cache_get(c, ns, name);
+        const json_t *replicas = o ? wh_json_path(wh_object_json(o), "spec", "replicas", NULL) : NULL;
+        if (!o)
+            wh_warn(ctx, resp, "spec.targetRef: %s %s does not exist: the budget covers no Pod",
+                    kind, name);
+        else if (json_is_integer(replicas) && json_integer_value(replicas) == 0)
+            wh_warn(ctx, resp, "spec.targetRef: %s %s has 0 replicas: the budget covers no Pod",
+                    kind, name);
+        wh_object_unref(o);
+        return;
+    }
+    char *query = wh_selector_query(wh_json_obj(spec, "selector"));
+    size_t n = 0;
+    struct wh_errbuf eb = {{0}};
+    if (query && query[0] &&
+        wh_cluster_list_page_live(ctx->cluster, "", "v1", "pods", ns, query, 1, count_item, &n,
+                                  &eb) == WH_OK &&
+        n == 0)
+        wh_warn(ctx, resp, "spec.selector matches no Pod in namespace %s yet: the budget covers "
+                           "none",
+                ns);
+    free(query);
+}
+
 /* --- the handler ------------------------------------------------------------------------------ */
 
 /* Upstream's decoder accepts raw as a PUB of its version; else answers 400 through resp. */
@@ -404,6 +461,8 @@ enum wh_err wh_pub_validate_admit(const struct wh_handler_ctx *ctx,
         wh_admission_deny(resp, 400, "%s", msg);
     else
         wh_admission_allow(resp, NULL);
+    if (!msg)
+        warn_coverage(ctx, obj, resp);
     free(msg);
     wh_ferrs_fini(&errs);
 out:

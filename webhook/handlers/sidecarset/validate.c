@@ -6,10 +6,12 @@
 
 #include "handlers/sidecarset/match.h"
 #include "handlers/sidecarset/resources.h"
+#include "handlers/sidecarset/warnings.h"
 #include "k8s/kruise.h"
 #include "kube/cache.h"
 #include "kube/cluster.h"
 #include "k8s/fielderr.h"
+#include "k8s/kruisestrategy.h"
 #include "conversion/convert.h"
 #include "gocompat/gotype.h"
 #include "k8s/podvalidation.h"
@@ -274,40 +276,8 @@ static void injection_strategy(struct vctx *v, const json_t *spec)
     }
 }
 
-/* pub.UpdatePriorityStrategy.FieldsValidation: the first problem, or NULL. */
-static const char *priority_problem(const json_t *ps, char *buf, size_t bufsz)
-{
-    size_t i;
-    const json_t *t;
-    const json_t *weights = wh_json_arr(ps, "weightPriority");
-    const json_t *orders = wh_json_arr(ps, "orderPriority");
-    if (json_array_size(weights) > 0 && json_array_size(orders) > 0)
-        return "only one of weightPriority and orderPriority can be used";
-    json_array_foreach(weights, i, t)
-    {
-        json_int_t w = json_integer_value(json_object_get(t, "weight"));
-        const json_t *sel = wh_json_obj(t, "matchSelector");
-        if (w < 0 || w > 100)
-            return "weight must be valid number in the range 1-100";
-        if (json_object_size(wh_json_obj(sel, "matchLabels")) == 0 &&
-            json_array_size(wh_json_arr(sel, "matchExpressions")) == 0)
-            return "selector can not be empty";
-        if (!wh_label_selector_convertible(sel)) {
-            snprintf(buf, bufsz, "invalid selector %s", "selector is not valid");
-            return buf;
-        }
-    }
-    json_array_foreach(orders, i, t)
-    {
-        if (!*wh_json_str_or_empty(t, "orderedKey"))
-            return "order key can not be empty";
-    }
-    return NULL;
-}
-
 static void update_strategy(struct vctx *v, const json_t *spec)
 {
-    char p[512];
     const json_t *us = wh_json_obj(spec, "updateStrategy");
     if (strcmp(wh_json_str_or_empty(us, "type"), "RollingUpdate") != 0)
         return;
@@ -327,33 +297,13 @@ static void update_strategy(struct vctx *v, const json_t *spec)
         wh_validate_positive_int_or_percent(&v->errs, json_object_get(us, "maxUnavailable"),
                                             "spec.updateStrategy.maxUnavailable");
     char buf[600];
-    const char *prob = priority_problem(wh_json_obj(us, "priorityStrategy"), buf, sizeof(buf));
+    const char *prob =
+        wh_kruise_priority_strategy_problem(wh_json_obj(us, "priorityStrategy"), buf, sizeof(buf));
     if (prob)
         wh_ferr_required(&v->errs, "spec.updateStrategy.priorityStrategy", prob);
-    const json_t *scatter = wh_json_arr(us, "scatterStrategy");
-    size_t i, k;
-    const json_t *t;
-    json_array_foreach(scatter, i, t)
-    {
-        const char *key = wh_json_str_or_empty(t, "key"), *val = wh_json_str_or_empty(t, "value");
-        if (!*key) {
-            wh_ferr_required(&v->errs, P("spec.updateStrategy.scatterStrategy"),
-                             "key should not be empty");
-            break;
-        }
-        bool dup = false;
-        for (k = 0; k < i && !dup; k++) {
-            const json_t *o = json_array_get(scatter, k);
-            dup = strcmp(wh_json_str_or_empty(o, "key"), key) == 0 &&
-                  strcmp(wh_json_str_or_empty(o, "value"), val) == 0;
-        }
-        if (dup) {
-            char detail[600];
-            snprintf(detail, sizeof(detail), "duplicated key=%s value=%s", key, val);
-            wh_ferr_required(&v->errs, "spec.updateStrategy.scatterStrategy", detail);
-            break;
-        }
-    }
+    prob = wh_kruise_scatter_strategy_problem(wh_json_arr(us, "scatterStrategy"), buf, sizeof(buf));
+    if (prob)
+        wh_ferr_required(&v->errs, "spec.updateStrategy.scatterStrategy", prob);
 }
 
 /* --- containers ----------------------------------------------------------------------------------
@@ -590,13 +540,10 @@ static void whitelist(struct vctx *v, const json_t *spec, char *err, size_t errs
     err[0] = 0;
     if (json_array_size(ppm) == 0)
         return;
-    struct wh_cache *c =
-        v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, WH_RES_CONFIGMAP) : NULL;
-    struct wh_object *cm =
-        c ? wh_cache_get(c, v->hctx->cfg->namespace_, WH_KRUISE_CONFIGMAP) : NULL;
-    const char *text = cm ? wh_json_path_str(wh_object_json(cm), "data",
-                                             WH_KRUISE_CONFIG_SIDECARSET_WHITELIST, NULL)
-                          : NULL;
+    struct wh_object *cm;
+    const char *text =
+        wh_cluster_configmap_value(v->hctx->cluster, v->hctx->cfg->namespace_,
+                                   WH_KRUISE_CONFIGMAP, WH_KRUISE_CONFIG_SIDECARSET_WHITELIST, &cm);
     if (!text) {
         if (!defaults_allowed)
             snprintf(err, errsz, "SidecarSet patch metadata whitelist not found");
@@ -1059,6 +1006,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         free(msg);
     } else {
         wh_admission_allow(resp, "allowed to be admitted");
+        wh_sidecarset_warn(ctx, obj, resp);
     }
 out:
     wh_ferrs_fini(&v.errs);

@@ -13,6 +13,7 @@
 #include "k8s/typemeta.h"
 #include "gocompat/gotype.h"
 #include "gocompat/smp.h"
+#include "handlers/warnings.h"
 #include "handlers/workloadspread/match.h"
 #include "handlers/workloadspread/subset.h"
 #include "handlers/workloadspread/whitelist.h"
@@ -39,6 +40,7 @@ struct vctx {
     const char *ns;
     const json_t *obj; /* v1beta1 */
     struct wh_field_errors errs;
+    bool target_missing; /* a target of a cached kind that the cache does not hold */
 };
 
 /* --- decoding ----------------------------------------------------------------------------------
@@ -200,6 +202,7 @@ static json_t *check_target_ref(struct vctx *v, const json_t *ref)
         struct wh_cache *c =
             v->hctx->cluster ? wh_cluster_cache(v->hctx->cluster, targets[i].cache) : NULL;
         struct wh_object *o = c ? wh_cache_get(c, v->ns, name) : NULL;
+        v->target_missing = c && !o;
         json_t *t = o ? pod_template(wh_object_json(o), targets[i].claims) : NULL;
         wh_object_unref(o);
         return t;
@@ -542,6 +545,11 @@ enum wh_err wh_ws_validate_admit(const struct wh_handler_ctx *ctx,
         wh_admission_deny(resp, 400, "%s", msg);
     else
         wh_admission_allow(resp, NULL);
+    /* upstream admits a WorkloadSpread whose workload is not there: it spreads nothing */
+    if (!msg && v.target_missing)
+        wh_warn(ctx, resp, "spec.targetRef: %s %s does not exist in namespace %s: nothing is spread",
+                wh_json_path_str(spec, "targetRef", "kind", NULL),
+                wh_json_path_str(spec, "targetRef", "name", NULL), v.ns);
     free(msg);
 out:
     json_decref(tmpl);

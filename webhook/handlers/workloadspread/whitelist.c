@@ -46,12 +46,9 @@ enum wh_err wh_ws_whitelist_load(struct wh_cluster *cl, const char *kruise_ns,
                                  struct wh_ws_whitelist *out, struct wh_errbuf *eb)
 {
     memset(out, 0, sizeof(*out));
-    struct wh_cache *c = cl ? wh_cluster_cache(cl, WH_RES_CONFIGMAP) : NULL;
-    struct wh_object *cm = c ? wh_cache_get(c, kruise_ns, WH_KRUISE_CONFIGMAP) : NULL;
-    if (!cm)
-        return WH_OK;
-    const char *text =
-        wh_json_path_str(wh_object_json(cm), "data", WH_KRUISE_CONFIG_WS_WHITELIST, NULL);
+    struct wh_object *cm;
+    const char *text = wh_cluster_configmap_value(cl, kruise_ns, WH_KRUISE_CONFIGMAP,
+                                                  WH_KRUISE_CONFIG_WS_WHITELIST, &cm);
     enum wh_err rc = text ? wh_ws_whitelist_parse(text, out, eb) : WH_OK;
     wh_object_unref(cm);
     return rc;

@@ -1,0 +1,184 @@
+#include "handlers/kruise_object.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/features.h"
+#include "conversion/convert.h"
+#include "gocompat/goequal.h"
+#include "gocompat/gotype.h"
+#include "k8s/kruise.h"
+#include "k8s/typemeta.h"
+#include "util/json.h"
+#include "util/mem.h"
+#include "util/str.h"
+
+enum wh_kobj_version wh_kobj_version_of(const struct wh_admission_request *req)
+{
+    if (strcmp(req->resource.version, "v1alpha1") == 0)
+        return WH_KOBJ_V1ALPHA1;
+    if (strcmp(req->resource.version, "v1beta1") == 0)
+        return WH_KOBJ_V1BETA1;
+    return WH_KOBJ_OTHER;
+}
+
+static const char *api_of(enum wh_kobj_version v)
+{
+    return v == WH_KOBJ_V1ALPHA1 ? WH_KRUISE_APPS_V1ALPHA1 : WH_KRUISE_APPS_V1BETA1;
+}
+
+const struct wh_gotype *wh_kobj_type(const char *kind, enum wh_kobj_version v)
+{
+    const struct wh_gotype *t = wh_gotype_lookup(api_of(v), kind);
+    if (!t)
+        WH_PANIC("the Go-type model has no %s %s", api_of(v), kind);
+    return t;
+}
+
+enum wh_err wh_kobj_decode(const json_t *raw, const char *kind, enum wh_kobj_version v, bool up,
+                           json_t **out, char **msg)
+{
+    struct wh_errbuf eb = {{0}};
+    *out = NULL;
+    *msg = NULL;
+    if (v == WH_KOBJ_OTHER) {
+        *out = json_object();
+        return WH_OK;
+    }
+    if (!raw || json_is_null(raw)) {
+        *msg = wh_xstrdup("there is no content to decode");
+        return WH_ERR_INVALID;
+    }
+    /* runtime.DecodeInto: an object naming another registered type is decoded into that type
+     * first, so its field errors come before the mismatch (gocompat/decodeinto.h) */
+    struct wh_typemeta_named named;
+    if (wh_typemeta_resolve(raw, api_of(v), kind, true, &named, &eb)) {
+        *msg = wh_xstrdup(eb.msg);
+        return WH_ERR_INVALID;
+    }
+    enum wh_err rc;
+    if (named.other) {
+        const struct wh_gotype *t = wh_gotype_lookup(named.api, named.kind);
+        rc = t ? wh_gotype_check_full(raw, t, msg) : WH_OK;
+        if (!rc) {
+            *msg = wh_xstrdup(named.mismatch);
+            rc = WH_ERR_INVALID;
+        }
+        return rc;
+    }
+    rc = wh_gotype_check_full(raw, wh_kobj_type(kind, v), msg);
+    if (rc)
+        return rc;
+    if (!up || v != WH_KOBJ_V1ALPHA1) {
+        *out = json_incref((json_t *)(uintptr_t)raw);
+        return WH_OK;
+    }
+    char *why = NULL;
+    rc = wh_convert_up(kind, raw, out, &why);
+    if (rc)
+        *msg = wh_str_printf("failed to convert v1alpha1->v1beta1: %s", why ? why : "");
+    free(why);
+    return rc;
+}
+
+/* The type meta a v1alpha1 object converted up and back down keeps: the one Go decoded from the
+ * request (ConvertFrom sets only metadata, spec and status). */
+static void keep_type_meta(json_t *obj, const json_t *raw)
+{
+    static const char *const keys[] = {"apiVersion", "kind"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(raw, keys[i]);
+        if (json_is_string(v))
+            json_object_set_new(obj, keys[i], json_string(json_string_value(v)));
+        else
+            json_object_del(obj, keys[i]);
+    }
+}
+
+static const struct wh_gotype *template_type(const char *kind)
+{
+    const struct wh_gofield *spec = wh_gotype_member(wh_kobj_type(kind, WH_KOBJ_V1BETA1), "spec");
+    const struct wh_gofield *t = spec ? wh_gotype_member(spec->type, "template") : NULL;
+    if (!t)
+        WH_PANIC("the Go-type model's %s has no spec.template", kind);
+    return t->type;
+}
+
+static const json_t *spec_template(const json_t *obj)
+{
+    return json_object_get(wh_json_obj(obj, "spec"), "template");
+}
+
+/* Answers 400 with msg (freed). */
+static void deny_decode(struct wh_admission_response *resp, char *msg)
+{
+    wh_admission_deny(resp, 400, "%s", msg ? msg : "");
+    free(msg);
+}
+
+enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_handler_ctx *ctx,
+                           const struct wh_admission_request *req,
+                           struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    enum wh_err rc = WH_OK;
+    json_t *obj = NULL, *old = NULL, *defaulted = NULL, *encoded = NULL;
+    char *msg = NULL;
+    enum wh_kobj_version v = wh_kobj_version_of(req);
+    const struct wh_gotype *beta = wh_kobj_type(m->kind, WH_KOBJ_V1BETA1);
+    if (v == WH_KOBJ_OTHER && (!req->object || json_is_null(req->object))) {
+        /* PatchResponseFromRaw's CreatePatch cannot read an absent object */
+        return wh_errbuf_set(eb, WH_ERR_INTERNAL, "invalid JSON Document");
+    }
+    if (wh_kobj_decode(req->object, m->kind, v, true, &obj, &msg)) {
+        deny_decode(resp, msg);
+        goto out;
+    }
+    bool inject = false;
+    if (!wh_feature_on(&ctx->cfg->features, WH_FEATURE_TemplateNoDefaults)) {
+        if (strcmp(req->operation, "UPDATE") == 0) {
+            if (wh_kobj_decode(req->old_object, m->kind, v, true, &old, &msg)) {
+                deny_decode(resp, msg);
+                goto out;
+            }
+            inject = !wh_go_deep_equal(spec_template(obj), spec_template(old),
+                                       template_type(m->kind), WH_GOEQ_REFLECT);
+        } else {
+            inject = true;
+        }
+    }
+    defaulted = wh_json_copy(obj);
+    m->defaults(defaulted, inject, ctx->cfg);
+    json_object_set_new(defaulted, "status", json_object());
+    if (wh_go_deep_equal(obj, defaulted, beta, WH_GOEQ_REFLECT)) {
+        wh_admission_allow(resp, NULL);
+        goto out;
+    }
+    const struct wh_gotype *encode_as = beta;
+    if (v == WH_KOBJ_V1ALPHA1) {
+        json_t *alpha = NULL;
+        if (wh_convert_object(WH_KRUISE_APPS_V1ALPHA1, defaulted, &alpha, &msg)) {
+            wh_admission_deny(resp, 400, "failed to convert v1beta1->v1alpha1: %s",
+                              msg ? msg : "");
+            free(msg);
+            goto out;
+        }
+        json_decref(defaulted);
+        defaulted = alpha;
+        keep_type_meta(defaulted, req->object);
+        encode_as = wh_kobj_type(m->kind, WH_KOBJ_V1ALPHA1);
+    }
+    /* the defaults only add values of the right types: the encoding cannot fail */
+    rc = wh_gotype_normalize(defaulted, encode_as, &encoded, eb);
+    if (rc)
+        goto out;
+    wh_admission_set_mutated_new(resp, encoded);
+    encoded = NULL;
+    wh_admission_allow(resp, NULL);
+out:
+    json_decref(obj);
+    json_decref(old);
+    json_decref(defaulted);
+    json_decref(encoded);
+    return rc;
+}

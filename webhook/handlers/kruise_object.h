@@ -1,0 +1,63 @@
+#ifndef WH_HANDLERS_KRUISE_OBJECT_H
+#define WH_HANDLERS_KRUISE_OBJECT_H
+
+/* What upstream's webhooks for OpenKruise's apps.kruise.io objects do around their own rules.
+ * It is the one home of this frame for every handler of an apps.kruise.io kind served at
+ * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
+ * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob) use it now, and the image and
+ * other kinds of the same issue (ImagePullJob, ImageListPullJob, NodeImage,
+ * ContainerRecreateRequest, ResourceDistribution) are meant to use it rather than a copy:
+ *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
+ *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
+ *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
+ *    object is converted to v1beta1 first (its ConvertTo, conversion/convert.h) where upstream
+ *    does;
+ *  - the defaulting frame of their mutating handlers: decode, decide whether the Pod templates
+ *    get defaults (gate TemplateNoDefaults off, and on UPDATE only when spec.template changed),
+ *    default, clear the status, answer nothing when Go's value is unchanged (reflect.DeepEqual)
+ *    and otherwise patch the request's object into Go's encoding of the defaulted one
+ *    (admission.PatchResponseFromRaw, converted back to v1alpha1 for a v1alpha1 request).
+ * Values are held as the request's own JSON (checked by the decoding, quantity texts and
+ * unknown members kept); Go's equality and encoding are asked of the Go-type model.
+ * Thread rule: thread-safe, stateless. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "handlers/handler.h"
+#include "util/err.h"
+
+/* The version of a request's resource. */
+enum wh_kobj_version { WH_KOBJ_V1ALPHA1, WH_KOBJ_V1BETA1, WH_KOBJ_OTHER };
+enum wh_kobj_version wh_kobj_version_of(const struct wh_admission_request *req);
+
+/* Returns: the Go-type model's apps.kruise.io type kind in version v (not WH_KOBJ_OTHER). */
+const struct wh_gotype *wh_kobj_type(const char *kind, enum wh_kobj_version v);
+
+/* Decoder.Decode / DecodeRaw of raw (borrowed; NULL or null: "there is no content to decode")
+ * into kind at version v, then, when up and v is v1alpha1, ConvertTo v1beta1 (a refusal is
+ * "failed to convert v1alpha1->v1beta1: <why>"). WH_KOBJ_OTHER decodes nothing: *out is an
+ * empty object, as upstream's version switch without a default case leaves its value.
+ * Returns in *out: new ref, the object in v1beta1 terms when up. Errors: WH_ERR_INVALID with
+ * the decoder's message in *msg (new string). */
+WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
+                                        enum wh_kobj_version v, bool up, json_t **out,
+                                        char **msg);
+
+/* One kind's defaulting handler. */
+struct wh_kobj_mutator {
+    const char *kind;
+    /* The kind's SetDefaults on obj (a private v1beta1 object of the kind); inject: the Pod
+     * templates get kruise's Pod spec defaults too. */
+    void (*defaults)(json_t *obj, bool inject, const struct wh_config *cfg);
+};
+
+/* The frame above, for a kind served at v1alpha1 and v1beta1 and defaulted in v1beta1 terms.
+ * Answers through resp (400 for what does not decode, as upstream); a returned error is a 500. */
+WH_NODISCARD enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m,
+                                        const struct wh_handler_ctx *ctx,
+                                        const struct wh_admission_request *req,
+                                        struct wh_admission_response *resp,
+                                        struct wh_errbuf *eb);
+
+#endif
