@@ -13,7 +13,7 @@
 
 #include "gocompat/gotype.h"
 #include "handlers/handler.h"
-#include "handlers/object.h"
+#include "handlers/kruise_object.h"
 #include "k8s/kruise.h"
 #include "kube/cluster.h"
 #include "util/json.h"
@@ -287,14 +287,16 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
 {
     (void)eb;
     json_t *obj = NULL, *old = NULL;
-    if (WH_OBJECT_GATE_OFF(resp, ctx->cfg, KruiseDaemon))
+    if (WH_KOBJ_GATE_OFF(resp, ctx->cfg, KruiseDaemon))
         return WH_OK;
-    bool beta = strcmp(req->resource.version, "v1beta1") == 0;
-    const char *api = beta ? WH_KRUISE_APPS_V1BETA1 : WH_KRUISE_APPS_V1ALPHA1;
-    if (!wh_object_decode_or_deny(req->object, api, KIND, &obj, resp))
+    /* upstream's switch: v1beta1, else v1alpha1 */
+    enum wh_kobj_version v =
+        wh_kobj_version_of(req) == WH_KOBJ_V1BETA1 ? WH_KOBJ_V1BETA1 : WH_KOBJ_V1ALPHA1;
+    bool beta = v == WH_KOBJ_V1BETA1;
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &obj, resp))
         goto out;
     if (strcmp(req->operation, "UPDATE") == 0) {
-        if (!wh_object_decode_or_deny(req->old_object, api, KIND, &old, resp))
+        if (!wh_kobj_decode_or_deny(req->old_object, KIND, v, &old, resp))
             goto out;
         char *err = immutable(obj, old, !beta);
         if (err)
@@ -303,7 +305,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
             wh_admission_allow(resp, NULL);
         goto out;
     }
-    create(ctx, resp, obj, wh_gotype_lookup(api, KIND));
+    create(ctx, resp, obj, wh_kobj_type(KIND, v));
 out:
     json_decref(obj);
     json_decref(old);

@@ -4,7 +4,7 @@
 
 #include "handlers/handler.h"
 #include "handlers/imagejob/template.h"
-#include "handlers/object.h"
+#include "handlers/kruise_object.h"
 #include "k8s/kruise.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -23,7 +23,7 @@ static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admi
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
-    return wh_object_mutate(req, resp, KIND, defaults, eb);
+    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, eb);
 }
 
 /* validate / validateV1beta1: the first rule that fails, or NULL. */
@@ -56,15 +56,13 @@ static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_ad
 {
     (void)eb;
     json_t *obj = NULL;
-    if (WH_OBJECT_GATE_OFF(resp, ctx->cfg, KruiseDaemon) ||
-        WH_OBJECT_GATE_OFF(resp, ctx->cfg, ImagePullJobGate))
+    if (WH_KOBJ_GATE_OFF(resp, ctx->cfg, KruiseDaemon) ||
+        WH_KOBJ_GATE_OFF(resp, ctx->cfg, ImagePullJobGate))
         return WH_OK;
-    const char *api = wh_object_api_version(req);
-    if (!api) {
-        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
+    enum wh_kobj_version v;
+    if (!wh_kobj_version_or_deny(req, resp, &v))
         return WH_OK;
-    }
-    if (!wh_object_decode_or_deny(req->object, api, KIND, &obj, resp))
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &obj, resp))
         return WH_OK;
     char *err = check(obj);
     if (err)

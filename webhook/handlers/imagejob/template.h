@@ -5,7 +5,7 @@
  * (apis/apps/{v1alpha1,v1beta1}): its defaults (apis/apps/defaults) and the rules of
  * upstream's validating webhooks around the images (pkg/webhook/{imagepulljob,
  * imagelistpulljob}/validating), which are the same in both versions. spec is the decoded
- * spec (wh_object_decode). Thread rule: pure functions. */
+ * spec (wh_kobj_decode_or_deny). Thread rule: pure functions. */
 
 #include <jansson.h>
 #include <stdbool.h>

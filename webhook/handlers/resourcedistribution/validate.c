@@ -10,7 +10,7 @@
 
 #include "gocompat/goenc.h"
 #include "handlers/handler.h"
-#include "handlers/object.h"
+#include "handlers/kruise_object.h"
 #include "k8s/fielderr.h"
 #include "k8s/kruise.h"
 #include "k8s/ref.h"
@@ -59,14 +59,12 @@ static void alpha_to_beta(json_t *obj)
 static bool decode(const json_t *raw, const struct wh_admission_request *req, json_t **out,
                    struct wh_admission_response *resp)
 {
-    const char *api = wh_object_api_version(req);
-    if (!api) {
-        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
+    enum wh_kobj_version v;
+    if (!wh_kobj_version_or_deny(req, resp, &v))
         return false;
-    }
-    if (!wh_object_decode_or_deny(raw, api, KIND, out, resp))
+    if (!wh_kobj_decode_or_deny(raw, KIND, v, out, resp))
         return false;
-    if (strcmp(api, WH_KRUISE_APPS_V1ALPHA1) == 0)
+    if (v == WH_KOBJ_V1ALPHA1)
         alpha_to_beta(*out);
     return true;
 }
@@ -410,7 +408,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
 {
     enum wh_err rc = WH_OK;
     json_t *obj = NULL, *old = NULL;
-    if (WH_OBJECT_GATE_OFF(resp, ctx->cfg, ResourceDistributionGate))
+    if (WH_KOBJ_GATE_OFF(resp, ctx->cfg, ResourceDistributionGate))
         return WH_OK;
     if (!decode(req->object, req, &obj, resp))
         goto out;
