@@ -247,10 +247,7 @@ def webhook_entries_time_out_fail_closed_and_skip_system_namespaces(tmp):
 UPSTREAM_MARKERS = os.path.join(ROOT, "test", "data", "upstream", "webhook-markers.txt")
 # Upstream's entries this tree does not serve yet, by the work that brings them; the list
 # empties as they land, and then the server answers every one of upstream's paths.
-NOT_YET = {
-    # issue 26, the image kinds and the rest
-    "vresourcedistribution.kb.io",
-}
+NOT_YET = set()
 
 
 @test
@@ -551,6 +548,13 @@ EXERCISES = [
     "handler-vectors/containerrecreaterequest/crr-12-prestop-httpget-ports-grace.json",
 ]
 
+# Grants used only behind a feature gate the Deployment leaves off (its default): the least
+# privilege check does not ask them to be used. (verb, resource) -> the gate.
+GATED_GRANTS = {
+    # ResourceDistribution's dry-run creation of its ConfigMap (secrets' create is the writer's)
+    ("create", "configmaps"): "ResourceDistributionGate",
+}
+
 NON_RESOURCE = re.compile(r"^/(api|apis(/[^/]+(/[^/]+)?)?|version|healthz|readyz|livez)/?$")
 
 
@@ -800,7 +804,8 @@ def rbac_is_exactly_what_the_server_calls(tmp):
         for verb in rule["verbs"]:
             for resource in rule["resources"]:
                 for name in rule.get("resourceNames") or [None]:
-                    if (i, verb, resource, name) not in used:
+                    if (i, verb, resource, name) not in used and \
+                            (verb, resource) not in GATED_GRANTS:
                         unused.append("%s %s/%s%s (%s)" % (verb, rule["apiGroups"], resource,
                                                             " " + name if name else "",
                                                             scope or "cluster-wide"))

@@ -46,6 +46,7 @@
     X(wh_imagelistpulljob_validate_route)                                                          \
     X(wh_nodeimage_mutate_route)                                                                   \
     X(wh_nodeimage_validate_route)                                                                 \
+    X(wh_rd_validate_route)                                                                        \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;
