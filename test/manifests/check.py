@@ -548,13 +548,6 @@ EXERCISES = [
     "handler-vectors/containerrecreaterequest/crr-12-prestop-httpget-ports-grace.json",
 ]
 
-# Grants used only behind a feature gate the Deployment leaves off (its default): the least
-# privilege check does not ask them to be used. (verb, resource) -> the gate.
-GATED_GRANTS = {
-    # ResourceDistribution's dry-run creation of its ConfigMap (secrets' create is the writer's)
-    ("create", "configmaps"): "ResourceDistributionGate",
-}
-
 NON_RESOURCE = re.compile(r"^/(api|apis(/[^/]+(/[^/]+)?)?|version|healthz|readyz|livez)/?$")
 
 
@@ -804,8 +797,7 @@ def rbac_is_exactly_what_the_server_calls(tmp):
         for verb in rule["verbs"]:
             for resource in rule["resources"]:
                 for name in rule.get("resourceNames") or [None]:
-                    if (i, verb, resource, name) not in used and \
-                            (verb, resource) not in GATED_GRANTS:
+                    if (i, verb, resource, name) not in used:
                         unused.append("%s %s/%s%s (%s)" % (verb, rule["apiGroups"], resource,
                                                             " " + name if name else "",
                                                             scope or "cluster-wide"))
