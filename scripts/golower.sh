@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes webhook/k8s/golower.inc: the runes Go's unicode.ToLower changes, as ranges of a stride
+# Writes webhook/gocompat/golower.inc: the runes Go's unicode.ToLower changes, as ranges of a stride
 # (the Unicode tables of the Go toolchain given, by default the one that builds the oracle), for
 # the rules that ask strings.ToLower(s) != s (docker/distribution's "repository name must be
 # lowercase").
@@ -7,7 +7,7 @@
 #   scripts/golower.sh [GOROOT]
 set -eu
 goroot=${1:-$(/usr/local/go/bin/go env GOROOT)}
-out=$(cd "$(dirname "$0")/.." && pwd)/webhook/k8s/golower.inc
+out=$(cd "$(dirname "$0")/.." && pwd)/webhook/gocompat/golower.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/main.go" <<'GO'

@@ -447,7 +447,7 @@ def job_pod_template(restart="Never"):
                      "restartPolicy": restart}}
 
 
-def refused(ctx, path, obj, code, entry, message):
+def refused_create(ctx, path, obj, code, entry, message):
     """obj POSTed to path is refused by the webhook entry with code and message, and not
     stored."""
     st, out = ctx.kube.call("POST", path, obj)
@@ -478,12 +478,12 @@ def job_kinds_are_defaulted_and_validated(ctx):
               c.get("terminationMessagePolicy") == "File" and
               spec["template"]["spec"].get("dnsPolicy") == "ClusterFirst",
               "%s: Pod template defaults: %s" % (name, spec["template"]))
-    refused(ctx, JOBS_PATH % ("v1beta1", "broadcastjobs"),
-            {"apiVersion": "apps.kruise.io/v1beta1", "kind": "BroadcastJob",
-             "metadata": {"name": "e2e-bcj-always"},
-             "spec": {"template": job_pod_template("Always")}},
-            500, "vbroadcastjob.kb.io", 'spec.template.spec.restartPolicy: Invalid value: '
-            '"Always": pod restartPolicy can only be Never or OnFailure')
+    refused_create(ctx, JOBS_PATH % ("v1beta1", "broadcastjobs"),
+                   {"apiVersion": "apps.kruise.io/v1beta1", "kind": "BroadcastJob",
+                    "metadata": {"name": "e2e-bcj-always"},
+                    "spec": {"template": job_pod_template("Always")}},
+                   500, "vbroadcastjob.kb.io", 'spec.template.spec.restartPolicy: Invalid value: '
+                   '"Always": pod restartPolicy can only be Never or OnFailure')
 
     def cronjob(name, schedule, **spec):
         spec.update(schedule=schedule, template={"jobTemplate": {"spec": {
@@ -499,14 +499,14 @@ def job_kinds_are_defaulted_and_validated(ctx):
           "AdvancedCronJob defaults: %s" % spec)
     c = spec["template"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     check(c.get("imagePullPolicy") == "Always", "AdvancedCronJob's Pod template: %s" % c)
-    refused(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"), cronjob("e2e-acj-bad", "0 0 * *"),
-            422, "vadvancedcronjob.kb.io",
-            'spec.schedule: Invalid value: "0 0 * *": expected exactly 5 fields, found 4: '
-            '[0 0 * *]')
-    refused(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"),
-            cronjob("e2e-acj-zone", "0 * * * *", timeZone="Mars/Olympus"),
-            422, "vadvancedcronjob.kb.io",
-            'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus')
+    refused_create(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"),
+                   cronjob("e2e-acj-bad", "0 0 * *"), 422, "vadvancedcronjob.kb.io",
+                   'spec.schedule: Invalid value: "0 0 * *": expected exactly 5 fields, found 4: '
+                   '[0 0 * *]')
+    refused_create(ctx, JOBS_PATH % ("v1beta1", "advancedcronjobs"),
+                   cronjob("e2e-acj-zone", "0 * * * *", timeZone="Mars/Olympus"),
+                   422, "vadvancedcronjob.kb.io",
+                   'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus')
 
     def ephemeraljob(name, **container):
         container.update(name="debugger", image="busybox", imagePullPolicy="IfNotPresent",
@@ -520,10 +520,50 @@ def job_kinds_are_defaulted_and_validated(ctx):
                           ephemeraljob("e2e-ejob", targetContainerName="main"))
     check(out["spec"]["template"]["ephemeralContainers"][0]["targetContainerName"] == "main",
           "EphemeralJob stored as sent: %s" % out["spec"])
-    refused(ctx, JOBS_PATH % ("v1alpha1", "ephemeraljobs"),
-            ephemeraljob("e2e-ejob-ports", ports=[{"containerPort": 80}]),
-            400, "vephemeraljobs.kb.io",
-            "ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container")
+    refused_create(ctx, JOBS_PATH % ("v1alpha1", "ephemeraljobs"),
+                   ephemeraljob("e2e-ejob-ports", ports=[{"containerPort": 80}]),
+                   400, "vephemeraljobs.kb.io",
+                   "ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container")
+
+
+@scenario
+def image_kinds_are_defaulted_and_validated(ctx):
+    """A NodeImage comes back with upstream's defaults (each tag's createdAt and pull policy
+    timeout and backoff) and one with a duplicated tag is refused with upstream's message; with
+    the default gates (ImagePullJobGate and ResourceDistributionGate off) an ImagePullJob is
+    defaulted and then refused, and a ResourceDistribution refused, with upstream's 403. Leaves
+    the namespace e2e-images and the NodeImage e2e-node."""
+    namespace(ctx, "e2e-images")
+    path = "/apis/apps.kruise.io/v1beta1/nodeimages"
+
+    def nodeimage(name, *tags):
+        return {"apiVersion": "apps.kruise.io/v1beta1", "kind": "NodeImage",
+                "metadata": {"name": name},
+                "spec": {"images": {"nginx": {"tags": [
+                    {"tag": t, "pullPolicy": {"ttlSecondsAfterFinished": 300}} for t in tags]}}}}
+
+    out = ctx.kube.create(path, nodeimage("e2e-node", "1.25", "1.24"))
+    tags = out["spec"]["images"]["nginx"]["tags"]
+    check([t["tag"] for t in tags] == ["1.24", "1.25"] and
+          all(t.get("createdAt") and t["pullPolicy"].get("timeoutSeconds") == 600 and
+              t["pullPolicy"].get("backoffLimit") == 3 for t in tags),
+          "NodeImage defaults: %s" % tags)
+    refused_create(ctx, path, nodeimage("e2e-node-dup", "1.25", "1.25"), 400,
+                   "vnodeimage.kb.io", "duplicated tag 1.25 for image nginx")
+    pulljob = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "ImagePullJob",
+               "metadata": {"name": "e2e-pull"},
+               "spec": {"image": "nginx:1.25", "parallelism": 1}}
+    refused_create(ctx, "/apis/apps.kruise.io/v1beta1/namespaces/e2e-images/imagepulljobs",
+                   pulljob, 403, "vimagepulljob-v1beta1.kb.io",
+                   "feature-gate ImagePullJobGate is not enabled")
+    rd = {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "ResourceDistribution",
+          "metadata": {"name": "e2e-rd"},
+          "spec": {"resource": {"apiVersion": "v1", "kind": "ConfigMap",
+                                "metadata": {"name": "shared"}, "data": {"k": "v"}},
+                   "targets": {"includedNamespaces": {"list": [{"name": "e2e-images"}]}}}}
+    refused_create(ctx, "/apis/apps.kruise.io/v1alpha1/resourcedistributions", rd, 403,
+                   "vresourcedistribution.kb.io",
+                   "feature-gate ResourceDistributionGate is not enabled")
 
 
 @scenario

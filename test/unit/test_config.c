@@ -241,6 +241,21 @@ TEST(features_parse_and_implications)
     wh_features_init(&f);
     CHECK_EQ_INT(wh_features_parse(&f, "PodWebhook=false", &eb), WH_OK);
     CHECK(!wh_feature_on(&f, WH_FEATURE_PodUnavailableBudgetDeleteGate));
+    /* kruise-daemon's features: ImagePullJobGate off without KruiseDaemon, on with a
+     * pre-download feature (which creates ImagePullJobs) */
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "KruiseDaemon=false,ImagePullJobGate=true", &eb), WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_ImagePullJobGate));
+    CHECK(!wh_feature_on(&f, WH_FEATURE_PodProbeMarkerGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f, "PreDownloadImageForDaemonSetUpdate=true", &eb), WH_OK);
+    CHECK(wh_feature_on(&f, WH_FEATURE_ImagePullJobGate));
+    wh_features_init(&f);
+    CHECK_EQ_INT(wh_features_parse(&f,
+                                   "KruiseDaemon=false,PreDownloadImageForInPlaceUpdate=true",
+                                   &eb),
+                 WH_OK);
+    CHECK(!wh_feature_on(&f, WH_FEATURE_ImagePullJobGate));
     wh_features_init(&f);
     CHECK_EQ_INT(wh_features_parse(&f, "AllAlpha=true,EnableExternalCerts=false", &eb), WH_OK);
     CHECK(wh_feature_on(&f, WH_FEATURE_EnableSortSidecarContainerByName));

@@ -11,6 +11,7 @@
 #include "kube/ratelimit.h"
 #include "kube/token.h"
 #include "test/support/apiserver_proc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/mem.h"
@@ -393,6 +394,30 @@ TEST(kube_client_read_only_sends_no_write)
     CHECK_EQ_STR(wh_json_str(json_array_get(reqs, 0), "method"), "GET");
     json_decref(reqs);
     json_decref(obj);
+out:
+    fx_stop(&fx);
+}
+
+/* A write from inside a request, with jansson allocating from the request's arena (a handler's
+ * dry run, as ResourceDistribution's): the body the client encodes is its own memory. Before,
+ * it was json_dumps' arena memory given to free(), and the process aborted. */
+TEST(kube_client_writes_under_the_request_arena)
+{
+    struct fixture fx;
+    if (!fx_start(&fx, NULL, NULL, NULL))
+        goto out;
+    struct wh_kube_status st;
+    wh_arena_begin();
+    json_t *obj = configmap("cm-arena", "v1");
+    json_t *got = NULL;
+    CHECK(wh_arena_allocating());
+    CHECK_EQ_INT(wh_kube_create(fx.c, CM_PATH "?dryRun=All", obj, &got, &st), WH_OK);
+    CHECK_EQ_INT(st.code, 201);
+    CHECK_EQ_STR(wh_json_path_str(got, "data", "k", NULL), "v1");
+    CHECK_EQ_INT(wh_kube_update(fx.c, CM_PATH "/cm-arena", obj, NULL, &st), WH_ERR_NOT_FOUND);
+    json_decref(got);
+    json_decref(obj);
+    wh_arena_end();
 out:
     fx_stop(&fx);
 }

@@ -6,7 +6,8 @@
  * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
  * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob) use it now, and the image and
  * other kinds of the same issue (ImagePullJob, ImageListPullJob, NodeImage,
- * ContainerRecreateRequest, ResourceDistribution) are meant to use it rather than a copy:
+ * ContainerRecreateRequest, ResourceDistribution) use it too, the
+ * image kinds through the in-version frame below:
  *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
  *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
  *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
@@ -24,6 +25,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "config/features.h"
 #include "handlers/handler.h"
 #include "util/err.h"
 
@@ -59,5 +61,37 @@ WH_NODISCARD enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m,
                                         const struct wh_admission_request *req,
                                         struct wh_admission_response *resp,
                                         struct wh_errbuf *eb);
+
+/* The version switch of the handlers that serve both versions and answer any other with
+ * "unsupported version: <v>" (400): false with resp so answered for WH_KOBJ_OTHER. */
+bool wh_kobj_version_or_deny(const struct wh_admission_request *req,
+                             struct wh_admission_response *resp, enum wh_kobj_version *v);
+
+/* wh_kobj_decode of raw into kind at v (not WH_KOBJ_OTHER), not converted, as the value Go
+ * holds (wh_gotype_decode: empty lists and maps kept as given), for rules that read it. On
+ * failure resp is denied with 400 and the decoder's message (admission.Errored) and false is
+ * returned. Returns in *out: new ref. */
+bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_version v,
+                            json_t **out, struct wh_admission_response *resp);
+
+/* A defaulting function in the request's own version: edits obj, the decoded object. */
+typedef void (*wh_kobj_default_fn)(json_t *obj, const struct wh_admission_request *req);
+
+/* The defaulting frame of the kinds upstream defaults in the request's own version, with no
+ * Pod template and no status cleared (ImagePullJob, ImageListPullJob, NodeImage): the version
+ * switch (400), the decoding of request.object (400), defaults on the decoded value; an
+ * unchanged object (reflect.DeepEqual) is allowed without a patch, a changed one is answered
+ * with Go's encoding of it (admission.PatchResponseFromRaw). */
+WH_NODISCARD enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
+                                                   struct wh_admission_response *resp,
+                                                   const char *kind, wh_kobj_default_fn defaults,
+                                                   struct wh_errbuf *eb);
+
+/* Whether the feature gate of that name (an identifier of config/features.h) is off; then resp
+ * is "feature-gate <name> is not enabled" with code 403 and no reason, as upstream's handlers
+ * answer (admission.Errored(http.StatusForbidden, ...)). */
+#define WH_KOBJ_GATE_OFF(resp, cfg, name)                                                          \
+    wh_kobj_gate_off((resp), wh_feature_on(&(cfg)->features, WH_FEATURE_##name), #name)
+bool wh_kobj_gate_off(struct wh_admission_response *resp, bool on, const char *name);
 
 #endif

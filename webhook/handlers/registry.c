@@ -39,6 +39,14 @@
     X(wh_daemonset_mutate_route)                                                                   \
     X(wh_uniteddeployment_mutate_route)                                                            \
     X(wh_daemonset_validate_route)                                                                 \
+    X(wh_crr_mutate_route)                                                                         \
+    X(wh_imagepulljob_mutate_route)                                                                \
+    X(wh_imagepulljob_validate_route)                                                              \
+    X(wh_imagelistpulljob_mutate_route)                                                            \
+    X(wh_imagelistpulljob_validate_route)                                                          \
+    X(wh_nodeimage_mutate_route)                                                                   \
+    X(wh_nodeimage_validate_route)                                                                 \
+    X(wh_rd_validate_route)                                                                        \
     /* end of the list */
 
 #define DECLARE(route) extern const struct wh_route route;

@@ -140,9 +140,10 @@ void wh_k8s_default_container(json_t *c, unsigned flags)
     if (!json_is_object(c))
         return;
     if (str_empty(c, "imagePullPolicy")) {
-        const char *image = wh_json_str(c, "image");
+        const json_t *image = json_object_get(c, "image");
         bool always = (flags & WH_K8S_DEFAULT_PULL_ALWAYS) ||
-                      wh_imageref_pulls_latest(image ? image : "");
+                      (json_is_string(image) &&
+                       wh_imageref_pulls_latest(json_string_value(image), json_string_length(image)));
         json_object_set_new(c, "imagePullPolicy", json_string(always ? "Always" : "IfNotPresent"));
     }
     default_str(c, "terminationMessagePath", "/dev/termination-log");

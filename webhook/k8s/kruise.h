@@ -119,4 +119,20 @@
 #define WH_KRUISE_ANN_CRR_SYNC_CONTAINER_STATUSES "crr.apps.kruise.io/sync-container-statuses"
 #define WH_KRUISE_ANN_CRR_UNREADY_ACQUIRED "crr.apps.kruise.io/unready-acquired"
 
+/* --- image pulling (apis/apps/defaults: ProtectionFinalizer) --------------------------------- */
+
+/* the finalizer the ImagePullJob defaulting adds on creation (v1alpha1) */
+#define WH_KRUISE_FINALIZER_PROTECTION "apps.kruise.io/deletion-protection"
+
+/* --- ContainerRecreateRequest (apis/apps/v1alpha1, pkg/util) --------------------------------- */
+
+#define WH_KRUISE_LABEL_CRR_POD_UID "crr.apps.kruise.io/pod-uid"     /* ...PodUIDKey */
+#define WH_KRUISE_LABEL_CRR_NODE_NAME "crr.apps.kruise.io/node-name" /* ...NodeNameKey */
+#define WH_KRUISE_LABEL_CRR_ACTIVE "crr.apps.kruise.io/active"       /* ...ActiveKey */
+/* on Nodes run by a virtual kubelet, and copied onto their CRRs (VirtualKubeletLabelKey, ...Value) */
+#define WH_KRUISE_LABEL_VIRTUAL_KUBELET "type"
+#define WH_KRUISE_VIRTUAL_KUBELET "virtual-kubelet"
+/* the Pod condition of containers stopped by the sidecar terminator (SidecarTerminated) */
+#define WH_KRUISE_POD_SIDECAR_TERMINATED "SidecarTerminated"
+
 #endif

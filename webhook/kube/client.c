@@ -946,12 +946,9 @@ static enum wh_err send_object(struct wh_kube_client *c, const char *method, con
 
     if (out)
         *out = NULL;
-    body = json_dumps(obj, JSON_COMPACT);
-    if (!body) {
-        status_clear(st);
-        status_msg(st, "cannot encode the request body");
-        return WH_ERR_INVALID;
-    }
+    /* not json_dumps: jansson's allocator is the request's arena when a handler writes
+     * (ResourceDistribution's dry run), and free() of arena memory aborts the process */
+    body = wh_json_dumps(obj);
     struct request rq = {method, path, body, strlen(body), content_type, policy};
     rc = do_request(c, &rq, out, st);
     free(body);

@@ -88,7 +88,7 @@ const char *wh_kube_client_namespace(const struct wh_kube_client *c);
 struct wh_kube_status {
     int code;         /* HTTP status; 0 when no answer arrived */
     char reason[64];  /* Status.reason, e.g. "NotFound", "Conflict", "Expired" */
-    char message[512];
+    char message[2048]; /* room for an API server's validation errors, quoted to users */
     int attempts;     /* requests sent for this call (1 = no retry) */
 };
 

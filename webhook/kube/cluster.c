@@ -615,6 +615,23 @@ enum wh_err wh_cluster_get_live(struct wh_cluster *cl, const char *group, const 
     return WH_OK;
 }
 
+enum wh_err wh_cluster_create_dry_run(struct wh_cluster *cl, const char *group,
+                                      const char *version, const char *resource, const char *ns,
+                                      const json_t *obj, struct wh_kube_status *st)
+{
+    memset(st, 0, sizeof(*st));
+    if (!cl->client)
+        return WH_OK;
+    char path[512], dry[600];
+    enum wh_err rc = wh_kube_path(path, sizeof(path), group, version, resource, ns, NULL, NULL);
+    if (rc) {
+        snprintf(st->message, sizeof(st->message), "bad resource %s.%s", resource, group);
+        return rc;
+    }
+    snprintf(dry, sizeof(dry), "%s?dryRun=All", path);
+    return wh_kube_create(cl->client, dry, obj, NULL, st);
+}
+
 /* The plural of group/version kind in API mode: the resource list of the group version. */
 /* A group or version as discovery names them: letters, digits, '.' and '-'. Owner references
  * come from request bodies, so nothing else may reach a path. */

@@ -121,6 +121,17 @@ WH_NODISCARD enum wh_err wh_cluster_get_live_kind(struct wh_cluster *cl, const c
                                                   const char *name, json_t **out,
                                                   struct wh_errbuf *eb);
 
+/* A dry-run creation (POST ...?dryRun=All) of obj (borrowed) as resource of group/version in
+ * namespace ns: what the API server's validation says of an object without storing it (the
+ * object a ResourceDistribution distributes). WH_OK when the API server accepts it; otherwise
+ * its error with st (the Status: code, reason, message) filled, WH_ERR_IO or WH_ERR_TIMEOUT
+ * when no answer came by the request's deadline. Standalone mode has no API server to ask and
+ * accepts. */
+WH_NODISCARD enum wh_err wh_cluster_create_dry_run(struct wh_cluster *cl, const char *group,
+                                                   const char *version, const char *resource,
+                                                   const char *ns, const json_t *obj,
+                                                   struct wh_kube_status *st);
+
 /* Writes obj (borrowed) with PUT, to the status subresource when status is true. A stale
  * metadata.resourceVersion returns WH_ERR_CONFLICT for the caller to re-read and retry.
  * Returns in *out (may be NULL): new ref, the object as stored. */

@@ -56,6 +56,17 @@ static const struct wh_resource catalogue[WH_RES_COUNT] = {
     [WH_RES_STORAGECLASS] = {"storage.k8s.io", {"v1"}, "storageclasses", "StorageClass", false},
     [WH_RES_ADVANCED_DAEMONSET] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "daemonsets",
                                    "DaemonSet", true},
+    [WH_RES_NODE] = {"", {"v1"}, "nodes", "Node", false},
+    [WH_RES_IMAGEPULLJOB] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "imagepulljobs",
+                             "ImagePullJob", true},
+    [WH_RES_IMAGELISTPULLJOB] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "imagelistpulljobs",
+                                 "ImageListPullJob", true},
+    [WH_RES_NODEIMAGE] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "nodeimages", "NodeImage",
+                          false},
+    [WH_RES_CRR] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"}, "containerrecreaterequests",
+                    "ContainerRecreateRequest", true},
+    [WH_RES_RESOURCEDISTRIBUTION] = {WH_KRUISE_APPS, {"v1beta1", "v1alpha1"},
+                                     "resourcedistributions", "ResourceDistribution", false},
 };
 
 const struct wh_resource *wh_resource_get(enum wh_resource_id id)

@@ -386,3 +386,34 @@ char *wh_json_dumps(const json_t *v)
      * cache keeps every object this way). */
     return wh_xrealloc(text, len + 1);
 }
+
+static const char *str_or_empty(const json_t *v, size_t *n)
+{
+    *n = json_is_string(v) ? json_string_length(v) : 0;
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static int cmp_json_strings(const void *a, const void *b)
+{
+    size_t na, nb;
+    const char *sa = str_or_empty(*(const json_t *const *)a, &na);
+    const char *sb = str_or_empty(*(const json_t *const *)b, &nb);
+    int c = memcmp(sa, sb, na < nb ? na : nb);
+    return c ? c : (na > nb) - (na < nb);
+}
+
+bool wh_json_strings_repeat(const json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    if (n < 2)
+        return false;
+    const json_t **items = wh_xmalloc(n * sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_array_get(arr, i);
+    qsort(items, n, sizeof(*items), cmp_json_strings);
+    bool repeat = false;
+    for (size_t i = 1; i < n && !repeat; i++)
+        repeat = cmp_json_strings(&items[i - 1], &items[i]) == 0;
+    free(items);
+    return repeat;
+}

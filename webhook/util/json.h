@@ -57,6 +57,11 @@ const char *wh_json_go_type_name(const json_t *v);
  * (caller frees) of borrowed names, valid while obj is unchanged; *n gets its length. */
 const char **wh_json_sorted_keys(const json_t *obj, size_t *n);
 
+/* Whether two strings of arr are the same bytes (a member that is not a string counts as "",
+ * as Go decodes null into a string), as sets.NewString(list...).Len() != len(list) asks.
+ * O(n log n), whatever the length. */
+bool wh_json_strings_repeat(const json_t *arr);
+
 /* A deep copy. Unlike json_deep_copy it keeps object keys that contain NUL whole and skips
  * jansson 2.14's loop check, which formats every object's address with snprintf and made
  * copying a Pod cost more than parsing it. Values must not contain cycles (jansson's own

@@ -23,6 +23,38 @@ enum wh_err wh_str_to_ll(const char *s, long long min, long long max, long long 
     return WH_OK;
 }
 
+const char *wh_str_go_parse_int(const char *s, size_t n, int bits, long long *out)
+{
+    static const char syntax[] = "invalid syntax", range[] = "value out of range";
+    size_t i = 0;
+    bool neg = false;
+    if (n && (s[0] == '+' || s[0] == '-')) {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    if (i == n)
+        return syntax;
+    /* ParseUint: a syntax error at the first byte that is not a digit, a range error as soon as
+     * the value passes the largest of bits bits */
+    uint64_t max = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1, v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return syntax;
+        if (v >= UINT64_MAX / 10 + 1)
+            return range;
+        v *= 10;
+        uint64_t next = v + (uint64_t)(s[i] - '0');
+        if (next < v || next > max)
+            return range;
+        v = next;
+    }
+    uint64_t cutoff = (uint64_t)1 << (bits - 1);
+    if ((!neg && v >= cutoff) || (neg && v > cutoff))
+        return range;
+    *out = neg ? (long long)(0 - v) : (long long)v;
+    return NULL;
+}
+
 enum wh_err wh_str_to_bool(const char *s, bool *out)
 {
     static const char *const yes[] = {"true", "1", "yes", "on"};

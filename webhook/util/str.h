@@ -13,6 +13,10 @@
 /* Parses the whole of s as a base-10 integer in [min, max]; rejects empty strings, trailing
  * characters and overflow. */
 WH_NODISCARD enum wh_err wh_str_to_ll(const char *s, long long min, long long max, long long *out);
+/* Go's strconv.ParseInt(s, 10, bits) on the n bytes of s (an optional sign, then decimal
+ * digits): NULL with *out on success, else the reason its error gives, "invalid syntax" or
+ * "value out of range" (whichever Go meets first, reading left to right). */
+const char *wh_str_go_parse_int(const char *s, size_t n, int bits, long long *out);
 /* "true"/"false" (also "1"/"0", "yes"/"no", case-insensitive). */
 WH_NODISCARD enum wh_err wh_str_to_bool(const char *s, bool *out);
 /* Go's strconv.ParseBool: "1", "t", "T", "TRUE", "true", "True" and their false

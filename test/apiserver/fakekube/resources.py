@@ -115,6 +115,7 @@ def _builtin():
         R("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", False, ["pv"], status=True,
           return_deleted=True),
         R("", "v1", "events", "event", "Event", True, ["ev"], fields=_EVENT_FIELDS),
+        R("", "v1", "nodes", "node", "Node", False, ["no"], status=True, return_deleted=True),
         R("apps", "v1", "deployments", "deployment", "Deployment", True, ["deploy"], status=True,
           generation=True, categories=["all"]),
         R("apps", "v1", "replicasets", "replicaset", "ReplicaSet", True, ["rs"], status=True, generation=True,

@@ -1,0 +1,120 @@
+/* /mutate-apps-kruise-io-imagepulljob and /validate-apps-kruise-io-imagepulljob: the ImagePullJob
+ * webhooks (pkg/webhook/imagepulljob), at v1alpha1 and v1beta1. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/handler.h"
+#include "handlers/imagejob/template.h"
+#include "handlers/kruise_object.h"
+#include "k8s/kruise.h"
+#include "util/json.h"
+#include "util/jsoneq.h"
+#include "util/mem.h"
+
+#define KIND "ImagePullJob"
+
+/* SetDefaultsImagePullJob / SetDefaultsImagePullJobV1beta1: the template's defaults, the pull
+ * policy IfNotPresent, and on creation of a v1alpha1 job the finalizer that protects it. */
+static void defaults(json_t *obj, const struct wh_admission_request *req)
+{
+    json_t *spec = wh_json_obj_ensure(obj, "spec");
+    wh_imagejob_template_defaults(spec);
+    if (!*wh_json_str_or_empty(spec, "imagePullPolicy"))
+        json_object_set_new(spec, "imagePullPolicy", json_string("IfNotPresent"));
+    if (strcmp(req->resource.version, "v1alpha1") != 0 || strcmp(req->operation, "CREATE") != 0)
+        return;
+    /* controllerutil.AddFinalizer: appended unless already there */
+    json_t *meta = wh_json_obj_ensure(obj, "metadata");
+    json_t *fin = json_object_get(meta, "finalizers");
+    size_t i;
+    const json_t *f;
+    json_array_foreach(fin, i, f)
+    {
+        if (json_is_string(f) && strcmp(json_string_value(f), WH_KRUISE_FINALIZER_PROTECTION) == 0)
+            return;
+    }
+    if (!json_is_array(fin)) {
+        fin = json_array();
+        json_object_set_new(meta, "finalizers", fin);
+    }
+    json_array_append_new(fin, json_string(WH_KRUISE_FINALIZER_PROTECTION));
+}
+
+static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                          struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)ctx;
+    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, eb);
+}
+
+/* validate / validateV1beta1: the first rule that fails, or NULL. */
+static char *check(const json_t *obj)
+{
+    const json_t *spec = json_object_get(obj, "spec");
+    char *err = wh_imagejob_check_selectors(spec);
+    if (err)
+        return err;
+    const json_t *image = json_object_get(spec, "image");
+    if (!json_string_length(image))
+        return wh_xstrdup("image can not be empty");
+    err = wh_imagejob_check_image(image);
+    return err ? err : wh_imagejob_check_parallelism_completion(spec, true);
+}
+
+static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
+                            struct wh_admission_response *resp, struct wh_errbuf *eb)
+{
+    (void)eb;
+    json_t *obj = NULL, *old = NULL;
+    if (WH_KOBJ_GATE_OFF(resp, ctx->cfg, KruiseDaemon) ||
+        WH_KOBJ_GATE_OFF(resp, ctx->cfg, ImagePullJobGate))
+        return WH_OK;
+    enum wh_kobj_version v;
+    if (!wh_kobj_version_or_deny(req, resp, &v))
+        return WH_OK;
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &obj, resp))
+        goto out;
+    if (strcmp(req->operation, "UPDATE") == 0) {
+        if (!wh_kobj_decode_or_deny(req->old_object, KIND, v, &old, resp))
+            goto out;
+        /* reflect.DeepEqual: a nil list and an empty one differ */
+        const json_t *now = json_object_get(json_object_get(obj, "spec"), "pullSecrets");
+        const json_t *was = json_object_get(json_object_get(old, "spec"), "pullSecrets");
+        if (!wh_json_equal(now, was, WH_JSON_EQ_EXACT)) {
+            wh_admission_deny(resp, 403, "spec.pullSecrets is immutable");
+            goto out;
+        }
+    }
+    char *err = check(obj);
+    if (err)
+        wh_admission_deny(resp, 400, "%s", err);
+    else
+        wh_admission_allow(resp, "allowed");
+    free(err);
+out:
+    json_decref(obj);
+    json_decref(old);
+    return WH_OK;
+}
+
+const struct wh_route wh_imagepulljob_mutate_route = {
+    .path = "/mutate-apps-kruise-io-imagepulljob",
+    .kind = WH_ROUTE_MUTATE,
+    .admit = mutate,
+    .entries = {{.name = "mimagepulljob-v1beta1.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "imagepulljobs",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};
+
+const struct wh_route wh_imagepulljob_validate_route = {
+    .path = "/validate-apps-kruise-io-imagepulljob",
+    .kind = WH_ROUTE_VALIDATE,
+    .admit = validate,
+    .entries = {{.name = "vimagepulljob-v1beta1.kb.io",
+                 .group = WH_KRUISE_APPS,
+                 .versions = {"v1alpha1", "v1beta1"},
+                 .resource = "imagepulljobs",
+                 .operations = WH_WEBHOOK_CREATE | WH_WEBHOOK_UPDATE}},
+};
