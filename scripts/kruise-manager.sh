@@ -38,8 +38,10 @@ skip() {
 . "$top/scripts/upstream-source.sh"
 upstream_go kruise-manager
 
-newer=$(find "$0" "$top/scripts/upstream-source.sh" -newer "$bin" -type f 2>/dev/null | head -1)
-if [ -x "$bin" ] && [ -z "$newer" ] &&
+# (find fails when there is no binary yet: under set -e that must not end the script, so it is
+# asked only when there is one)
+if [ -x "$bin" ] &&
+    [ -z "$(find "$0" "$top/scripts/upstream-source.sh" -newer "$bin" -type f 2>/dev/null | head -1)" ] &&
     [ "$("$go" version "$bin" 2>/dev/null)" = "$bin: $("$go" env GOVERSION)" ]; then
     echo "kruise-manager: $bin is up to date"
     exit 0
