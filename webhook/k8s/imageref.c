@@ -636,6 +636,8 @@ bool wh_imageref_pulls_latest(const char *image, size_t n)
 
 const char *wh_imageref_normalize_error(const char *s, char *err, size_t errsz)
 {
+    if (!s)
+        s = ""; /* Go's zero string */
     struct wh_imageref r;
     struct wh_errbuf eb = {{0}};
     enum wh_err rc = wh_imageref_parse_normalized(WH_IMAGEREF_DOCKER, s, strlen(s), &r, &eb);

@@ -187,13 +187,20 @@ static bool has_selector_terms(const json_t *sel)
     return set(sel, "matchLabels") || set(sel, "matchExpressions");
 }
 
+/* The i-th element of a decoded []string: a null element is Go's "". */
+static const char *string_at(const json_t *arr, size_t i)
+{
+    const char *s = json_string_value(json_array_get(arr, i));
+    return s ? s : "";
+}
+
+/* Whether a decoded []string holds each value once. */
 static bool strings_unique(const json_t *arr)
 {
     size_t n = json_array_size(arr);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
-            if (strcmp(json_string_value(json_array_get(arr, i)),
-                       json_string_value(json_array_get(arr, j))) == 0)
+            if (strcmp(string_at(arr, i), string_at(arr, j)) == 0)
                 return false;
     return true;
 }
@@ -244,7 +251,7 @@ static void pull_template_rules(struct wh_field_errors *l, const json_t *ilp)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *image = json_string_value(json_array_get(images, i));
+        const char *image = string_at(images, i);
         char buf[512];
         const char *why = wh_imageref_normalize_error(image, buf, sizeof(buf));
         if (why) {
