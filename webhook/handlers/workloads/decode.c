@@ -12,29 +12,7 @@
 #include "util/json.h"
 #include "util/mem.h"
 
-enum wl_version wl_version_of(const struct wh_admission_request *req)
-{
-    if (strcmp(req->resource.version, "v1alpha1") == 0)
-        return WL_V1ALPHA1;
-    if (strcmp(req->resource.version, "v1beta1") == 0)
-        return WL_V1BETA1;
-    return WL_OTHER;
-}
-
-static const char *api_of(enum wl_version v)
-{
-    return v == WL_V1ALPHA1 ? WH_KRUISE_APPS_V1ALPHA1 : WH_KRUISE_APPS_V1BETA1;
-}
-
-const struct wh_gotype *wl_type(const char *kind, enum wl_version v)
-{
-    const struct wh_gotype *t = wh_gotype_lookup(api_of(v), kind);
-    if (!t)
-        WH_PANIC("the Go-type model has no %s %s", api_of(v), kind);
-    return t;
-}
-
-enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wl_version v, char **msg)
+enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wh_kobj_version v, char **msg)
 {
     struct wh_errbuf eb = {{0}};
     *msg = NULL;
@@ -42,11 +20,14 @@ enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wl_version v,
         *msg = wh_xstrdup("there is no content to decode");
         return WH_ERR_INVALID;
     }
-    if (wh_typemeta_decode_into(raw, api_of(v), kind, true, &eb)) {
+    if (wh_typemeta_decode_into(raw,
+                                v == WH_KOBJ_V1ALPHA1 ? WH_KRUISE_APPS_V1ALPHA1
+                                                      : WH_KRUISE_APPS_V1BETA1,
+                                kind, true, &eb)) {
         *msg = wh_xstrdup(eb.msg);
         return WH_ERR_INVALID;
     }
-    return wh_gotype_check_full(raw, wl_type(kind, v), msg);
+    return wh_gotype_check_full(raw, wh_kobj_type(kind, v), msg);
 }
 
 json_t *wl_prune(const json_t *raw, const struct wh_gotype *t)
@@ -96,12 +77,12 @@ json_t *wl_prune(const json_t *raw, const struct wh_gotype *t)
     }
 }
 
-json_t *wl_decoded(const json_t *raw, const char *kind, enum wl_version v)
+json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v)
 {
     json_t *out = NULL;
     struct wh_errbuf eb;
     /* the value passed wl_decodable: decoding it again cannot fail */
-    if (wh_gotype_decode(raw, wl_type(kind, v), &out, &eb))
+    if (wh_gotype_decode(raw, wh_kobj_type(kind, v), &out, &eb))
         WH_PANIC("a checked %s no longer decodes: %s", kind, eb.msg);
     return out;
 }
@@ -112,7 +93,7 @@ json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg)
     *msg = NULL;
     if (wh_convert_up(kind, alpha, &beta, msg))
         return NULL;
-    out = wl_decoded(beta, kind, WL_V1BETA1);
+    out = wl_decoded(beta, kind, WH_KOBJ_V1BETA1);
     json_decref(beta);
     return out;
 }
