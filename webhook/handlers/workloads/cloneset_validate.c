@@ -438,7 +438,6 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     enum wh_err rc = WH_OK;
     enum wh_kobj_version v = wh_kobj_version_of(req);
     json_t *cs = NULL, *old = NULL;
-    char *msg = NULL;
     struct check c = {.ctx = ctx, .alpha = v == WH_KOBJ_V1ALPHA1};
     wh_ferrs_init(&c.errs);
     if (v == WH_KOBJ_OTHER) {
@@ -453,17 +452,9 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
             wh_admission_allow(resp, NULL);
         goto out;
     }
-    if (wl_decodable(req->object, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &cs, resp) ||
+        (!create && !wh_kobj_decode_or_deny(req->old_object, KIND, v, &old, resp)))
         goto out;
-    }
-    if (!create && wl_decodable(req->old_object, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
-        goto out;
-    }
-    cs = wl_decoded(req->object, KIND, v);
-    if (!create)
-        old = wl_decoded(req->old_object, KIND, v);
     if (replicas_nil(cs)) {
         rc = wl_nil_dereference(eb);
         goto out;

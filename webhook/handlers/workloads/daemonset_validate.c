@@ -207,7 +207,6 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     enum wh_err rc = WH_OK;
     enum wh_kobj_version v = wh_kobj_version_of(req);
     json_t *ds = NULL, *old = NULL;
-    char *msg = NULL;
     struct check c = {.ctx = ctx, .alpha = v == WH_KOBJ_V1ALPHA1};
     wh_ferrs_init(&c.errs);
     if (v == WH_KOBJ_OTHER) {
@@ -219,12 +218,9 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         wh_admission_allow(resp, NULL);
         goto out;
     }
-    if (wl_decodable(req->object, KIND, v, &msg) ||
-        (!create && wl_decodable(req->old_object, KIND, v, &msg))) {
-        wl_deny_decode(resp, msg);
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &ds, resp) ||
+        (!create && !wh_kobj_decode_or_deny(req->old_object, KIND, v, &old, resp)))
         goto out;
-    }
-    ds = wl_decoded(req->object, KIND, v);
     if (create) {
         wh_validate_object_meta(&c.errs, wh_json_obj(ds, "metadata"), true,
                                 wh_name_is_dns_subdomain, "metadata");
@@ -239,7 +235,6 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
         }
         goto out;
     }
-    old = wl_decoded(req->old_object, KIND, v);
     validate_update(&c, ds, old);
     wl_answer_errors(resp, &c.errs);
 out:

@@ -1,34 +1,12 @@
-/* Decoding a workload as upstream's admission.Decoder does (the universal deserializer into the
- * version's Go type), the v1alpha1 objects some kinds convert to v1beta1 first, and the answers
- * every workload handler shares. */
+/* What the workload handlers add to kruise_object's decoding (handlers/kruise_object.h: the
+ * version, the Go type, Decoder.Decode): the request's JSON pruned to what Go decodes, Go's value
+ * of a checked object, the v1alpha1 objects some kinds convert to v1beta1 after decoding, and
+ * the answers every workload handler shares. */
 #include "handlers/workloads/workload_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "conversion/convert.h"
-#include "k8s/kruise.h"
-#include "k8s/typemeta.h"
-#include "util/json.h"
-#include "util/mem.h"
-
-enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wh_kobj_version v, char **msg)
-{
-    struct wh_errbuf eb = {{0}};
-    *msg = NULL;
-    if (!raw || json_is_null(raw)) {
-        *msg = wh_xstrdup("there is no content to decode");
-        return WH_ERR_INVALID;
-    }
-    if (wh_typemeta_decode_into(raw,
-                                v == WH_KOBJ_V1ALPHA1 ? WH_KRUISE_APPS_V1ALPHA1
-                                                      : WH_KRUISE_APPS_V1BETA1,
-                                kind, true, &eb)) {
-        *msg = wh_xstrdup(eb.msg);
-        return WH_ERR_INVALID;
-    }
-    return wh_gotype_check_full(raw, wh_kobj_type(kind, v), msg);
-}
 
 json_t *wl_prune(const json_t *raw, const struct wh_gotype *t)
 {

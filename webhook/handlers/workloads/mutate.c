@@ -45,11 +45,13 @@ static json_t *decoded_for_defaults(const struct wl_mutator *m, const json_t *ra
     char *msg = NULL;
     if (v == WH_KOBJ_OTHER)
         return json_object(); /* upstream decodes nothing and defaults an empty object */
-    if (wl_decodable(raw, m->kind, v, &msg)) {
+    json_t *checked = NULL;
+    if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
         wl_deny_decode(resp, msg);
         return NULL;
     }
-    json_t *obj = wl_prune(raw, wh_kobj_type(m->kind, v));
+    json_t *obj = wl_prune(checked, wh_kobj_type(m->kind, v));
+    json_decref(checked);
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;
         enum wh_err rc = wh_convert_up(m->kind, obj, &beta, &msg);

@@ -834,11 +834,9 @@ static json_t *decode(const json_t *raw, enum wh_kobj_version v, struct wh_admis
         wh_admission_deny(resp, 400, "unsupported version: %s", version);
         return NULL;
     }
-    if (wl_decodable(raw, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
+    json_t *obj = NULL;
+    if (!wh_kobj_decode_or_deny(raw, KIND, v, &obj, resp))
         return NULL;
-    }
-    json_t *obj = wl_decoded(raw, KIND, v);
     if (v == WH_KOBJ_V1BETA1)
         return obj;
     json_t *beta = wl_decoded_up(obj, KIND, &msg);

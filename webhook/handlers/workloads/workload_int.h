@@ -2,8 +2,8 @@
 #define WH_HANDLERS_WORKLOADS_WORKLOAD_INT_H
 
 /* Internals shared by the workload handlers (the files of handlers/workloads/: CloneSet,
- * Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment): decoding as upstream's Decoder
- * does, the defaulting frame of the four mutating handlers, and the rules upstream shares
+ * Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment): what they add to kruise_object's
+ * decoding (handlers/kruise_object.h, the version and Decoder.Decode), the defaulting frame of the four mutating handlers, and the rules upstream shares
  * between kinds (update strategies, partitions and surges, Pod templates with their claim
  * templates, in-place-only updates) with the Go renderings their messages use.
  * Only webhook/handlers/workloads/ includes this. Thread rule: thread-safe, stateless. */
@@ -19,12 +19,6 @@
 
 /* --- decoding (decode.c) ------------------------------------------------------------------- */
 
-/* Whether upstream's Decoder accepts raw as kind in version v: present (else "there is no
- * content to decode"), its apiVersion and kind naming that type or nothing, every member of the
- * JSON type Go expects. Returns WH_ERR_INVALID with Go's message in *msg (new string). */
-WH_NODISCARD enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wh_kobj_version v,
-                                      char **msg);
-
 /* raw without the members Go's decoding of type t ignores (values otherwise as given, texts
  * of quantities included). Returns: new ref. */
 json_t *wl_prune(const json_t *raw, const struct wh_gotype *t);
@@ -34,7 +28,9 @@ json_t *wl_prune(const json_t *raw, const struct wh_gotype *t);
 json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v);
 
 /* A decoded v1alpha1 object of a kind upstream converts to v1beta1 before it validates
- * (ConvertTo: Advanced StatefulSet, UnitedDeployment), as the decoded v1beta1 object. Returns:
+ * (ConvertTo: Advanced StatefulSet, UnitedDeployment), as the decoded v1beta1 object. Not
+ * wh_kobj_decode's up: that converts the request's JSON, this Go's decoded value (empty lists and
+ * maps as Go holds them), which is what the validations read. Returns:
  * new ref, or NULL with *msg (new string) when the conversion refuses. */
 json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg);
 
