@@ -1,59 +1,11 @@
 /* What the workload handlers add to kruise_object's decoding (handlers/kruise_object.h: the
- * version, the Go type, Decoder.Decode): the request's JSON pruned to what Go decodes, Go's value
- * of a checked object, the v1alpha1 objects some kinds convert to v1beta1 after decoding, and
- * the answers every workload handler shares. */
+ * version, the Go type, Decoder.Decode): Go's value of a checked object, the v1alpha1 objects
+ * some kinds convert to v1beta1 after decoding, and the answers every workload handler shares. */
 #include "handlers/workloads/workload_int.h"
 
 #include <stdlib.h>
 
 #include "conversion/convert.h"
-
-json_t *wl_prune(const json_t *raw, const struct wh_gotype *t)
-{
-    switch (wh_gotype_kind(t)) {
-    case WH_GK_STRUCT: {
-        if (!json_is_object(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_object();
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)raw, k, v)
-        {
-            const struct wh_gofield *f = wh_gotype_member(t, k);
-            if (f)
-                json_object_set_new(out, k, wl_prune(v, f->type));
-        }
-        return out;
-    }
-    case WH_GK_SLICE: {
-        if (!json_is_array(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_array();
-        size_t i;
-        json_t *v;
-        json_array_foreach(raw, i, v)
-        {
-            json_array_append_new(out, wl_prune(v, wh_gotype_elem(t)));
-        }
-        return out;
-    }
-    case WH_GK_MAP: {
-        if (!json_is_object(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_object();
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)raw, k, v)
-        {
-            json_object_set_new(out, k, wl_prune(v, wh_gotype_elem(t)));
-        }
-        return out;
-    }
-    default:
-        /* scalars and the kinds with JSON methods of their own are kept whole */
-        return json_incref((json_t *)(uintptr_t)raw);
-    }
-}
 
 json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v)
 {

@@ -50,7 +50,11 @@ static json_t *decoded_for_defaults(const struct wl_mutator *m, const json_t *ra
         wl_deny_decode(resp, msg);
         return NULL;
     }
-    json_t *obj = wl_prune(checked, wh_kobj_type(m->kind, v));
+    /* without the members Go's decoding drops, values otherwise as given (quantity texts
+     * included); a deep copy, as the defaults edit it */
+    json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
+    json_t *obj = wh_json_copy(pruned ? pruned : checked);
+    json_decref(pruned);
     json_decref(checked);
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;

@@ -19,10 +19,6 @@
 
 /* --- decoding (decode.c) ------------------------------------------------------------------- */
 
-/* raw without the members Go's decoding of type t ignores (values otherwise as given, texts
- * of quantities included). Returns: new ref. */
-json_t *wl_prune(const json_t *raw, const struct wh_gotype *t);
-
 /* The object of a checked raw value as Go holds it once decoded into kind in version v
  * (wh_gotype_decode). Returns: new ref. */
 json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v);
