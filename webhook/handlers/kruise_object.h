@@ -46,6 +46,11 @@ WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
                                         enum wh_kobj_version v, bool up, json_t **out,
                                         char **msg);
 
+/* The type meta a v1alpha1 object converted up and back down keeps: obj (the converted one) gets
+ * raw's apiVersion and kind, the ones Go decoded from the request (ConvertFrom sets only
+ * metadata, spec and status); a member raw has not as a string is removed. */
+void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
+
 /* One kind's defaulting handler. */
 struct wh_kobj_mutator {
     const char *kind;

@@ -86,20 +86,6 @@ static const json_t *spec_member(const json_t *obj, const char *member)
     return json_object_get(wh_json_obj(obj, "spec"), member);
 }
 
-/* The type meta Go keeps in a v1alpha1 object that was converted and converted back: the one
- * it decoded (ConvertFrom sets only metadata, spec and status). */
-static void keep_type_meta(json_t *obj, const json_t *raw)
-{
-    static const char *const keys[] = {"apiVersion", "kind"};
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *v = json_object_get(raw, keys[i]);
-        if (json_is_string(v))
-            json_object_set_new(obj, keys[i], json_string(json_string_value(v)));
-        else
-            json_object_del(obj, keys[i]);
-    }
-}
-
 enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *ctx,
                       const struct wh_admission_request *req, struct wh_admission_response *resp,
                       struct wh_errbuf *eb)
@@ -154,7 +140,7 @@ enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *c
         }
         json_decref(defaulted);
         defaulted = alpha;
-        keep_type_meta(defaulted, req->object);
+        wh_kobj_keep_type_meta(defaulted, req->object);
     }
     /* the defaults only add values of the right types: the encoding cannot fail */
     rc = wh_gotype_normalize(defaulted, wh_kobj_type(m->kind, ev), &encoded, eb);
