@@ -83,9 +83,7 @@ enum wh_err wh_kobj_decode(const json_t *raw, const char *kind, enum wh_kobj_ver
     return rc;
 }
 
-/* The type meta a v1alpha1 object converted up and back down keeps: the one Go decoded from the
- * request (ConvertFrom sets only metadata, spec and status). */
-static void keep_type_meta(json_t *obj, const json_t *raw)
+void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw)
 {
     static const char *const keys[] = {"apiVersion", "kind"};
     for (size_t i = 0; i < 2; i++) {
@@ -166,7 +164,7 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
         }
         json_decref(defaulted);
         defaulted = alpha;
-        keep_type_meta(defaulted, req->object);
+        wh_kobj_keep_type_meta(defaulted, req->object);
         encode_as = wh_kobj_type(m->kind, WH_KOBJ_V1ALPHA1);
     }
     /* the defaults only add values of the right types: the encoding cannot fail */

@@ -4,10 +4,10 @@
 /* What upstream's webhooks for OpenKruise's apps.kruise.io objects do around their own rules.
  * It is the one home of this frame for every handler of an apps.kruise.io kind served at
  * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
- * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob) use it now, and the image and
- * other kinds of the same issue (ImagePullJob, ImageListPullJob, NodeImage,
- * ContainerRecreateRequest, ResourceDistribution) use it too, the
- * image kinds through the in-version frame below:
+ * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob), the image and other kinds
+ * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution;
+ * the image kinds through the in-version frame below) and the workloads (handlers/workloads/:
+ * their version, Go types and decoding; their defaulting frame is workloads/mutate.c's):
  *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
  *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
  *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
@@ -45,6 +45,11 @@ const struct wh_gotype *wh_kobj_type(const char *kind, enum wh_kobj_version v);
 WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
                                         enum wh_kobj_version v, bool up, json_t **out,
                                         char **msg);
+
+/* The type meta a v1alpha1 object converted up and back down keeps: obj (the converted one) gets
+ * raw's apiVersion and kind, the ones Go decoded from the request (ConvertFrom sets only
+ * metadata, spec and status); a member raw has not as a string is removed. */
+void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
 
 /* One kind's defaulting handler. */
 struct wh_kobj_mutator {

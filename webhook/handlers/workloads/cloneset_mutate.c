@@ -9,7 +9,7 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *cs, enum wl_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *cs, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
 {
     json_t *spec = wh_json_obj_ensure(cs, "spec");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
@@ -17,7 +17,7 @@ static void defaults(json_t *cs, enum wl_version v, bool inject, const struct wh
     if (inject)
         wl_default_templates(spec, cfg);
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");
-    if (v == WL_V1ALPHA1) {
+    if (v == WH_KOBJ_V1ALPHA1) {
         const char *type = wh_json_str_or_empty(us, "type");
         if (!*type)
             json_object_set_new(us, "type", json_string("ReCreate"));

@@ -409,10 +409,10 @@ static void in_place_only(struct check *c, const json_t *cs, const json_t *old)
 
 static void validate_update(struct check *c, json_t *cs, const json_t *old)
 {
-    enum wl_version v = c->alpha ? WL_V1ALPHA1 : WL_V1BETA1;
+    enum wh_kobj_version v = c->alpha ? WH_KOBJ_V1ALPHA1 : WH_KOBJ_V1BETA1;
     wh_validate_object_meta_update(&c->errs, wh_json_obj(cs, "metadata"),
                                    wh_json_obj(old, "metadata"), "metadata");
-    const struct wh_gofield *spec = wh_gotype_member(wl_type(KIND, v), "spec");
+    const struct wh_gofield *spec = wh_gotype_member(wh_kobj_type(KIND, v), "spec");
     if (!wh_go_deep_equal_except(json_object_get(cs, "spec"), json_object_get(old, "spec"),
                                  spec->type, WH_GOEQ_SEMANTIC, changeable))
         wh_ferr_forbidden(&c->errs, "spec",
@@ -436,12 +436,11 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    enum wl_version v = wl_version_of(req);
+    enum wh_kobj_version v = wh_kobj_version_of(req);
     json_t *cs = NULL, *old = NULL;
-    char *msg = NULL;
-    struct check c = {.ctx = ctx, .alpha = v == WL_V1ALPHA1};
+    struct check c = {.ctx = ctx, .alpha = v == WH_KOBJ_V1ALPHA1};
     wh_ferrs_init(&c.errs);
-    if (v == WL_OTHER) {
+    if (v == WH_KOBJ_OTHER) {
         wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
         goto out;
     }
@@ -453,17 +452,9 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
             wh_admission_allow(resp, NULL);
         goto out;
     }
-    if (wl_decodable(req->object, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
+    if (!wh_kobj_decode_or_deny(req->object, KIND, v, &cs, resp) ||
+        (!create && !wh_kobj_decode_or_deny(req->old_object, KIND, v, &old, resp)))
         goto out;
-    }
-    if (!create && wl_decodable(req->old_object, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
-        goto out;
-    }
-    cs = wl_decoded(req->object, KIND, v);
-    if (!create)
-        old = wl_decoded(req->old_object, KIND, v);
     if (replicas_nil(cs)) {
         rc = wl_nil_dereference(eb);
         goto out;

@@ -1,107 +1,18 @@
-/* Decoding a workload as upstream's admission.Decoder does (the universal deserializer into the
- * version's Go type), the v1alpha1 objects some kinds convert to v1beta1 first, and the answers
- * every workload handler shares. */
+/* What the workload handlers add to kruise_object's decoding (handlers/kruise_object.h: the
+ * version, the Go type, Decoder.Decode): Go's value of a checked object, the v1alpha1 objects
+ * some kinds convert to v1beta1 after decoding, and the answers every workload handler shares. */
 #include "handlers/workloads/workload_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "conversion/convert.h"
-#include "k8s/kruise.h"
-#include "k8s/typemeta.h"
-#include "util/json.h"
-#include "util/mem.h"
 
-enum wl_version wl_version_of(const struct wh_admission_request *req)
-{
-    if (strcmp(req->resource.version, "v1alpha1") == 0)
-        return WL_V1ALPHA1;
-    if (strcmp(req->resource.version, "v1beta1") == 0)
-        return WL_V1BETA1;
-    return WL_OTHER;
-}
-
-static const char *api_of(enum wl_version v)
-{
-    return v == WL_V1ALPHA1 ? WH_KRUISE_APPS_V1ALPHA1 : WH_KRUISE_APPS_V1BETA1;
-}
-
-const struct wh_gotype *wl_type(const char *kind, enum wl_version v)
-{
-    const struct wh_gotype *t = wh_gotype_lookup(api_of(v), kind);
-    if (!t)
-        WH_PANIC("the Go-type model has no %s %s", api_of(v), kind);
-    return t;
-}
-
-enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wl_version v, char **msg)
-{
-    struct wh_errbuf eb = {{0}};
-    *msg = NULL;
-    if (!raw || json_is_null(raw)) {
-        *msg = wh_xstrdup("there is no content to decode");
-        return WH_ERR_INVALID;
-    }
-    if (wh_typemeta_decode_into(raw, api_of(v), kind, true, &eb)) {
-        *msg = wh_xstrdup(eb.msg);
-        return WH_ERR_INVALID;
-    }
-    return wh_gotype_check_full(raw, wl_type(kind, v), msg);
-}
-
-json_t *wl_prune(const json_t *raw, const struct wh_gotype *t)
-{
-    switch (wh_gotype_kind(t)) {
-    case WH_GK_STRUCT: {
-        if (!json_is_object(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_object();
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)raw, k, v)
-        {
-            const struct wh_gofield *f = wh_gotype_member(t, k);
-            if (f)
-                json_object_set_new(out, k, wl_prune(v, f->type));
-        }
-        return out;
-    }
-    case WH_GK_SLICE: {
-        if (!json_is_array(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_array();
-        size_t i;
-        json_t *v;
-        json_array_foreach(raw, i, v)
-        {
-            json_array_append_new(out, wl_prune(v, wh_gotype_elem(t)));
-        }
-        return out;
-    }
-    case WH_GK_MAP: {
-        if (!json_is_object(raw))
-            return json_incref((json_t *)(uintptr_t)raw);
-        json_t *out = json_object();
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)(uintptr_t)raw, k, v)
-        {
-            json_object_set_new(out, k, wl_prune(v, wh_gotype_elem(t)));
-        }
-        return out;
-    }
-    default:
-        /* scalars and the kinds with JSON methods of their own are kept whole */
-        return json_incref((json_t *)(uintptr_t)raw);
-    }
-}
-
-json_t *wl_decoded(const json_t *raw, const char *kind, enum wl_version v)
+json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v)
 {
     json_t *out = NULL;
     struct wh_errbuf eb;
     /* the value passed wl_decodable: decoding it again cannot fail */
-    if (wh_gotype_decode(raw, wl_type(kind, v), &out, &eb))
+    if (wh_gotype_decode(raw, wh_kobj_type(kind, v), &out, &eb))
         WH_PANIC("a checked %s no longer decodes: %s", kind, eb.msg);
     return out;
 }
@@ -112,7 +23,7 @@ json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg)
     *msg = NULL;
     if (wh_convert_up(kind, alpha, &beta, msg))
         return NULL;
-    out = wl_decoded(beta, kind, WL_V1BETA1);
+    out = wl_decoded(beta, kind, WH_KOBJ_V1BETA1);
     json_decref(beta);
     return out;
 }

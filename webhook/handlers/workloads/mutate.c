@@ -40,17 +40,23 @@ void wl_default_templates(json_t *spec, const struct wh_config *cfg)
 /* The object Go defaults, as JSON in version dv (pruned to its known members), or NULL after
  * answering 400. */
 static json_t *decoded_for_defaults(const struct wl_mutator *m, const json_t *raw,
-                                    enum wl_version v, struct wh_admission_response *resp)
+                                    enum wh_kobj_version v, struct wh_admission_response *resp)
 {
     char *msg = NULL;
-    if (v == WL_OTHER)
+    if (v == WH_KOBJ_OTHER)
         return json_object(); /* upstream decodes nothing and defaults an empty object */
-    if (wl_decodable(raw, m->kind, v, &msg)) {
+    json_t *checked = NULL;
+    if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
         wl_deny_decode(resp, msg);
         return NULL;
     }
-    json_t *obj = wl_prune(raw, wl_type(m->kind, v));
-    if (m->via_v1beta1 && v == WL_V1ALPHA1) {
+    /* without the members Go's decoding drops, values otherwise as given (quantity texts
+     * included); a deep copy, as the defaults edit it */
+    json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
+    json_t *obj = wh_json_copy(pruned ? pruned : checked);
+    json_decref(pruned);
+    json_decref(checked);
+    if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;
         enum wh_err rc = wh_convert_up(m->kind, obj, &beta, &msg);
         json_decref(obj);
@@ -65,10 +71,10 @@ static json_t *decoded_for_defaults(const struct wl_mutator *m, const json_t *ra
 }
 
 /* The type of spec.<member> of the kind in version v. */
-static const struct wh_gotype *spec_member_type(const char *kind, enum wl_version v,
+static const struct wh_gotype *spec_member_type(const char *kind, enum wh_kobj_version v,
                                                 const char *member)
 {
-    const struct wh_gofield *spec = wh_gotype_member(wl_type(kind, v), "spec");
+    const struct wh_gofield *spec = wh_gotype_member(wh_kobj_type(kind, v), "spec");
     const struct wh_gofield *f = spec ? wh_gotype_member(spec->type, member) : NULL;
     if (!f)
         WH_PANIC("the Go-type model's %s has no spec.%s", kind, member);
@@ -80,35 +86,21 @@ static const json_t *spec_member(const json_t *obj, const char *member)
     return json_object_get(wh_json_obj(obj, "spec"), member);
 }
 
-/* The type meta Go keeps in a v1alpha1 object that was converted and converted back: the one
- * it decoded (ConvertFrom sets only metadata, spec and status). */
-static void keep_type_meta(json_t *obj, const json_t *raw)
-{
-    static const char *const keys[] = {"apiVersion", "kind"};
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *v = json_object_get(raw, keys[i]);
-        if (json_is_string(v))
-            json_object_set_new(obj, keys[i], json_string(json_string_value(v)));
-        else
-            json_object_del(obj, keys[i]);
-    }
-}
-
 enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *ctx,
                       const struct wh_admission_request *req, struct wh_admission_response *resp,
                       struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     json_t *obj = NULL, *old = NULL, *defaulted = NULL, *encoded = NULL;
-    enum wl_version v = wl_version_of(req);
-    if (v == WL_OTHER && !m->via_v1beta1) {
+    enum wh_kobj_version v = wh_kobj_version_of(req);
+    if (v == WH_KOBJ_OTHER && !m->via_v1beta1) {
         wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
         return WH_OK;
     }
     /* the version the defaults see, and the one Go encodes */
-    enum wl_version dv = m->via_v1beta1 ? WL_V1BETA1 : v;
-    enum wl_version ev = (m->via_v1beta1 && v == WL_V1ALPHA1) ? WL_V1ALPHA1 : dv;
-    if (v == WL_OTHER && (!req->object || json_is_null(req->object))) {
+    enum wh_kobj_version dv = m->via_v1beta1 ? WH_KOBJ_V1BETA1 : v;
+    enum wh_kobj_version ev = (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) ? WH_KOBJ_V1ALPHA1 : dv;
+    if (v == WH_KOBJ_OTHER && (!req->object || json_is_null(req->object))) {
         /* PatchResponseFromRaw's CreatePatch cannot read an absent object */
         return wh_errbuf_set(eb, WH_ERR_INTERNAL, "invalid JSON Document");
     }
@@ -134,7 +126,7 @@ enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *c
     m->defaults(defaulted, dv, inject, ctx->cfg);
     if (m->clear_status)
         json_object_set_new(defaulted, "status", json_object());
-    if (wh_go_deep_equal(obj, defaulted, wl_type(m->kind, dv), WH_GOEQ_REFLECT)) {
+    if (wh_go_deep_equal(obj, defaulted, wh_kobj_type(m->kind, dv), WH_GOEQ_REFLECT)) {
         wh_admission_allow(resp, NULL);
         goto out;
     }
@@ -148,10 +140,10 @@ enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *c
         }
         json_decref(defaulted);
         defaulted = alpha;
-        keep_type_meta(defaulted, req->object);
+        wh_kobj_keep_type_meta(defaulted, req->object);
     }
     /* the defaults only add values of the right types: the encoding cannot fail */
-    rc = wh_gotype_normalize(defaulted, wl_type(m->kind, ev), &encoded, eb);
+    rc = wh_gotype_normalize(defaulted, wh_kobj_type(m->kind, ev), &encoded, eb);
     if (rc)
         goto out;
     json_t *mutable_obj = wh_admission_mutable_object(resp, req);

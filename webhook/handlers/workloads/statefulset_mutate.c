@@ -12,7 +12,7 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *sts, enum wl_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
 {
     (void)v;
     json_t *spec = wh_json_obj_ensure(sts, "spec");

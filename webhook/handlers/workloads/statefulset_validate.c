@@ -360,7 +360,7 @@ static void validate_update(struct check *c, json_t *sts, const json_t *old)
                                    wh_json_obj(old, "metadata"), "metadata");
     json_t *spec = wh_json_obj_ensure(sts, "spec");
     const json_t *old_spec = wh_json_obj(old, "spec");
-    const struct wh_gofield *f = wh_gotype_member(wl_type(KIND, WL_V1BETA1), "spec");
+    const struct wh_gofield *f = wh_gotype_member(wh_kobj_type(KIND, WH_KOBJ_V1BETA1), "spec");
     if (!wh_go_deep_equal_except(spec, old_spec, f->type, WH_GOEQ_SEMANTIC, changeable))
         wh_ferr_forbidden(&c->errs, "spec",
                           "updates to statefulset spec for fields other than 'replicas', "
@@ -550,17 +550,15 @@ static void claim_template_resize(const struct wh_handler_ctx *ctx, const json_t
 
 /* The object as upstream's decodeObject leaves it: v1beta1, v1alpha1 converted, or an empty
  * one for another version. NULL after answering 400. */
-static json_t *decode(const json_t *raw, enum wl_version v, struct wh_admission_response *resp)
+static json_t *decode(const json_t *raw, enum wh_kobj_version v, struct wh_admission_response *resp)
 {
     char *msg = NULL;
-    if (v == WL_OTHER)
-        return wl_decoded(NULL, KIND, WL_V1BETA1);
-    if (wl_decodable(raw, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
+    if (v == WH_KOBJ_OTHER)
+        return wl_decoded(NULL, KIND, WH_KOBJ_V1BETA1);
+    json_t *obj = NULL;
+    if (!wh_kobj_decode_or_deny(raw, KIND, v, &obj, resp))
         return NULL;
-    }
-    json_t *obj = wl_decoded(raw, KIND, v);
-    if (v == WL_V1BETA1)
+    if (v == WH_KOBJ_V1BETA1)
         return obj;
     json_t *beta = wl_decoded_up(obj, KIND, &msg);
     json_decref(obj);
@@ -587,13 +585,13 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
-    enum wl_version v = wl_version_of(req);
+    enum wh_kobj_version v = wh_kobj_version_of(req);
     json_t *sts = NULL, *old = NULL;
     struct check c = {.ctx = ctx};
     wh_ferrs_init(&c.errs);
     bool create = strcmp(req->operation, "CREATE") == 0;
     if (!create && strcmp(req->operation, "UPDATE") != 0) {
-        if (strcmp(req->operation, "DELETE") == 0 && v != WL_OTHER)
+        if (strcmp(req->operation, "DELETE") == 0 && v != WH_KOBJ_OTHER)
             wh_dp_kruise_workload_delete(ctx, req, WH_DP_ADVANCED_STATEFULSET, resp);
         else
             wh_admission_allow(resp, NULL); /* another version decodes to an empty object */

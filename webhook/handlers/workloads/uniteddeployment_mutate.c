@@ -17,7 +17,7 @@ static bool set(const json_t *o, const char *key)
     return v && !json_is_null(v);
 }
 
-static void defaults(json_t *ud, enum wl_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
 {
     (void)v;
     json_t *spec = wh_json_obj_ensure(ud, "spec");

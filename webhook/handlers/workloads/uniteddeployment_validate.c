@@ -754,7 +754,7 @@ static void template_update(struct check *c, const json_t *t, const json_t *old,
         statefulset_template_update(c, sts, osts, selector);
     } else if (asts && !json_is_null(asts) && oasts && !json_is_null(oasts)) {
         static const char *const skip[] = {"replicas", "template", "updateStrategy", NULL};
-        const struct wh_gofield *f = wh_gotype_member(wl_type("StatefulSet", WL_V1BETA1), "spec");
+        const struct wh_gofield *f = wh_gotype_member(wh_kobj_type("StatefulSet", WH_KOBJ_V1BETA1), "spec");
         if (!wh_go_deep_equal_except(json_object_get(asts, "spec"), json_object_get(oasts, "spec"),
                                      f->type, WH_GOEQ_SEMANTIC, skip))
             wh_ferr_forbidden(&c->errs, "spec.template.advancedStatefulSetTemplate.spec",
@@ -826,20 +826,18 @@ static void validate_update(struct check *c, const json_t *ud, const json_t *old
 /* --- the handler -------------------------------------------------------------------------- */
 
 /* upstream's decodeObject/decodeOldObject: NULL after answering 400 */
-static json_t *decode(const json_t *raw, enum wl_version v, struct wh_admission_response *resp,
+static json_t *decode(const json_t *raw, enum wh_kobj_version v, struct wh_admission_response *resp,
                       const char *version)
 {
     char *msg = NULL;
-    if (v == WL_OTHER) {
+    if (v == WH_KOBJ_OTHER) {
         wh_admission_deny(resp, 400, "unsupported version: %s", version);
         return NULL;
     }
-    if (wl_decodable(raw, KIND, v, &msg)) {
-        wl_deny_decode(resp, msg);
+    json_t *obj = NULL;
+    if (!wh_kobj_decode_or_deny(raw, KIND, v, &obj, resp))
         return NULL;
-    }
-    json_t *obj = wl_decoded(raw, KIND, v);
-    if (v == WL_V1BETA1)
+    if (v == WH_KOBJ_V1BETA1)
         return obj;
     json_t *beta = wl_decoded_up(obj, KIND, &msg);
     json_decref(obj);
@@ -854,7 +852,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)eb;
-    enum wl_version v = wl_version_of(req);
+    enum wh_kobj_version v = wh_kobj_version_of(req);
     json_t *ud = NULL, *old = NULL;
     struct check c = {.ctx = ctx};
     wh_ferrs_init(&c.errs);
@@ -862,7 +860,7 @@ static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admis
     if (!create && strcmp(req->operation, "UPDATE") != 0) {
         if (strcmp(req->operation, "DELETE") != 0 || !req->old_object)
             wh_admission_allow(resp, NULL);
-        else if (v == WL_OTHER)
+        else if (v == WH_KOBJ_OTHER)
             wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
         else
             wh_dp_kruise_workload_delete(ctx, req, WH_DP_UNITEDDEPLOYMENT, resp);

@@ -2,8 +2,8 @@
 #define WH_HANDLERS_WORKLOADS_WORKLOAD_INT_H
 
 /* Internals shared by the workload handlers (the files of handlers/workloads/: CloneSet,
- * Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment): decoding as upstream's Decoder
- * does, the defaulting frame of the four mutating handlers, and the rules upstream shares
+ * Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment): what they add to kruise_object's
+ * decoding (handlers/kruise_object.h, the version and Decoder.Decode), the defaulting frame of the four mutating handlers, and the rules upstream shares
  * between kinds (update strategies, partitions and surges, Pod templates with their claim
  * templates, in-place-only updates) with the Go renderings their messages use.
  * Only webhook/handlers/workloads/ includes this. Thread rule: thread-safe, stateless. */
@@ -14,33 +14,19 @@
 
 #include "gocompat/gotype.h"
 #include "handlers/handler.h"
+#include "handlers/kruise_object.h"
 #include "k8s/fielderr.h"
 
 /* --- decoding (decode.c) ------------------------------------------------------------------- */
 
-/* The version of a request's resource: v1alpha1, v1beta1 or another. */
-enum wl_version { WL_V1ALPHA1, WL_V1BETA1, WL_OTHER };
-enum wl_version wl_version_of(const struct wh_admission_request *req);
-
-/* Returns: the model's type of kind (a kruise apps kind) in version v (not WL_OTHER). */
-const struct wh_gotype *wl_type(const char *kind, enum wl_version v);
-
-/* Whether upstream's Decoder accepts raw as kind in version v: present (else "there is no
- * content to decode"), its apiVersion and kind naming that type or nothing, every member of the
- * JSON type Go expects. Returns WH_ERR_INVALID with Go's message in *msg (new string). */
-WH_NODISCARD enum wh_err wl_decodable(const json_t *raw, const char *kind, enum wl_version v,
-                                      char **msg);
-
-/* raw without the members Go's decoding of type t ignores (values otherwise as given, texts
- * of quantities included). Returns: new ref. */
-json_t *wl_prune(const json_t *raw, const struct wh_gotype *t);
-
 /* The object of a checked raw value as Go holds it once decoded into kind in version v
  * (wh_gotype_decode). Returns: new ref. */
-json_t *wl_decoded(const json_t *raw, const char *kind, enum wl_version v);
+json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v);
 
 /* A decoded v1alpha1 object of a kind upstream converts to v1beta1 before it validates
- * (ConvertTo: Advanced StatefulSet, UnitedDeployment), as the decoded v1beta1 object. Returns:
+ * (ConvertTo: Advanced StatefulSet, UnitedDeployment), as the decoded v1beta1 object. Not
+ * wh_kobj_decode's up: that converts the request's JSON, this Go's decoded value (empty lists and
+ * maps as Go holds them), which is what the validations read. Returns:
  * new ref, or NULL with *msg (new string) when the conversion refuses. */
 json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg);
 
@@ -66,7 +52,7 @@ struct wl_mutator {
     const char *kind;
     /* Applies the kind's defaults to obj (a private JSON object of the kind in version v, as
      * the request wrote it); inject: the templates get theirs. */
-    void (*defaults)(json_t *obj, enum wl_version v, bool inject, const struct wh_config *cfg);
+    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject, const struct wh_config *cfg);
     /* The member path (from the object) of what the template comparison looks at, NULL when the
      * kind's defaulting never touches a template (DaemonSet). */
     const char *template_member; /* "template" under spec */
