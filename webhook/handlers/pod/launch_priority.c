@@ -56,7 +56,9 @@ static enum wh_err mutate(struct wh_pod_review *pr, struct wh_errbuf *eb)
     const json_t *pod = wh_pod_review_pod(pr);
     const json_t *containers = wh_json_path(pod, "spec", "containers", NULL);
     size_t n = json_array_size(containers);
-    if (n <= 1 || n > MAX_CONTAINERS)
+    /* upstream skips exactly one container: a Pod with none and the Ordered annotation still
+     * gets its name generated from generateName */
+    if (n == 1 || n > MAX_CONTAINERS)
         return WH_OK;
     long long prio[MAX_CONTAINERS] = {0};
     bool ordered =
