@@ -29,7 +29,6 @@ import tempfile
 import threading
 import time
 import traceback
-from urllib.parse import urlparse
 
 import yaml
 
@@ -1743,8 +1742,9 @@ def migration_from_the_real_kruise_manager(ctx):
                   "every path moved:\n" + status)
             left = [e["clientConfig"]["url"] for k, name in km_mod.CONFIGS.values()
                     for e in ctx.kube.get(CFG_PATH % (k, name)).get("webhooks") or []]
-            check(left and not any(urlparse(u).path in paths for u in left),
-                  "kruise-manager keeps the paths only it serves: %s" % left)
+            # this server serves every path of upstream's (test/manifests/check.py's NOT_YET
+            # is empty), so kruise-manager keeps none
+            check(not left, "every path moved, yet kruise-manager keeps: %s" % left)
             for cmd, want in (("back", "kruise-manager"), ("move", "kruise-webhook")):
                 after_its_sync(lambda: run_script(cmd, "/validate-namespace"), cmd)
                 run_script("status")
