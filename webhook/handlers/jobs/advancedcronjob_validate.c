@@ -194,17 +194,6 @@ static const char *string_at(const json_t *arr, size_t i)
     return s ? s : "";
 }
 
-/* Whether a decoded []string holds each value once. */
-static bool strings_unique(const json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            if (strcmp(string_at(arr, i), string_at(arr, j)) == 0)
-                return false;
-    return true;
-}
-
 /* Returns at its first error, as upstream's does. P is the template's path. */
 #define P "spec.template.imageListPullJobTemplate.spec"
 static void pull_template_rules(struct wh_field_errors *l, const json_t *ilp)
@@ -222,7 +211,7 @@ static void pull_template_rules(struct wh_field_errors *l, const json_t *ilp)
             if (!selector_converts(l, sel, P ".selector.labelSelector"))
                 return;
         }
-        if (names && !strings_unique(names)) {
+        if (names && wh_json_strings_repeat(names)) {
             invalid_rendered(l, P ".selector.names", wh_gosyntax_strings(names),
                              "duplicated name in selector names");
             return;
@@ -244,7 +233,7 @@ static void pull_template_rules(struct wh_field_errors *l, const json_t *ilp)
         bad = "image can not be empty";
     else if (n > MAX_IMAGES)
         bad = "the maximum number of images cannot > 255";
-    else if (!strings_unique(images))
+    else if (wh_json_strings_repeat(images))
         bad = "images cannot have duplicate values";
     if (bad) {
         invalid_rendered(l, P ".images", wh_gosyntax_strings(images), bad);
