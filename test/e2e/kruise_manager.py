@@ -40,12 +40,12 @@ CONFIGS = {"MutatingWebhookConfiguration": ("mutating", "kruise-mutating-webhook
 MARK = "e2e.kruise-manager/mutated"
 # An entry only kruise-manager serves (a path that is not this server's, nor one of upstream's
 # at the pinned commit, so that it stays one whatever kinds this server serves): it stays there.
-ONLY_UPSTREAM = {"name": "vlegacybroadcastjob.kb.io", "admissionReviewVersions": ["v1", "v1beta1"],
+ONLY_UPSTREAM = {"name": "vlegacywidget.kb.io", "admissionReviewVersions": ["v1", "v1beta1"],
                  "sideEffects": "None", "failurePolicy": "Fail",
                  "clientConfig": {"service": {"name": SERVICE, "namespace": NS,
-                                              "path": "/validate-apps-kruise-io-broadcastjob"}},
+                                              "path": "/validate-apps-kruise-io-v1alpha1-legacywidget"}},
                  "rules": [{"apiGroups": ["apps.kruise.io"], "apiVersions": ["v1alpha1"],
-                            "operations": ["CREATE", "UPDATE"], "resources": ["broadcastjobs"]}]}
+                            "operations": ["CREATE", "UPDATE"], "resources": ["legacywidgets"]}]}
 
 
 def first_sync(live, ca_pem, host, port, served=None):
