@@ -1,6 +1,7 @@
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <microhttpd.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -828,21 +831,37 @@ void wh_http_begin_drain(struct wh_http *h)
     atomic_store(&h->draining, true);
 }
 
+/* New connections are refused at the TCP level from the start of the drain, without
+ * MHD_quiesce_daemon: in libmicrohttpd 0.9.75 quiescing an epoll thread pool races the workers
+ * (the caller and a worker both remove the listen socket from that worker's epoll set, and the
+ * one that loses aborts the process: "Failed to remove listen FD from epoll set"). Instead the
+ * listen socket's descriptor is replaced with an eventfd that never becomes readable. The
+ * socket itself is closed: the kernel refuses new connections, resets those in the backlog and
+ * drops it from every epoll set. MHD keeps a valid descriptor under the same number (no reused
+ * number can confuse its workers) and shuts it down and closes it itself when it stops. */
+static void stop_accepting(struct MHD_Daemon *d)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+    if (!info || info->listen_fd == MHD_INVALID_SOCKET)
+        return;
+    int quiet = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (quiet < 0 || dup2(quiet, info->listen_fd) < 0 ||
+        fcntl(info->listen_fd, F_SETFD, FD_CLOEXEC) < 0)
+        wh_log(WH_LOG_WARN, "draining: the listener stays open until the server stops (%s)",
+               strerror(errno));
+    if (quiet >= 0)
+        close(quiet);
+}
+
 void wh_http_stop(struct wh_http *h, long long grace_ms)
 {
     if (!h)
         return;
     /* The drain, in one place: no new connections, kept-alive ones closed as soon as they are
      * idle, in-flight requests answered with Connection: close within the grace period. */
-    MHD_socket quiesced = MHD_INVALID_SOCKET;
     atomic_store(&h->draining, true);
     if (h->https.d) {
-        /* The workers drop the quiesced socket from their epoll sets later, so it is closed
-         * only after the daemon stops (a reused fd number would confuse them); shutdown now
-         * refuses new connections at once instead of leaving them in the backlog. */
-        quiesced = MHD_quiesce_daemon(h->https.d);
-        if (quiesced != MHD_INVALID_SOCKET)
-            (void)shutdown(quiesced, SHUT_RDWR);
+        stop_accepting(h->https.d);
         wh_conn_guard_drain(h->https.guard);
         int64_t deadline = wh_time_mono_ns() + grace_ms * 1000000;
         while (atomic_load(&h->in_flight) > 0 && wh_time_mono_ns() < deadline)
@@ -852,8 +871,6 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
                    atomic_load(&h->in_flight));
     }
     stop_listener(&h->https);
-    if (quiesced != MHD_INVALID_SOCKET)
-        close(quiesced);
     stop_listener(&h->health);
     stop_listener(&h->metrics);
     wh_intake_free(h->https.intake);
