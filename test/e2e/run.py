@@ -576,6 +576,130 @@ def image_kinds_are_defaulted_and_validated(ctx):
 
 
 @scenario
+def image_jobs_distributions_and_recreate_requests_with_the_gates_on(ctx):
+    """With ImagePullJobGate and ResourceDistributionGate on (the server restarted with them,
+    and without them again at the end), through the API server:
+    - an ImagePullJob at both versions and an ImageListPullJob come back with upstream's
+      defaults (completion policy Always, pull policy 600 s and 3 tries, IfNotPresent, the
+      protection finalizer on a v1alpha1 create), and an invalid one of each is refused with
+      upstream's message;
+    - a ResourceDistribution of a ConfigMap is admitted (after the dry-run create of the
+      ConfigMap in kruise's namespace) and one of a Pod refused with upstream's 422;
+    - a ContainerRecreateRequest for a running Pod on a Node is filled from the Pod (node and
+      Pod labels, the container's status context, failure policy Fail), and one for a pending
+      Pod, for a Pod whose container has no status yet, or for a container the Pod lacks is
+      refused with upstream's message.
+    Leaves objects in the namespace e2e-images and the Node e2e-crr-node."""
+    namespace(ctx, "e2e-images")
+    images = "/apis/apps.kruise.io/%s/namespaces/e2e-images/%s"
+    plain_args = ctx.server.args
+    ctx.server.stop()
+    ctx.server.args = plain_args + [
+        "--feature-gates", "ImagePullJobGate=true,ResourceDistributionGate=true"]
+    try:
+        ctx.server.start().wait_ready()
+        for version in ("v1alpha1", "v1beta1"):
+            name = "e2e-pull-" + version
+            out = ctx.kube.create(images % (version, "imagepulljobs"), {
+                "apiVersion": "apps.kruise.io/" + version, "kind": "ImagePullJob",
+                "metadata": {"name": name}, "spec": {"image": "nginx:1.25", "parallelism": 2}})
+            spec = out["spec"]
+            check(spec["completionPolicy"]["type"] == "Always" and
+                  spec["pullPolicy"] == {"timeoutSeconds": 600, "backoffLimit": 3} and
+                  spec["imagePullPolicy"] == "IfNotPresent", "%s defaults: %s" % (name, spec))
+            finalizers = out["metadata"].get("finalizers") or []
+            check(("apps.kruise.io/deletion-protection" in finalizers) == (version == "v1alpha1"),
+                  "%s finalizers: %s" % (name, finalizers))
+            refused_create(ctx, images % (version, "imagepulljobs"), {
+                "apiVersion": "apps.kruise.io/" + version, "kind": "ImagePullJob",
+                "metadata": {"name": name + "-bad"},
+                "spec": {"image": "nginx:1.25", "parallelism": "50%"}}, 400,
+                "vimagepulljob-v1beta1.kb.io", "parallelism does not support percentage value")
+        out = ctx.kube.create(images % ("v1beta1", "imagelistpulljobs"), {
+            "apiVersion": "apps.kruise.io/v1beta1", "kind": "ImageListPullJob",
+            "metadata": {"name": "e2e-list"}, "spec": {"images": ["nginx:1.25", "redis:7"]}})
+        spec = out["spec"]
+        check(spec["completionPolicy"]["type"] == "Always" and
+              spec["pullPolicy"] == {"timeoutSeconds": 600, "backoffLimit": 3},
+              "ImageListPullJob defaults: %s" % spec)
+        refused_create(ctx, images % ("v1beta1", "imagelistpulljobs"), {
+            "apiVersion": "apps.kruise.io/v1beta1", "kind": "ImageListPullJob",
+            "metadata": {"name": "e2e-list-dup"}, "spec": {"images": ["redis:7", "redis:7"]}},
+            400, "vimagelistpulljob-v1beta1.kb.io", "images cannot have duplicate values")
+
+        rd_path = "/apis/apps.kruise.io/v1beta1/resourcedistributions"
+
+        def distribution(name, resource):
+            return {"apiVersion": "apps.kruise.io/v1beta1", "kind": "ResourceDistribution",
+                    "metadata": {"name": name},
+                    "spec": {"resource": resource, "targets": {
+                        "includedNamespaces": {"list": [{"name": "e2e-images"}]}}}}
+        ctx.kube.create(rd_path, distribution("e2e-rd", {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared"},
+            "data": {"k": "v"}}))
+        refused_create(ctx, rd_path, distribution("e2e-rd-pod", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "some-pod"}}), 422,
+            "vresourcedistribution.kb.io", "spec.resource: Invalid value: Pod: unknown or "
+            "unsupported resource GroupKind, only support [Secret ConfigMap]")
+
+        node = "e2e-crr-node"
+        st, out = ctx.kube.call("POST", "/api/v1/nodes", {
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        check(st in (201, 409), "node: %s %s" % (st, out))
+        pods = "/api/v1/namespaces/e2e-images/pods"
+        for name, on_node, running in (("crr-running", True, True),
+                                       ("crr-starting", True, False),
+                                       ("crr-pending", False, False)):
+            spec = {"terminationGracePeriodSeconds": 20,
+                    "containers": [{"name": "app", "image": "nginx:1.25"}]}
+            if on_node:
+                spec["nodeName"] = node
+            pod = ctx.kube.create(pods, {"apiVersion": "v1", "kind": "Pod",
+                                         "metadata": {"name": name}, "spec": spec})
+            if running:
+                pod["status"] = {"phase": "Running", "containerStatuses": [{
+                    "name": "app", "image": "nginx:1.25", "imageID": "", "ready": True,
+                    "restartCount": 2, "containerID": "containerd://0123abcd",
+                    "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}
+                ctx.kube.put(pods + "/%s/status" % name, pod)
+        crr_path = images % ("v1alpha1", "containerrecreaterequests")
+
+        def crr(name, pod, container="app"):
+            return {"apiVersion": "apps.kruise.io/v1alpha1", "kind": "ContainerRecreateRequest",
+                    "metadata": {"name": name},
+                    "spec": {"podName": pod, "containers": [{"name": container}]}}
+
+        # The server reads the Pod from its cache, which learns of its status by the watch.
+        def created():
+            st, out = ctx.kube.call("POST", crr_path, crr("e2e-crr", "crr-running"))
+            return out if st == 201 else None
+        out = wait_for(created, 10, "the ContainerRecreateRequest admitted")
+        labels = out["metadata"].get("labels") or {}
+        running = ctx.kube.get(pods + "/crr-running")
+        check(labels.get("crr.apps.kruise.io/node-name") == node and
+              labels.get("crr.apps.kruise.io/pod-uid") == running["metadata"]["uid"] and
+              labels.get("crr.apps.kruise.io/active") == "true", "CRR labels: %s" % labels)
+        spec = out["spec"]
+        check(spec["strategy"].get("failurePolicy") == "Fail" and
+              spec["strategy"].get("terminationGracePeriodSeconds") == 20 and
+              spec["containers"][0].get("statusContext") ==
+              {"containerID": "containerd://0123abcd", "restartCount": 2},
+              "CRR filled from the Pod: %s" % spec)
+        refused_create(ctx, crr_path, crr("e2e-crr-pending", "crr-pending"), 400,
+                       "mcontainerrecreaterequest.kb.io",
+                       "not allowed to recreate containers in a pending Pod")
+        refused_create(ctx, crr_path, crr("e2e-crr-starting", "crr-starting"), 400,
+                       "mcontainerrecreaterequest.kb.io",
+                       "not found app containerStatus in Pod Status")
+        refused_create(ctx, crr_path, crr("e2e-crr-missing", "crr-running", "sidecar"), 400,
+                       "mcontainerrecreaterequest.kb.io", "container sidecar not found in Pod")
+    finally:
+        ctx.server.stop()
+        ctx.server.args = plain_args
+        ctx.server.start().wait_ready()
+
+
+@scenario
 def pod_gets_its_sidecars_only_where_the_sidecarset_matches(ctx):
     """A Pod created through the API server in a namespace the SidecarSet selects gets the
     sidecar; the same Pod in another namespace does not."""
