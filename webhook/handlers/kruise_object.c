@@ -95,25 +95,61 @@ void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw)
     }
 }
 
-static const struct wh_gotype *template_type(const char *kind)
-{
-    const struct wh_gofield *spec = wh_gotype_member(wh_kobj_type(kind, WH_KOBJ_V1BETA1), "spec");
-    const struct wh_gofield *t = spec ? wh_gotype_member(spec->type, "template") : NULL;
-    if (!t)
-        WH_PANIC("the Go-type model's %s has no spec.template", kind);
-    return t->type;
-}
-
-static const json_t *spec_template(const json_t *obj)
-{
-    return json_object_get(wh_json_obj(obj, "spec"), "template");
-}
-
 /* Answers 400 with msg (freed). */
 static void deny_decode(struct wh_admission_response *resp, char *msg)
 {
     wh_admission_deny(resp, 400, "%s", msg ? msg : "");
     free(msg);
+}
+
+/* The object Go defaults, as JSON in the version the defaults see (pruned to the members Go
+ * decodes), or NULL after answering 400. */
+static json_t *decoded_for_defaults(const struct wh_kobj_mutator *m, const json_t *raw,
+                                    enum wh_kobj_version v, struct wh_admission_response *resp)
+{
+    char *msg = NULL;
+    if (v == WH_KOBJ_OTHER)
+        return json_object(); /* upstream decodes nothing and defaults an empty object */
+    json_t *checked = NULL;
+    if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
+        deny_decode(resp, msg);
+        return NULL;
+    }
+    /* without the members Go's decoding drops, values otherwise as given (quantity texts
+     * included, so that a rounding shows as a change, as it does in Go's value); a deep copy,
+     * as the defaults edit it */
+    json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
+    json_t *obj = wh_json_copy(pruned ? pruned : checked);
+    json_decref(pruned);
+    json_decref(checked);
+    if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
+        json_t *beta = NULL;
+        enum wh_err rc = wh_convert_up(m->kind, obj, &beta, &msg);
+        json_decref(obj);
+        if (rc) {
+            wh_admission_deny(resp, 400, "failed to convert v1alpha1->v1beta1: %s", msg ? msg : "");
+            free(msg);
+            return NULL;
+        }
+        obj = beta;
+    }
+    return obj;
+}
+
+/* The type of spec.<member> of the kind in version v. */
+static const struct wh_gotype *spec_member_type(const char *kind, enum wh_kobj_version v,
+                                                const char *member)
+{
+    const struct wh_gofield *spec = wh_gotype_member(wh_kobj_type(kind, v), "spec");
+    const struct wh_gofield *f = spec ? wh_gotype_member(spec->type, member) : NULL;
+    if (!f)
+        WH_PANIC("the Go-type model's %s has no spec.%s", kind, member);
+    return f->type;
+}
+
+static const json_t *spec_member(const json_t *obj, const char *member)
+{
+    return json_object_get(wh_json_obj(obj, "spec"), member);
 }
 
 enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_handler_ctx *ctx,
@@ -122,53 +158,58 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
 {
     enum wh_err rc = WH_OK;
     json_t *obj = NULL, *old = NULL, *defaulted = NULL, *encoded = NULL;
-    char *msg = NULL;
     enum wh_kobj_version v = wh_kobj_version_of(req);
-    const struct wh_gotype *beta = wh_kobj_type(m->kind, WH_KOBJ_V1BETA1);
+    if (v == WH_KOBJ_OTHER && !m->via_v1beta1) {
+        wh_admission_deny(resp, 400, "unsupported version: %s", req->resource.version);
+        return WH_OK;
+    }
+    /* the version the defaults see, and the one Go encodes */
+    enum wh_kobj_version dv = m->via_v1beta1 ? WH_KOBJ_V1BETA1 : v;
+    enum wh_kobj_version ev = (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) ? WH_KOBJ_V1ALPHA1 : dv;
     if (v == WH_KOBJ_OTHER && (!req->object || json_is_null(req->object))) {
         /* PatchResponseFromRaw's CreatePatch cannot read an absent object */
         return wh_errbuf_set(eb, WH_ERR_INTERNAL, "invalid JSON Document");
     }
-    if (wh_kobj_decode(req->object, m->kind, v, true, &obj, &msg)) {
-        deny_decode(resp, msg);
+    obj = decoded_for_defaults(m, req->object, v, resp);
+    if (!obj)
         goto out;
-    }
+
     bool inject = false;
-    if (!wh_feature_on(&ctx->cfg->features, WH_FEATURE_TemplateNoDefaults)) {
+    if (m->template_member && !wh_feature_on(&ctx->cfg->features, WH_FEATURE_TemplateNoDefaults)) {
         if (strcmp(req->operation, "UPDATE") == 0) {
-            if (wh_kobj_decode(req->old_object, m->kind, v, true, &old, &msg)) {
-                deny_decode(resp, msg);
+            old = decoded_for_defaults(m, req->old_object, v, resp);
+            if (!old)
                 goto out;
-            }
-            inject = !wh_go_deep_equal(spec_template(obj), spec_template(old),
-                                       template_type(m->kind), WH_GOEQ_REFLECT);
+            inject = !wh_go_deep_equal(
+                spec_member(obj, m->template_member), spec_member(old, m->template_member),
+                spec_member_type(m->kind, dv, m->template_member), WH_GOEQ_REFLECT);
         } else {
             inject = true;
         }
     }
+
     defaulted = wh_json_copy(obj);
-    m->defaults(defaulted, inject, ctx->cfg);
-    json_object_set_new(defaulted, "status", json_object());
-    if (wh_go_deep_equal(obj, defaulted, beta, WH_GOEQ_REFLECT)) {
+    m->defaults(defaulted, dv, inject, ctx->cfg);
+    if (m->clear_status)
+        json_object_set_new(defaulted, "status", json_object());
+    if (wh_go_deep_equal(obj, defaulted, wh_kobj_type(m->kind, dv), WH_GOEQ_REFLECT)) {
         wh_admission_allow(resp, NULL);
         goto out;
     }
-    const struct wh_gotype *encode_as = beta;
-    if (v == WH_KOBJ_V1ALPHA1) {
+    if (ev != dv) {
         json_t *alpha = NULL;
+        char *msg = NULL;
         if (wh_convert_object(WH_KRUISE_APPS_V1ALPHA1, defaulted, &alpha, &msg)) {
-            wh_admission_deny(resp, 400, "failed to convert v1beta1->v1alpha1: %s",
-                              msg ? msg : "");
+            wh_admission_deny(resp, 400, "failed to convert v1beta1->v1alpha1: %s", msg ? msg : "");
             free(msg);
             goto out;
         }
         json_decref(defaulted);
         defaulted = alpha;
         wh_kobj_keep_type_meta(defaulted, req->object);
-        encode_as = wh_kobj_type(m->kind, WH_KOBJ_V1ALPHA1);
     }
     /* the defaults only add values of the right types: the encoding cannot fail */
-    rc = wh_gotype_normalize(defaulted, encode_as, &encoded, eb);
+    rc = wh_gotype_normalize(defaulted, wh_kobj_type(m->kind, ev), &encoded, eb);
     if (rc)
         goto out;
     wh_admission_set_mutated_new(resp, encoded);

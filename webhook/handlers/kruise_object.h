@@ -6,20 +6,20 @@
  * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
  * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob), the image and other kinds
  * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution;
- * the image kinds through the in-version frame below) and the workloads (handlers/workloads/:
- * their version, Go types and decoding; their defaulting frame is workloads/mutate.c's):
+ * the image kinds through the in-version frame below) and the workloads (handlers/workloads/):
  *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
  *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
  *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
  *    object is converted to v1beta1 first (its ConvertTo, conversion/convert.h) where upstream
  *    does;
  *  - the defaulting frame of their mutating handlers: decode, decide whether the Pod templates
- *    get defaults (gate TemplateNoDefaults off, and on UPDATE only when spec.template changed),
- *    default, clear the status, answer nothing when Go's value is unchanged (reflect.DeepEqual)
- *    and otherwise patch the request's object into Go's encoding of the defaulted one
+ *    get defaults (gate TemplateNoDefaults off, and on UPDATE only when the template changed),
+ *    default (in v1beta1 terms where upstream converts first), clear the status where upstream
+ *    does, answer nothing when Go's value is unchanged (reflect.DeepEqual) and otherwise patch
+ *    the request's object into Go's encoding of the defaulted one
  *    (admission.PatchResponseFromRaw, converted back to v1alpha1 for a v1alpha1 request).
- * Values are held as the request's own JSON (checked by the decoding, quantity texts and
- * unknown members kept); Go's equality and encoding are asked of the Go-type model.
+ * Values are held as the request's own JSON (checked by the decoding, quantity texts kept); Go's
+ * equality and encoding are asked of the Go-type model.
  * Thread rule: thread-safe, stateless. */
 
 #include <jansson.h>
@@ -51,16 +51,30 @@ WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
  * metadata, spec and status); a member raw has not as a string is removed. */
 void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
 
-/* One kind's defaulting handler. */
+/* One kind's defaulting handler, as upstream writes each: decode, decide whether the Pod
+ * templates get defaults (gate TemplateNoDefaults off, and on UPDATE only when the template
+ * changed), default, and answer nothing when Go's value did not change (reflect.DeepEqual),
+ * else a patch from the request's object to Go's encoding of the defaulted one. */
 struct wh_kobj_mutator {
     const char *kind;
-    /* The kind's SetDefaults on obj (a private v1beta1 object of the kind); inject: the Pod
+    /* The kind's SetDefaults on obj (a private JSON object of the kind in version v, pruned to
+     * the members Go decodes, values otherwise as the request wrote them); inject: the Pod
      * templates get kruise's Pod spec defaults too. */
-    void (*defaults)(json_t *obj, bool inject, const struct wh_config *cfg);
+    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject,
+                     const struct wh_config *cfg);
+    /* spec.<template_member> is what the UPDATE comparison looks at; NULL when the kind's
+     * defaulting never touches a template (DaemonSet). */
+    const char *template_member;
+    bool clear_status; /* upstream sets Status to its zero value after defaulting */
+    /* Defaulted in v1beta1 terms: a v1alpha1 object is converted up, defaulted and converted
+     * back; any other version defaults an empty v1beta1 object, as upstream's switch without a
+     * default case leaves it. Without: each version is defaulted as it is, and other versions
+     * are 400 "unsupported version". */
+    bool via_v1beta1;
 };
 
-/* The frame above, for a kind served at v1alpha1 and v1beta1 and defaulted in v1beta1 terms.
- * Answers through resp (400 for what does not decode, as upstream); a returned error is a 500. */
+/* The frame above. Answers through resp (400 for what does not decode, as upstream); a returned
+ * error is a 500. */
 WH_NODISCARD enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m,
                                         const struct wh_handler_ctx *ctx,
                                         const struct wh_admission_request *req,

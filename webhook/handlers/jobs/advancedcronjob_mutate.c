@@ -24,8 +24,10 @@ static void set_default(json_t *o, const char *member, json_t *value)
 }
 
 /* SetDefaultsAdvancedCronJob. */
-static void defaults(json_t *obj, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
+                     const struct wh_config *cfg)
 {
+    (void)v; /* always v1beta1 */
     bool host_ports =
         wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates);
     json_t *spec = wh_json_obj_ensure(obj, "spec");
@@ -62,7 +64,13 @@ static void defaults(json_t *obj, bool inject, const struct wh_config *cfg)
     set_default(spec, "failedJobsHistoryLimit", json_integer(1));
 }
 
-static const struct wh_kobj_mutator mutator = {.kind = "AdvancedCronJob", .defaults = defaults};
+static const struct wh_kobj_mutator mutator = {
+    .kind = "AdvancedCronJob",
+    .defaults = defaults,
+    .template_member = "template",
+    .clear_status = true,
+    .via_v1beta1 = true,
+};
 
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)

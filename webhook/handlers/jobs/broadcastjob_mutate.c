@@ -10,8 +10,10 @@
 
 /* SetDefaultsBroadcastJob: the template's Pod spec when inject, completionPolicy.type Always,
  * parallelism MaxInt32, failurePolicy.type FailFast. */
-static void defaults(json_t *obj, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
+                     const struct wh_config *cfg)
 {
+    (void)v; /* always v1beta1 */
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     if (inject)
         wh_k8s_default_pod_spec(
@@ -27,7 +29,13 @@ static void defaults(json_t *obj, bool inject, const struct wh_config *cfg)
         json_object_set_new(failure, "type", json_string("FailFast"));
 }
 
-static const struct wh_kobj_mutator mutator = {.kind = "BroadcastJob", .defaults = defaults};
+static const struct wh_kobj_mutator mutator = {
+    .kind = "BroadcastJob",
+    .defaults = defaults,
+    .template_member = "template",
+    .clear_status = true,
+    .via_v1beta1 = true,
+};
 
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "handlers/kruise_object.h"
 #include "handlers/workloads/workload_int.h"
 #include "k8s/defaults.h"
 #include "k8s/kruise.h"
@@ -39,7 +40,7 @@ static void defaults(json_t *cs, enum wh_kobj_version v, bool inject, const stru
     wh_k8s_default_int_ptr(us, "maxSurge", 0);
 }
 
-static const struct wl_mutator cloneset = {
+static const struct wh_kobj_mutator cloneset = {
     .kind = "CloneSet",
     .defaults = defaults,
     .template_member = "template",
@@ -48,7 +49,7 @@ static const struct wl_mutator cloneset = {
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wl_mutate(&cloneset, ctx, req, resp, eb);
+    return wh_kobj_mutate(&cloneset, ctx, req, resp, eb);
 }
 
 const struct wh_route wh_cloneset_mutate_route = {

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "handlers/kruise_object.h"
 #include "handlers/workloads/workload_int.h"
 #include "k8s/defaults.h"
 #include "k8s/kruise.h"
@@ -39,7 +40,7 @@ static void defaults(json_t *ds, enum wh_kobj_version v, bool inject, const stru
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);
 }
 
-static const struct wl_mutator daemonset = {
+static const struct wh_kobj_mutator daemonset = {
     .kind = "DaemonSet",
     .defaults = defaults,
 };
@@ -47,7 +48,7 @@ static const struct wl_mutator daemonset = {
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wl_mutate(&daemonset, ctx, req, resp, eb);
+    return wh_kobj_mutate(&daemonset, ctx, req, resp, eb);
 }
 
 const struct wh_route wh_daemonset_mutate_route = {

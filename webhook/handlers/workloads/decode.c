@@ -28,12 +28,6 @@ json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg)
     return out;
 }
 
-void wl_deny_decode(struct wh_admission_response *resp, char *msg)
-{
-    wh_admission_deny(resp, 400, "%s", msg ? msg : "");
-    free(msg);
-}
-
 bool wl_answer_errors(struct wh_admission_response *resp, const struct wh_field_errors *l)
 {
     char *agg = wh_ferrs_aggregate(l);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/features.h"
+#include "handlers/kruise_object.h"
 #include "handlers/workloads/workload_int.h"
 #include "k8s/defaults.h"
 #include "k8s/kruise.h"
@@ -40,7 +41,7 @@ static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, const str
         wl_default_templates(spec, cfg);
 }
 
-static const struct wl_mutator statefulset = {
+static const struct wh_kobj_mutator statefulset = {
     .kind = "StatefulSet",
     .defaults = defaults,
     .template_member = "template",
@@ -51,7 +52,7 @@ static const struct wl_mutator statefulset = {
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wl_mutate(&statefulset, ctx, req, resp, eb);
+    return wh_kobj_mutate(&statefulset, ctx, req, resp, eb);
 }
 
 const struct wh_route wh_statefulset_mutate_route = {

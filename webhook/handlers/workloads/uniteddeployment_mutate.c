@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "handlers/kruise_object.h"
 #include "handlers/workloads/workload_int.h"
 #include "k8s/defaults.h"
 #include "k8s/kruise.h"
@@ -50,7 +51,7 @@ static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, const stru
     }
 }
 
-static const struct wl_mutator uniteddeployment = {
+static const struct wh_kobj_mutator uniteddeployment = {
     .kind = "UnitedDeployment",
     .defaults = defaults,
     .template_member = "template",
@@ -60,7 +61,7 @@ static const struct wl_mutator uniteddeployment = {
 static enum wh_err admit(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                          struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    return wl_mutate(&uniteddeployment, ctx, req, resp, eb);
+    return wh_kobj_mutate(&uniteddeployment, ctx, req, resp, eb);
 }
 
 const struct wh_route wh_uniteddeployment_mutate_route = {

@@ -3,8 +3,8 @@
 
 /* Internals shared by the workload handlers (the files of handlers/workloads/: CloneSet,
  * Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment): what they add to kruise_object's
- * decoding (handlers/kruise_object.h, the version and Decoder.Decode), the defaulting frame of the four mutating handlers, and the rules upstream shares
- * between kinds (update strategies, partitions and surges, Pod templates with their claim
+ * decoding and defaulting frame (handlers/kruise_object.h), the template defaults the four
+ * mutating handlers share, and the rules upstream shares between kinds (update strategies, partitions and surges, Pod templates with their claim
  * templates, in-place-only updates) with the Go renderings their messages use.
  * Only webhook/handlers/workloads/ includes this. Thread rule: thread-safe, stateless. */
 
@@ -30,8 +30,6 @@ json_t *wl_decoded(const json_t *raw, const char *kind, enum wh_kobj_version v);
  * new ref, or NULL with *msg (new string) when the conversion refuses. */
 json_t *wl_decoded_up(const json_t *alpha, const char *kind, char **msg);
 
-/* Answers 400 with msg (steals it). */
-void wl_deny_decode(struct wh_admission_response *resp, char *msg);
 
 /* Answers 422 with the aggregate of l when it has errors (admission.Errored(422, ...)), else
  * allows; true when it denied. */
@@ -44,33 +42,10 @@ enum wh_err wl_nil_dereference(struct wh_errbuf *eb);
 
 /* --- defaulting (mutate.c) ------------------------------------------------------------------ */
 
-/* One kind's mutating handler, as upstream writes each: decode, decide whether the Pod
- * templates get defaults (gate TemplateNoDefaults off, and on UPDATE only when the template
- * changed), default, and answer nothing when Go's value did not change (reflect.DeepEqual),
- * else a patch from the request's object to Go's encoding of the defaulted one. */
-struct wl_mutator {
-    const char *kind;
-    /* Applies the kind's defaults to obj (a private JSON object of the kind in version v, as
-     * the request wrote it); inject: the templates get theirs. */
-    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject, const struct wh_config *cfg);
-    /* The member path (from the object) of what the template comparison looks at, NULL when the
-     * kind's defaulting never touches a template (DaemonSet). */
-    const char *template_member; /* "template" under spec */
-    bool clear_status;           /* upstream sets Status to its zero value after defaulting */
-    /* v1alpha1 is converted to v1beta1, defaulted, converted back (Advanced StatefulSet); any
-     * other version defaults an empty v1beta1 object, as upstream's switch without a default
-     * case leaves it. Without: other versions are 400 "unsupported version". */
-    bool via_v1beta1;
-};
-
 /* The template defaults of kruise's workload defaulting, on a workload spec (a private JSON
  * object holding "template" and "volumeClaimTemplates"): SetDefaultPodSpec of template.spec
  * (gate DefaultHostNetworkHostPortsInPodTemplates), then each claim template's defaults. */
 void wl_default_templates(json_t *spec, const struct wh_config *cfg);
-
-WH_NODISCARD enum wh_err wl_mutate(const struct wl_mutator *m, const struct wh_handler_ctx *ctx,
-                                   const struct wh_admission_request *req,
-                                   struct wh_admission_response *resp, struct wh_errbuf *eb);
 
 /* --- shared rules (rules.c) ---------------------------------------------------------------- */
 
