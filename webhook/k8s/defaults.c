@@ -112,7 +112,7 @@ static void default_container_parts(json_t *c, unsigned flags)
 {
     size_t i;
     json_t *item;
-    json_array_foreach(wh_json_arr(c, "ports"), i, item)
+    json_array_foreach(wh_json_struct_list(c, "ports"), i, item)
     {
         if (json_is_object(item))
             default_str(item, "protocol", "TCP");
@@ -173,7 +173,7 @@ void wh_k8s_default_volumes(json_t *volumes)
     json_t *v;
     if (!json_is_array(volumes))
         return;
-    json_array_foreach(volumes, i, v)
+    json_array_foreach(wh_json_zero_null_items(volumes), i, v)
     {
         if (!json_is_object(v))
             continue;
@@ -249,15 +249,15 @@ static void default_pod_spec(json_t *spec, bool host_network_ports, unsigned kee
     wh_k8s_default_volumes(wh_json_arr(spec, "volumes"));
     size_t i;
     json_t *c;
-    json_array_foreach(wh_json_arr(spec, "initContainers"), i, c)
+    json_array_foreach(wh_json_struct_list(spec, "initContainers"), i, c)
     {
         wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);
     }
-    json_array_foreach(wh_json_arr(spec, "containers"), i, c)
+    json_array_foreach(wh_json_struct_list(spec, "containers"), i, c)
     {
         wh_k8s_default_container(c, WH_K8S_DEFAULT_STARTUP_PROBE | WH_K8S_DEFAULT_PULL_ALWAYS | keep);
     }
-    json_array_foreach(wh_json_arr(spec, "ephemeralContainers"), i, c)
+    json_array_foreach(wh_json_struct_list(spec, "ephemeralContainers"), i, c)
     {
         if (json_is_object(c))
             default_container_parts(c, WH_K8S_DEFAULT_STARTUP_PROBE | keep);

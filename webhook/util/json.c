@@ -65,6 +65,23 @@ json_t *wh_json_arr(const json_t *o, const char *key)
     return json_is_array(v) ? v : NULL;
 }
 
+json_t *wh_json_zero_null_items(json_t *list)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        if (json_is_null(item))
+            json_array_set_new(list, i, json_object());
+    }
+    return list;
+}
+
+json_t *wh_json_struct_list(json_t *o, const char *key)
+{
+    return wh_json_zero_null_items(wh_json_arr(o, key));
+}
+
 bool wh_json_bool(const json_t *o, const char *key)
 {
     return json_is_true(json_object_get(o, key));

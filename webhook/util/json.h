@@ -21,6 +21,12 @@ const char *wh_json_str(const json_t *o, const char *key);
 /* Returns: borrowed; o[key] if it is an object / array, else NULL. */
 json_t *wh_json_obj(const json_t *o, const char *key);
 json_t *wh_json_arr(const json_t *o, const char *key);
+/* A list of Go structs (o[key] if it is an array, else NULL) as Go decodes it: each null
+ * element is the zero struct, an empty object here, so that defaults fill it as they fill any
+ * other element. Returns: borrowed. */
+json_t *wh_json_struct_list(json_t *o, const char *key);
+/* The same on a list already at hand (NULL or not an array: nothing). Returns: list. */
+json_t *wh_json_zero_null_items(json_t *list);
 /* Returns: borrowed; the string value of o[key], or "" when missing or not a string. */
 const char *wh_json_str_or_empty(const json_t *o, const char *key);
 /* Reads the string member key of o into *out (borrowed). Absent or null: WH_ERR_INVALID

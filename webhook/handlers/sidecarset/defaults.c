@@ -57,17 +57,17 @@ void wh_sidecarset_defaults(json_t *ss)
     default_int_if_nil(us, "maxUnavailable", 1);
     default_int_if_nil(us, "partition", 0);
 
-    json_array_foreach(wh_json_arr(spec, "initContainers"), i, item)
+    json_array_foreach(wh_json_struct_list(spec, "initContainers"), i, item)
     {
         default_container(item, true);
     }
-    json_array_foreach(wh_json_arr(spec, "containers"), i, item)
+    json_array_foreach(wh_json_struct_list(spec, "containers"), i, item)
     {
         default_container(item, false);
     }
     wh_k8s_default_volumes(wh_json_arr(spec, "volumes"));
     default_int_if_nil(spec, "revisionHistoryLimit", 10);
-    json_array_foreach(wh_json_arr(spec, "patchPodMetadata"), i, item)
+    json_array_foreach(wh_json_struct_list(spec, "patchPodMetadata"), i, item)
     {
         if (json_is_object(item))
             default_str(item, "patchPolicy", "Retain");

@@ -15,7 +15,7 @@ void wl_default_templates(json_t *spec, const struct wh_config *cfg)
         wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     size_t i;
     json_t *claim;
-    json_array_foreach(wh_json_arr(spec, "volumeClaimTemplates"), i, claim)
+    json_array_foreach(wh_json_struct_list(spec, "volumeClaimTemplates"), i, claim)
     {
         wh_k8s_default_pvc_template(claim);
     }
