@@ -584,7 +584,12 @@ func agedCronJob(r *rand.Rand, o obj) obj {
 		}
 	case x < 0.25 && tmpl != nil:
 		if t := asMap(tmpl["imageListPullJobTemplate"]); t != nil {
-			asMap(t["spec"])["images"] = list{"old-image"}
+			// the template may have no spec, or a hostile one that is not an object
+			if spec := asMap(t["spec"]); spec != nil {
+				spec["images"] = list{"old-image"}
+			} else {
+				t["spec"] = obj{"images": list{"old-image"}}
+			}
 		} else if chance(r, 0.5) {
 			tmpl["imageListPullJobTemplate"] = imageListPullJobTemplate(r)
 		}

@@ -167,8 +167,8 @@ func ppsPod(r *rand.Rand, ns string, owner ppsOwner) obj {
 	switch r.Intn(5) {
 	case 0:
 		spec["affinity"] = obj{"nodeAffinity": obj{
-			"requiredDuringSchedulingIgnoredDuringExecution": obj{"nodeSelectorTerms": list{obj{"matchExpressions": list{obj{"key": "gpu", "operator": "Exists"}}}}},
-			"preferredDuringSchedulingIgnoredDuringExecution":  list{obj{"weight": float64(5), "preference": obj{"matchExpressions": list{obj{"key": "ssd", "operator": "Exists"}}}}}}}
+			"requiredDuringSchedulingIgnoredDuringExecution":  obj{"nodeSelectorTerms": list{obj{"matchExpressions": list{obj{"key": "gpu", "operator": "Exists"}}}}},
+			"preferredDuringSchedulingIgnoredDuringExecution": list{obj{"weight": float64(5), "preference": obj{"matchExpressions": list{obj{"key": "ssd", "operator": "Exists"}}}}}}}
 	case 1:
 		spec["affinity"] = obj{"podAntiAffinity": obj{"preferredDuringSchedulingIgnoredDuringExecution": list{obj{"weight": float64(1),
 			"podAffinityTerm": obj{"topologyKey": "kubernetes.io/hostname", "labelSelector": obj{"matchLabels": obj{"app": "web"}}}}}}}
