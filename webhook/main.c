@@ -77,13 +77,7 @@ static enum wh_err open_cluster(const struct wh_config *cfg, struct wh_cluster *
             wh_log(WH_LOG_INFO, "no kubeconfig and not in a cluster: standalone, no objects");
         return wh_cluster_new_standalone(cfg->state, out, eb);
     }
-    struct wh_kube_opts ko = {
-        .kubeconfig = cfg->kubeconfig,
-        .qps = (double)cfg->kube_qps,
-        .burst = (int)cfg->kube_burst,
-        .timeout_ms = (long)cfg->kube_timeout_ms,
-        .max_retries = 3,
-    };
+    struct wh_kube_opts ko = wh_kube_opts_of_config(cfg);
     struct wh_kube_client *client = NULL;
     enum wh_err rc = wh_kube_client_new(&ko, &client, eb);
     if (rc)

@@ -147,14 +147,8 @@ static enum wh_err open_cluster(const struct wh_config *cfg, struct wh_cluster *
                                  "--state for a standalone one");
         rc = wh_cluster_new_standalone(cfg->state, out, eb);
     } else {
-        struct wh_kube_opts ko = {
-            .kubeconfig = cfg->kubeconfig,
-            .qps = (double)cfg->kube_qps,
-            .burst = (int)cfg->kube_burst,
-            .timeout_ms = (long)cfg->kube_timeout_ms,
-            .max_retries = 3,
-            .read_only = true,
-        };
+        struct wh_kube_opts ko = wh_kube_opts_of_config(cfg);
+        ko.read_only = true;
         struct wh_kube_client *client = NULL;
         rc = wh_kube_client_new(&ko, &client, eb);
         if (!rc)

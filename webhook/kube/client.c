@@ -321,6 +321,17 @@ bool wh_kube_in_cluster(void)
     return wh_kubeconfig_in_cluster_present();
 }
 
+struct wh_kube_opts wh_kube_opts_of_config(const struct wh_config *cfg)
+{
+    return (struct wh_kube_opts){
+        .kubeconfig = cfg->kubeconfig,
+        .qps = (double)cfg->kube_qps,
+        .burst = (int)cfg->kube_burst,
+        .timeout_ms = (long)cfg->kube_timeout_ms,
+        .max_retries = 3,
+    };
+}
+
 bool wh_kube_standalone(const char *state, const char *kubeconfig)
 {
     return (state && state[0]) || ((!kubeconfig || !kubeconfig[0]) && !wh_kube_in_cluster());

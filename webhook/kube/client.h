@@ -52,6 +52,12 @@ struct wh_kube_opts {
     bool read_only;
 };
 
+struct wh_config;
+/* The options the server's flags give a client (--kubeconfig, --kube-qps, --kube-burst,
+ * --kube-timeout), with 3 retries; the server and its commands that read the cluster share
+ * them. */
+struct wh_kube_opts wh_kube_opts_of_config(const struct wh_config *cfg);
+
 /* The largest response body accepted (lists included); larger ones fail with WH_ERR_TOO_BIG.
  * A single watch event is capped at WH_WATCH_MAX_EVENT (8 MiB, kube/watch.h). */
 #define WH_KUBE_MAX_BODY (64u * 1024u * 1024u)
