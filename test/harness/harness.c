@@ -507,16 +507,42 @@ static enum wh_err setup_real(struct harness *h, const struct wh_vec *v, json_t 
     return WH_OK;
 }
 
+/* Deletes what setup_real created, and waits until it is gone: the next vector may create an
+ * object of the same name. With no kubelet and no controllers, nothing else would finish a
+ * deletion: a Pod bound to a node is deleted with grace period 0, and finalizers (a vector's
+ * own, or one the server under test added, as ImagePullJob's protection) are removed first. */
 static void cleanup_real(struct harness *h, json_t *created)
 {
+    json_t *now = json_pack("{s:s,s:s,s:i}", "apiVersion", "v1", "kind", "DeleteOptions",
+                            "gracePeriodSeconds", 0);
+    json_t *no_finalizers = json_pack("{s:{s:n}}", "metadata", "finalizers");
     for (size_t i = json_array_size(created); i-- > 0;) {
         json_t *o = json_array_get(created, i);
         char path[700];
         snprintf(path, sizeof(path), "%s/%s", wh_json_str(o, "_path"), wh_json_meta_str(o, "name"));
         struct wh_kube_status st = {0};
-        if (wh_kube_delete(h->client, path, NULL, &st) && st.code != 404)
+        json_t *live = NULL;
+        if (wh_kube_get(h->client, path, &live, &st) == WH_OK &&
+            json_array_size(wh_json_path(live, "metadata", "finalizers", NULL)) &&
+            wh_kube_patch(h->client, path, WH_PATCH_MERGE, no_finalizers, NULL, &st))
+            fprintf(stderr, "harness: removing the finalizers of %s failed: %s\n", path,
+                    st.message);
+        json_decref(live);
+        if (wh_kube_delete(h->client, path, now, &st) && st.code != 404) {
             fprintf(stderr, "harness: cleanup of %s failed: %s\n", path, st.message);
+            continue;
+        }
+        for (int tries = 0; tries < 100; tries++) {
+            live = NULL;
+            enum wh_err rc = wh_kube_get(h->client, path, &live, &st);
+            json_decref(live);
+            if (rc == WH_ERR_NOT_FOUND)
+                break;
+            wh_time_sleep_ms(50);
+        }
     }
+    json_decref(now);
+    json_decref(no_finalizers);
 }
 
 /* Waits until every informer of the server reports a resourceVersion >= target or, with
