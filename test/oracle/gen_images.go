@@ -129,10 +129,10 @@ func imageGates(r *rand.Rand, validating bool) map[string]bool {
 	return map[string]bool{"ImagePullJobGate": true}
 }
 
-// int32ish: a number for an *int32 or *int64 field: plausible, or at a boundary (negative,
-// zero, the limits of int32 and past them, a fraction, a string).
-func int32ish(r *rand.Rand, plausible ...int) interface{} {
-	if chance(r, 0.92) {
+// int32ish: a number for an *int32 or *int64 field: plausible, or (at the rate hostile) at a
+// boundary (negative, zero, the limits of int32 and past them, a fraction, a string).
+func int32ish(r *rand.Rand, hostile float64, plausible ...int) interface{} {
+	if !chance(r, hostile) {
 		return float64(plausible[r.Intn(len(plausible))])
 	}
 	return []interface{}{float64(-1), float64(0), float64(-2147483648), float64(2147483647), float64(2147483648),
@@ -257,10 +257,10 @@ func jobTemplateFields(r *rand.Rand, spec obj) {
 			}
 		}
 		if chance(r, 0.4) {
-			cp["activeDeadlineSeconds"] = int32ish(r, 300, 599, 600, 601, 1200, 100000)
+			cp["activeDeadlineSeconds"] = int32ish(r, 0.08, 300, 599, 600, 601, 1200, 100000)
 		}
 		if chance(r, 0.3) {
-			cp["ttlSecondsAfterFinished"] = int32ish(r, 0, 60, 300, 86400)
+			cp["ttlSecondsAfterFinished"] = int32ish(r, 0.08, 0, 60, 300, 86400)
 		}
 		spec["completionPolicy"] = cp
 	} else if chance(r, 0.05) {
@@ -269,10 +269,10 @@ func jobTemplateFields(r *rand.Rand, spec obj) {
 	if chance(r, 0.45) {
 		pp := obj{}
 		if chance(r, 0.7) {
-			pp["timeoutSeconds"] = int32ish(r, 60, 300, 599, 600, 601, 1800)
+			pp["timeoutSeconds"] = int32ish(r, 0.08, 60, 300, 599, 600, 601, 1800)
 		}
 		if chance(r, 0.5) {
-			pp["backoffLimit"] = int32ish(r, 0, 1, 3, 10)
+			pp["backoffLimit"] = int32ish(r, 0.08, 0, 1, 3, 10)
 		}
 		spec["pullPolicy"] = pp
 	} else if chance(r, 0.05) {
@@ -563,12 +563,11 @@ var (
 	nodeImageTags = []string{"latest", "1.25", "v1", "v2", "1.0.0", "alpha", "Beta", "a", "b", "10", "9", "1.25.1"}
 	// createdAt as kruise writes it, in other forms of RFC 3339 Go reads (a fraction, an
 	// offset, both), and as what Go's time parser refuses
-	nodeImageTimes = []interface{}{"2025-03-01T08:30:00Z", "2025-02-28T23:59:59Z", "2025-03-01T08:30:00.5Z",
-		"2025-03-01T10:30:00+02:00", "2025-03-01T08:30:00.999999999-07:00", "2025-03-01 08:30:00Z", "yesterday", "",
-		float64(1740817800), nil}
+	nodeImageTimes    = []interface{}{"2025-02-28T23:59:59Z", "2025-03-01T08:30:00.5Z", "2025-03-01T10:30:00+02:00", "2025-03-01T08:30:00.999999999-07:00", nil}
+	nodeImageBadTimes = []interface{}{"2025-03-01 08:30:00Z", "yesterday", "", float64(1740817800), "2025-13-01T00:00:00Z"}
 )
 
-func imageTagPullPolicy(r *rand.Rand) interface{} {
+func imageTagPullPolicy(r *rand.Rand, bad float64) interface{} {
 	switch x := r.Float64(); {
 	case x < 0.06:
 		return nil
@@ -577,34 +576,41 @@ func imageTagPullPolicy(r *rand.Rand) interface{} {
 	}
 	p := obj{}
 	if chance(r, 0.85) {
-		p["ttlSecondsAfterFinished"] = int32ish(r, 300, 600, 86400, 0)
+		p["ttlSecondsAfterFinished"] = int32ish(r, bad, 300, 600, 86400, 0)
 	}
 	if chance(r, 0.5) {
-		p["timeoutSeconds"] = int32ish(r, 60, 600, 1800)
+		p["timeoutSeconds"] = int32ish(r, bad, 60, 600, 1800)
 	}
 	if chance(r, 0.4) {
-		p["backoffLimit"] = int32ish(r, 0, 3, 5)
+		p["backoffLimit"] = int32ish(r, bad, 0, 3, 5)
 	}
 	if chance(r, 0.2) {
-		p["activeDeadlineSeconds"] = int32ish(r, 1200, 3600)
+		p["activeDeadlineSeconds"] = int32ish(r, bad, 1200, 3600)
 	}
 	return p
 }
 
-func nodeImageTag(r *rand.Rand, tag string) obj {
+// nodeImageTag: one tag's spec; bad is the rate of values Go's decoder refuses.
+func nodeImageTag(r *rand.Rand, tag string, bad float64) obj {
 	t := obj{"tag": tag}
 	if chance(r, 0.8) {
-		if chance(r, 0.85) {
-			t["createdAt"] = nodeImageTimes[0]
-		} else {
+		switch x := r.Float64(); {
+		case x < bad*3:
+			t["createdAt"] = nodeImageBadTimes[r.Intn(len(nodeImageBadTimes))]
+		case x < bad*3+0.12:
 			t["createdAt"] = nodeImageTimes[r.Intn(len(nodeImageTimes))]
+		default:
+			t["createdAt"] = "2025-03-01T08:30:00Z"
 		}
 	}
 	if chance(r, 0.85) {
-		t["pullPolicy"] = imageTagPullPolicy(r)
+		t["pullPolicy"] = imageTagPullPolicy(r, bad)
 	}
 	if chance(r, 0.4) {
-		t["version"] = []interface{}{float64(0), float64(1), float64(3), float64(-1), float64(1 << 40), 1.5, "2"}[r.Intn(7)]
+		t["version"] = []interface{}{float64(0), float64(1), float64(3), float64(-1), float64(1 << 40)}[r.Intn(5)]
+		if chance(r, bad*3) {
+			t["version"] = pick2(r, 1.5, "2")
+		}
 	}
 	if chance(r, 0.3) {
 		t["ownerReferences"] = list{obj{"apiVersion": "apps.kruise.io/v1beta1", "kind": "ImagePullJob",
@@ -618,7 +624,7 @@ func nodeImageTag(r *rand.Rand, tag string) obj {
 
 // nodeImageTags draws an image's tags: distinct most of the time, in any order (the defaulting
 // webhook sorts them), with repeats and empty ones now and then.
-func nodeImageTagList(r *rand.Rand) interface{} {
+func nodeImageTagList(r *rand.Rand, bad float64) interface{} {
 	switch x := r.Float64(); {
 	case x < 0.05:
 		return nil
@@ -638,9 +644,12 @@ func nodeImageTagList(r *rand.Rand) interface{} {
 	if chance(r, 0.05) {
 		names = append(names, "\u00e9t\u00e9", "z", "Z", "0")
 	}
+	if chance(r, 0.01) {
+		names = append(names, "v1\u0000", "v1")
+	}
 	var tags list
 	for _, n := range names {
-		tags = append(tags, nodeImageTag(r, n))
+		tags = append(tags, nodeImageTag(r, n, bad))
 	}
 	// a repeat that is otherwise the same, so that only the sort's treatment of equal tags tells
 	if chance(r, 0.05) && len(tags) > 0 {
@@ -649,8 +658,8 @@ func nodeImageTagList(r *rand.Rand) interface{} {
 	return tags
 }
 
-func nodeImageSpecImage(r *rand.Rand) obj {
-	img := obj{"tags": nodeImageTagList(r)}
+func nodeImageSpecImage(r *rand.Rand, bad float64) obj {
+	img := obj{"tags": nodeImageTagList(r, bad)}
 	if chance(r, 0.05) {
 		delete(img, "tags")
 	}
@@ -698,6 +707,7 @@ func nodeImageStatusImage(r *rand.Rand) obj {
 }
 
 func nodeImageObject(r *rand.Rand, version string) obj {
+	bad := []float64{0, 0, 0.01, 0.05}[r.Intn(4)]
 	images := obj{}
 	n := r.Intn(4)
 	if chance(r, 0.03) {
@@ -708,10 +718,10 @@ func nodeImageObject(r *rand.Rand, version string) obj {
 		if n > len(nodeImageNames) {
 			name = fmt.Sprintf("registry.example.com/img-%d", i)
 		}
-		images[name] = nodeImageSpecImage(r)
+		images[name] = nodeImageSpecImage(r, bad)
 	}
 	if chance(r, 0.04) {
-		images[""] = nodeImageSpecImage(r)
+		images[""] = nodeImageSpecImage(r, bad)
 	}
 	spec := obj{}
 	switch x := r.Float64(); {
