@@ -179,12 +179,10 @@ func normalizeGenerated(object, request interface{}) interface{} {
 
 // nodeImageTagsNow: the tags of a NodeImage's spec whose createdAt is the current time (within
 // an hour: the generators write older ones), as the defaults set it, by the JSON Pointer of
-// their createdAt.
+// their createdAt. A NodeImage is known by its spec.images, a map of tag lists (the kind may be
+// missing: upstream decodes such an object by the request's kind); ImageListPullJob's is a list.
 func nodeImageTagsNow(object interface{}) map[string]map[string]interface{} {
 	m := asMap(object)
-	if m["kind"] != "NodeImage" {
-		return nil
-	}
 	out := map[string]map[string]interface{}{}
 	escape := strings.NewReplacer("~", "~0", "/", "~1")
 	images := asMap(get(m, "spec", "images"))

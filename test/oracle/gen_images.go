@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"sort"
 	"strings"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openkruise/kruise/apis/apps/defaults"
 	appsv1alpha1 "github.com/openkruise/kruise/apis/apps/v1alpha1"
@@ -395,6 +393,20 @@ func imageDefaulted(o obj, kind, version string, create bool) obj {
 		}
 		defaults.SetDefaultsImageListPullJobV1beta1(v)
 		t = v
+	case "NodeImage/v1alpha1":
+		v := &appsv1alpha1.NodeImage{}
+		if json.Unmarshal(data, v) != nil {
+			return o
+		}
+		defaults.SetDefaultsNodeImage(v)
+		t = v
+	case "NodeImage/v1beta1":
+		v := &appsv1beta1.NodeImage{}
+		if json.Unmarshal(data, v) != nil {
+			return o
+		}
+		defaults.SetDefaultsNodeImageV1beta1(v)
+		t = v
 	default:
 		return o
 	}
@@ -769,66 +781,31 @@ func nodeImageObject(r *rand.Rand, version string) obj {
 	return o
 }
 
-// fixedCreatedAt stands for the time of the request a pre-defaulted tag would carry: the
-// defaults' own (metav1.Now) would make a seed's cases differ from run to run.
-var fixedCreatedAt = metav1.NewTime(time.Date(2025, 3, 1, 8, 30, 0, 0, time.UTC))
-
-// nodeImageDefaulted: o defaulted and sorted as upstream's mutating webhook leaves it.
+// nodeImageDefaulted: o defaulted and sorted as upstream's mutating webhook leaves it. A tag
+// without createdAt gets a fixed time first: the defaults' own (metav1.Now) would make a seed's
+// cases differ from run to run. The tags are sorted stably (the generator's own order, which is
+// upstream's where the tags are distinct).
 func nodeImageDefaulted(o obj, version string) obj {
-	data, _ := json.Marshal(o)
-	var out []byte
-	if version == "v1alpha1" {
-		v := &appsv1alpha1.NodeImage{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		for _, img := range v.Spec.Images {
-			for i := range img.Tags {
-				if img.Tags[i].CreatedAt == nil {
-					img.Tags[i].CreatedAt = &fixedCreatedAt
-				}
+	o = copyObj(o)
+	images := asMap(get(o, "spec", "images"))
+	for _, name := range sortedKeysAny(images) {
+		for _, tag := range asList(asMap(images[name])["tags"]) {
+			if t := asMap(tag); t != nil && t["createdAt"] == nil {
+				t["createdAt"] = "2025-03-01T08:30:00Z"
 			}
 		}
-		defaults.SetDefaultsNodeImage(v)
-		for name, img := range v.Spec.Images {
-			tags := img.Tags
-			sortByTag(len(tags), func(i, j int) bool { return tags[i].Tag < tags[j].Tag }, func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
-			v.Spec.Images[name] = img
-		}
-		out, _ = json.Marshal(v)
-	} else {
-		v := &appsv1beta1.NodeImage{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		for _, img := range v.Spec.Images {
-			for i := range img.Tags {
-				if img.Tags[i].CreatedAt == nil {
-					img.Tags[i].CreatedAt = &fixedCreatedAt
-				}
-			}
-		}
-		defaults.SetDefaultsNodeImageV1beta1(v)
-		for name, img := range v.Spec.Images {
-			tags := img.Tags
-			sortByTag(len(tags), func(i, j int) bool { return tags[i].Tag < tags[j].Tag }, func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
-			v.Spec.Images[name] = img
-		}
-		out, _ = json.Marshal(v)
 	}
-	var m obj
-	_ = json.Unmarshal(out, &m)
+	m := imageDefaulted(o, "NodeImage", version, false)
+	images = asMap(get(m, "spec", "images"))
+	for _, name := range sortedKeysAny(images) {
+		tags := asList(asMap(images[name])["tags"])
+		sort.SliceStable(tags, func(i, j int) bool {
+			a, _ := asMap(tags[i])["tag"].(string)
+			b, _ := asMap(tags[j])["tag"].(string)
+			return a < b
+		})
+	}
 	return m
-}
-
-// sortByTag: a stable insertion sort (the generator's own, so that an object already sorted the
-// way upstream's webhook sorts distinct tags is sent now and then).
-func sortByTag(n int, less func(i, j int) bool, swap func(i, j int)) {
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && less(j, j-1); j-- {
-			swap(j, j-1)
-		}
-	}
 }
 
 // agedNodeImage: the old object of an update, as kruise-daemon and the controllers change one:
