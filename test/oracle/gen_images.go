@@ -366,54 +366,35 @@ func imageDefaulted(o obj, kind, version string, create bool) obj {
 	var t interface{}
 	switch kind + "/" + version {
 	case "ImagePullJob/v1alpha1":
-		v := &appsv1alpha1.ImagePullJob{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsImagePullJob(v, create)
-		t = v
+		t = typedDefaults(data, func(v *appsv1alpha1.ImagePullJob) { defaults.SetDefaultsImagePullJob(v, create) })
 	case "ImagePullJob/v1beta1":
-		v := &appsv1beta1.ImagePullJob{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsImagePullJobV1beta1(v, create)
-		t = v
+		t = typedDefaults(data, func(v *appsv1beta1.ImagePullJob) { defaults.SetDefaultsImagePullJobV1beta1(v, create) })
 	case "ImageListPullJob/v1alpha1":
-		v := &appsv1alpha1.ImageListPullJob{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsImageListPullJob(v)
-		t = v
+		t = typedDefaults(data, defaults.SetDefaultsImageListPullJob)
 	case "ImageListPullJob/v1beta1":
-		v := &appsv1beta1.ImageListPullJob{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsImageListPullJobV1beta1(v)
-		t = v
+		t = typedDefaults(data, defaults.SetDefaultsImageListPullJobV1beta1)
 	case "NodeImage/v1alpha1":
-		v := &appsv1alpha1.NodeImage{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsNodeImage(v)
-		t = v
+		t = typedDefaults(data, defaults.SetDefaultsNodeImage)
 	case "NodeImage/v1beta1":
-		v := &appsv1beta1.NodeImage{}
-		if json.Unmarshal(data, v) != nil {
-			return o
-		}
-		defaults.SetDefaultsNodeImageV1beta1(v)
-		t = v
-	default:
+		t = typedDefaults(data, defaults.SetDefaultsNodeImageV1beta1)
+	}
+	if t == nil {
 		return o
 	}
 	out, _ := json.Marshal(t)
 	var m obj
 	_ = json.Unmarshal(out, &m)
 	return m
+}
+
+// typedDefaults decodes data into a T and applies set: the value, or nil when it does not decode.
+func typedDefaults[T any](data []byte, set func(*T)) interface{} {
+	v := new(T)
+	if json.Unmarshal(data, v) != nil {
+		return nil
+	}
+	set(v)
+	return v
 }
 
 func imageJobStatus(r *rand.Rand, listJob bool) obj {
