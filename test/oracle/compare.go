@@ -116,9 +116,13 @@ var uuidLike = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 // share: the uid WorkloadSpread generates for a Pod that has no name yet (in the
 // matched-workloadspread annotation), the time of injection SidecarSet records
 // (updateTimestamp in the sidecarset-hash annotations) when it is the current time, and a name
-// made from the request's generateName (launch priority names the Pod to name its barrier).
+// made from the request's generateName (launch priority names the Pod to name its barrier),
+// and the createdAt NodeImage's defaults give a tag without one (the time of the request).
 func normalizeGenerated(object, request interface{}) interface{} {
 	object = deepCopyJSON(object)
+	for _, t := range nodeImageTagsNow(object) {
+		t["createdAt"] = "<now>"
+	}
 	if gen, _ := get(asMap(request), "metadata", "generateName").(string); gen != "" {
 		if _, named := get(asMap(request), "metadata", "name").(string); !named {
 			if name, _ := get(asMap(object), "metadata", "name").(string); strings.HasPrefix(name, gen) && len(name) == len(gen)+5 {
@@ -171,6 +175,29 @@ func normalizeGenerated(object, request interface{}) interface{} {
 		ann[key] = string(data)
 	}
 	return object
+}
+
+// nodeImageTagsNow: the tags of a NodeImage's spec whose createdAt is the current time (within
+// an hour: the generators write older ones), as the defaults set it, by the JSON Pointer of
+// their createdAt. A NodeImage is known by its spec.images, a map of tag lists (the kind may be
+// missing: upstream decodes such an object by the request's kind); ImageListPullJob's is a list.
+func nodeImageTagsNow(object interface{}) map[string]map[string]interface{} {
+	m := asMap(object)
+	out := map[string]map[string]interface{}{}
+	escape := strings.NewReplacer("~", "~0", "/", "~1")
+	images := asMap(get(m, "spec", "images"))
+	for name, image := range images {
+		tags, _ := asMap(image)["tags"].([]interface{})
+		for i, tag := range tags {
+			t := asMap(tag)
+			if s, ok := t["createdAt"].(string); ok {
+				if ts, err := time.Parse(time.RFC3339, s); err == nil && time.Since(ts).Abs() < time.Hour {
+					out[fmt.Sprintf("/spec/images/%s/tags/%d/createdAt", escape.Replace(name), i)] = t
+				}
+			}
+		}
+	}
+	return out
 }
 
 func deepCopyJSON(v interface{}) interface{} {

@@ -526,6 +526,12 @@ func generatedPaths(object, request interface{}) []string {
 			out = append(out, "/metadata/name")
 		}
 	}
+	var now []string
+	for path := range nodeImageTagsNow(object) {
+		now = append(now, path)
+	}
+	sort.Strings(now)
+	out = append(out, now...)
 	return out
 }
 

@@ -62,7 +62,7 @@ bool wh_admrun_flags(const char *endpoint, const char *const *flags, const json_
     free(body);
     out->http_status = reply.http_status;
     json_error_t jerr;
-    out->answer = json_loads(reply.body, 0, &jerr);
+    out->answer = json_loadb(reply.body, reply.len, JSON_ALLOW_NUL, &jerr);
     wh_reply_fini(&reply);
     if (!out->answer) {
         fprintf(stderr, "admrun: answer is not JSON\n");

@@ -304,6 +304,24 @@ TEST(admission_lossy_messages_stay_valid_json)
     wh_admission_response_fini(&resp);
 }
 
+/* A message that echoes a Go string holding NUL bytes keeps them (JSON's \u0000), and the bytes
+ * after them. */
+TEST(admission_message_text_keeps_nul_bytes)
+{
+    struct wh_admission_response resp;
+    wh_admission_response_init(&resp);
+    wh_admission_deny_text(&resp, 400, "image a\0b \xff", 11);
+    CHECK_EQ_INT(resp.message_len, 11);
+    struct wh_admission_request req = {
+        .api_version = "admission.k8s.io/v1", .uid = "u", .uid_len = 1};
+    struct wh_buf out;
+    wh_buf_init(&out, 1 << 20);
+    CHECK_EQ_INT(wh_admission_write(&out, &req, &resp, NULL, 0), WH_OK);
+    CHECK(strstr(out.data, "\"message\":\"image a\\u0000b ?\"") != NULL);
+    wh_buf_fini(&out);
+    wh_admission_response_fini(&resp);
+}
+
 /* The answer as an object, member by member in the order the vectors were recorded with. */
 static json_t *answer_object(const struct wh_admission_request *req,
                              const struct wh_admission_response *resp, const char *patch64)

@@ -8,17 +8,28 @@
 #include "handlers/imagejob/template.h"
 #include "test/support/admission_run.h"
 #include "test/unit/test.h"
+#include "util/buf.h"
 #include "util/json.h"
+#include "util/str.h"
 
-/* The first failing rule of a spec (JSON text) as the validating handlers check it, or NULL. */
+/* The first failing rule's message of a spec as the validating handlers check it, or NULL. */
+static char *spec_error_of(const json_t *spec, size_t *len)
+{
+    struct wh_buf why;
+    wh_buf_init(&why, WH_IMAGEJOB_MESSAGE_CAP);
+    bool failed = wh_imagejob_check_selectors(spec, &why) ||
+                  wh_imagejob_check_image(json_object_get(spec, "image"), &why) ||
+                  wh_imagejob_check_parallelism_completion(spec, true, &why);
+    char *err = failed ? wh_buf_take(&why, len) : NULL;
+    wh_buf_fini(&why);
+    return err;
+}
+
+/* The same of a spec given as JSON text. */
 static char *spec_error(const char *text)
 {
     json_t *spec = wh_test_json(text);
-    char *err = wh_imagejob_check_selectors(spec);
-    if (!err)
-        err = wh_imagejob_check_image(json_object_get(spec, "image"));
-    if (!err)
-        err = wh_imagejob_check_parallelism_completion(spec, true);
+    char *err = spec_error_of(spec, NULL);
     json_decref(spec);
     return err;
 }
@@ -93,11 +104,76 @@ TEST(imagejob_parallelism_and_completion_rules)
     says("{\"image\":\"nginx\",\"completionPolicy\":{}}", "unknown type of completionPolicy: ");
 }
 
-static void mutate(const char *version, const char *op, const char *gates, struct wh_admrun *r)
+/* A Go string member holding NUL bytes (wh_test_json refuses them), n bytes of s. */
+static void set_bytes(json_t *o, const char *key, const char *s, size_t n)
+{
+    json_object_set_new(o, key, json_stringn(s, n));
+}
+
+/* Go prints a string whole, NUL bytes and all: with %s (an image, a completion type) and
+ * strconv.Quote's \x00 (a parallelism that is no integer). A type that only starts with Always
+ * or Never is neither. */
+TEST(imagejob_messages_keep_nul_bytes)
+{
+    static const struct {
+        const char *member, *value;
+        size_t value_len;
+        const char *want;
+        size_t want_len;
+    } cases[] = {
+#define BYTES(literal) literal, sizeof(literal) - 1
+        {"image", BYTES("a\0b"), BYTES("invalid image a\0b: invalid reference format")},
+        {"type", BYTES("Never\0x"), BYTES("unknown type of completionPolicy: Never\0x")},
+        {"type", BYTES("\0"), BYTES("unknown type of completionPolicy: \0")},
+        {"parallelism", BYTES("5\0"),
+         BYTES("parallelism must be a valid integer: strconv.ParseInt: parsing \"5\\x00\": "
+               "invalid syntax")},
+#undef BYTES
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *spec = wh_test_json("{\"image\":\"nginx\",\"completionPolicy\":{\"type\":"
+                                    "\"Never\"}}");
+        json_t *at = strcmp(cases[i].member, "type") == 0
+                         ? json_object_get(spec, "completionPolicy")
+                         : spec;
+        set_bytes(at, cases[i].member, cases[i].value, cases[i].value_len);
+        size_t len = 0;
+        char *err = spec_error_of(spec, &len);
+        CHECK(err != NULL);
+        CHECK_EQ_INT(len, cases[i].want_len);
+        CHECK(err && len == cases[i].want_len && memcmp(err, cases[i].want, len) == 0);
+        free(err);
+        json_decref(spec);
+    }
+}
+
+/* LabelSelectorAsSelector's error echoes the key whole, however long. */
+TEST(imagejob_selector_error_is_whole)
+{
+    char key[2001];
+    memset(key, 'k', 1999);
+    key[1999] = '!';
+    key[2000] = '\0';
+    json_t *spec = wh_test_json("{\"image\":\"nginx\",\"completionPolicy\":{\"type\":\"Never\"},"
+                                "\"selector\":{\"matchLabels\":{}}}");
+    json_object_set_new(wh_json_path(spec, "selector", "matchLabels", NULL), key,
+                        json_string("v"));
+    char *err = spec_error_of(spec, NULL);
+    CHECK(err != NULL);
+    CHECK(err && strstr(err, key) != NULL);
+    CHECK(err && wh_str_has_suffix(err, "regex used for validation is "
+                                        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
+    free(err);
+    json_decref(spec);
+}
+
+static void mutate_spec(const char *version, const char *op, const char *gates, const char *spec,
+                        struct wh_admrun *r)
 {
     json_t *obj = wh_test_json("{\"apiVersion\":\"apps.kruise.io/v1beta1\",\"kind\":"
                                "\"ImagePullJob\",\"metadata\":{\"name\":\"j\",\"namespace\":"
-                               "\"ns\"},\"spec\":{\"image\":\"nginx\"}}");
+                               "\"ns\"}}");
+    json_object_set_new(obj, "spec", wh_test_json(spec));
     json_object_set_new(obj, "apiVersion",
                         json_sprintf("apps.kruise.io/%s", version));
     json_t *req = json_pack("{s:s,s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,s:o,s:O,s:{s:s}}",
@@ -109,6 +185,39 @@ static void mutate(const char *version, const char *op, const char *gates, struc
                             "CreateOptions");
     CHECK(wh_admrun("/mutate-apps-kruise-io-imagepulljob", gates, NULL, req, r));
     json_decref(req);
+}
+
+static void mutate(const char *version, const char *op, const char *gates, struct wh_admrun *r)
+{
+    mutate_spec(version, op, gates, "{\"image\":\"nginx\"}", r);
+}
+
+/* v1beta1's hand-written DeepCopy shares spec.pullPolicy with the copy upstream compares the
+ * defaulted job with: defaults written into a pullPolicy that is there are no change, and come
+ * with the patch only when something else changed. v1alpha1's copy is deep. */
+TEST(imagepulljob_v1beta1_defaults_inside_pull_policy_unseen)
+{
+    static const char *const spec = "{\"image\":\"nginx\",\"completionPolicy\":{\"type\":"
+                                    "\"Always\"},\"imagePullPolicy\":\"Always\",\"pullPolicy\":{}}";
+    struct wh_admrun r;
+    mutate_spec("v1beta1", "UPDATE", NULL, spec, &r);
+    CHECK(r.allowed && !r.patched);
+    wh_admrun_fini(&r);
+
+    mutate_spec("v1alpha1", "UPDATE", NULL, spec, &r);
+    CHECK(r.allowed && r.patched);
+    CHECK_EQ_INT(json_integer_value(wh_json_path(r.object, "spec", "pullPolicy", "backoffLimit",
+                                                 NULL)),
+                 3);
+    wh_admrun_fini(&r);
+
+    mutate_spec("v1beta1", "UPDATE", NULL,
+                "{\"image\":\"nginx\",\"imagePullPolicy\":\"Always\",\"pullPolicy\":{}}", &r);
+    CHECK(r.allowed && r.patched);
+    CHECK_EQ_INT(json_integer_value(wh_json_path(r.object, "spec", "pullPolicy",
+                                                 "timeoutSeconds", NULL)),
+                 600);
+    wh_admrun_fini(&r);
 }
 
 TEST(imagepulljob_defaults_and_finalizer)

@@ -137,6 +137,7 @@ static WH_PRINTF(2, 0) void set_message(struct wh_admission_response *resp, cons
 {
     free(resp->message);
     resp->message = NULL;
+    resp->message_len = 0;
     if (!fmt)
         return;
     va_list ap2;
@@ -145,6 +146,7 @@ static WH_PRINTF(2, 0) void set_message(struct wh_admission_response *resp, cons
     if (n >= 0) {
         resp->message = wh_xmalloc((size_t)n + 1);
         vsnprintf(resp->message, (size_t)n + 1, fmt, ap2);
+        resp->message_len = (size_t)n;
     }
     va_end(ap2);
 }
@@ -169,6 +171,16 @@ void wh_admission_deny(struct wh_admission_response *resp, int code, const char 
     va_start(ap, fmt);
     set_message(resp, fmt, ap);
     va_end(ap);
+}
+
+void wh_admission_deny_text(struct wh_admission_response *resp, int code, const char *text,
+                            size_t len)
+{
+    wh_admission_deny(resp, code, NULL);
+    resp->message = wh_xmalloc(len + 1);
+    memcpy(resp->message, text, len);
+    resp->message[len] = '\0';
+    resp->message_len = len;
 }
 
 void wh_admission_answer_errors(struct wh_admission_response *resp, int code,
@@ -249,7 +261,7 @@ enum wh_err wh_admission_write(struct wh_buf *out, const struct wh_admission_req
     /* The member order and spelling are those of the object this answer used to be built as
      * (and every vector expects): apiVersion, kind, response {uid, allowed, status {metadata,
      * code, message, reason}, warnings, patch, patchType}. */
-    json_t *message = resp->message ? wh_json_string_lossy(resp->message) : NULL;
+    json_t *message = resp->message ? wh_json_stringn_lossy(resp->message, resp->message_len) : NULL;
     json_t *reason = resp->reason ? json_string(resp->reason) : NULL;
     enum wh_err rc = wh_buf_adds(out, "{\"apiVersion\":");
     if (!rc)

@@ -54,6 +54,7 @@ struct wh_admission_response {
     bool allowed;
     int code;         /* status.code; 0 means 200 */
     char *message;    /* status.message, or NULL */
+    size_t message_len; /* its bytes: it may hold NUL bytes (wh_admission_deny_text) */
     char *reason;     /* status.reason, or NULL */
     json_t *warnings; /* array of strings, or NULL */
     json_t *mutated;  /* mutating handlers: the edited copy of request.object (see below) */
@@ -68,6 +69,10 @@ void wh_admission_allow(struct wh_admission_response *resp, const char *fmt, ...
  * other codes carry no reason unless wh_admission_set_reason is called. */
 void wh_admission_deny(struct wh_admission_response *resp, int code, const char *fmt, ...)
     WH_PRINTF(3, 4);
+/* Denied with code and the message text of len bytes, which may hold NUL bytes: Go prints a
+ * string whole, so a message that echoes one (an image reference, a tag) holds them too. */
+void wh_admission_deny_text(struct wh_admission_response *resp, int code, const char *text,
+                            size_t len);
 /* Answers a validation with its field errors, as upstream's handlers answer
  * admission.Errored(code, allErrs.ToAggregate()) when there are some, and
  * admission.ValidationResponse(true, "") when there are none. */

@@ -253,7 +253,8 @@ bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_ve
 
 enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
                                       struct wh_admission_response *resp, const char *kind,
-                                      wh_kobj_default_fn defaults, struct wh_errbuf *eb)
+                                      wh_kobj_default_fn defaults, wh_kobj_default_fn shared,
+                                      struct wh_errbuf *eb)
 {
     enum wh_err rc = WH_OK;
     json_t *decoded = NULL, *before = NULL, *after = NULL;
@@ -262,6 +263,8 @@ enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
         !wh_kobj_decode_or_deny(req->object, kind, v, &decoded, resp))
         return WH_OK;
     const struct wh_gotype *type = wh_kobj_type(kind, v);
+    if (shared)
+        shared(decoded, req);
     /* reflect.DeepEqual of the defaulted object and its copy: the defaults only add or reorder
      * well-typed values, so the two compare as Go's encodings of them */
     rc = wh_gotype_normalize(decoded, type, &before, eb);

@@ -99,11 +99,15 @@ typedef void (*wh_kobj_default_fn)(json_t *obj, const struct wh_admission_reques
 /* The defaulting frame of the kinds upstream defaults in the request's own version, with no
  * Pod template and no status cleared (ImagePullJob, ImageListPullJob, NodeImage): the version
  * switch (400), the decoding of request.object (400), defaults on the decoded value; an
- * unchanged object (reflect.DeepEqual) is allowed without a patch, a changed one is answered
- * with Go's encoding of it (admission.PatchResponseFromRaw). */
+ * unchanged object (reflect.DeepEqual against the handler's DeepCopy of it) is allowed without
+ * a patch, a changed one is answered with Go's encoding of it (admission.PatchResponseFromRaw).
+ * shared (NULL when none): the part of the defaults that reaches the copy too, applied before
+ * it is taken; where the copy shares the object's pointers (a hand-written shallow DeepCopy),
+ * what the defaults write through them is no change to DeepEqual. */
 WH_NODISCARD enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
                                                    struct wh_admission_response *resp,
                                                    const char *kind, wh_kobj_default_fn defaults,
+                                                   wh_kobj_default_fn shared,
                                                    struct wh_errbuf *eb);
 
 /* Whether the feature gate of that name (an identifier of config/features.h) is off; then resp

@@ -270,9 +270,14 @@ size_t wh_go_rune(const char *s, uint32_t *r)
 
 char *wh_go_quote(const char *s)
 {
+    return wh_go_quoten(s, strlen(s));
+}
+
+char *wh_go_quoten(const char *s, size_t n)
+{
     static const char hex[] = "0123456789abcdef";
     struct wh_buf b;
-    size_t n = strlen(s), i = 0;
+    size_t i = 0;
     wh_buf_init(&b, ERROR_TEXT_CAP);
     enum wh_err rc = wh_buf_addc(&b, '"');
     while (!rc && i < n) {

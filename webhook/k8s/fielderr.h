@@ -75,6 +75,8 @@ char *wh_ferrs_aggregate(const struct wh_field_errors *l);
  * \\ \", \xNN for invalid bytes and other control bytes, \u00NN/\uNNNN for non-printable
  * runes). */
 char *wh_go_quote(const char *s);
+/* The same of the n bytes at s, which may hold NUL bytes (\x00). */
+char *wh_go_quoten(const char *s, size_t n);
 
 /* strconv.IsPrint(r) (unicode.IsPrint alike): letters, marks, numbers, punctuation, symbols and
  * the ASCII space, from Go's own tables (goisprint.inc). */

@@ -431,29 +431,26 @@ static void new_requirement(struct wh_field_errors *l, const char *key, const ch
     }
 }
 
-bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
+char *wh_label_selector_error(const json_t *sel)
 {
-    if (err && errsz)
-        err[0] = '\0';
     if (!json_is_object(sel))
-        return true;
+        return NULL;
     struct wh_field_errors l;
     wh_ferrs_init(&l);
-    bool ok = true;
+    char *err = NULL;
     /* Go walks matchLabels in map order; byte order here, so the first error is stable */
     size_t n;
     const json_t *labels = wh_json_obj(sel, "matchLabels");
     const char **keys = labels ? sorted_keys(labels, &n) : NULL;
-    for (size_t i = 0; keys && i < n && ok; i++) {
+    for (size_t i = 0; keys && i < n && !l.n; i++) {
         const json_t *one = json_pack("[O]", json_object_get(labels, keys[i]));
         new_requirement(&l, keys[i], "=", one);
         json_decref((json_t *)(uintptr_t)one);
-        ok = l.n == 0;
     }
     free(keys);
     size_t i;
     const json_t *expr;
-    json_array_foreach(ok ? wh_json_arr(sel, "matchExpressions") : NULL, i, expr)
+    json_array_foreach(l.n ? NULL : wh_json_arr(sel, "matchExpressions"), i, expr)
     {
         static const char *const ops[][2] = {
             {"In", "in"}, {"NotIn", "notin"}, {"Exists", "exists"}, {"DoesNotExist", "!"}};
@@ -463,24 +460,29 @@ bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
             sop = strcmp(op, ops[k][0]) == 0 ? ops[k][1] : NULL;
         if (!sop) {
             char *q = wh_go_quote(op);
-            if (err && errsz)
-                snprintf(err, errsz, "%s is not a valid label selector operator", q);
+            err = wh_str_printf("%s is not a valid label selector operator", q);
             free(q);
-            ok = false;
             break;
         }
         new_requirement(&l, wh_json_str_or_empty(expr, "key"), sop, wh_json_arr(expr, "values"));
-        if (l.n) {
-            ok = false;
+        if (l.n)
             break;
-        }
     }
-    if (l.n && err && errsz) {
-        char *agg = wh_ferrs_aggregate(&l);
-        snprintf(err, errsz, "%s", agg);
-        free(agg);
-    }
+    if (l.n)
+        err = wh_ferrs_aggregate(&l);
     wh_ferrs_fini(&l);
+    return err;
+}
+
+bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = '\0';
+    char *why = wh_label_selector_error(sel);
+    bool ok = !why;
+    if (why && err && errsz)
+        snprintf(err, errsz, "%s", why);
+    free(why);
     return ok;
 }
 

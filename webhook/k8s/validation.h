@@ -61,6 +61,8 @@ bool wh_label_selector_convertible(const json_t *sel);
 /* The same, with its error text in err (errsz bytes; may be NULL): "\"Foo\" is not a valid label
  * selector operator", or labels.NewRequirement's aggregate ("key: Invalid value: ..."). */
 bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz);
+/* The same error text whole, as a new string (caller frees), or NULL when it succeeds. */
+char *wh_label_selector_error(const json_t *sel);
 
 /* A ValidateNameFunc. */
 typedef void (*wh_name_fn)(const char *name, bool prefix, struct wh_vmsgs *out);

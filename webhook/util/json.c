@@ -220,11 +220,17 @@ json_t *wh_json_copy(const json_t *v)
 
 json_t *wh_json_string_lossy(const char *s)
 {
-    json_t *v = json_string(s);
+    return wh_json_stringn_lossy(s, strlen(s));
+}
+
+json_t *wh_json_stringn_lossy(const char *s, size_t n)
+{
+    json_t *v = json_stringn(s, n);
     if (v)
         return v;
-    size_t n = strlen(s);
-    char *copy = wh_xstrndup(s, n);
+    char *copy = wh_xmalloc(n + 1);
+    memcpy(copy, s, n);
+    copy[n] = '\0';
     /* Keep well-formed sequences, replace every byte that does not start one. */
     size_t i = 0;
     while (i < n) {
@@ -239,12 +245,12 @@ json_t *wh_json_string_lossy(const char *s)
         }
         i += len;
     }
-    v = json_string(copy);
+    v = json_stringn(copy, n);
     if (!v) {
         /* Well-formed but still refused (overlong forms, surrogates): keep ASCII only. */
         for (i = 0; i < n; i++)
             copy[i] = (unsigned char)copy[i] < 0x80 ? copy[i] : '?';
-        v = json_string(copy);
+        v = json_stringn(copy, n);
     }
     free(copy);
     if (!v)

@@ -77,6 +77,8 @@ json_t *wh_json_copy(const json_t *v);
 /* A JSON string for text that may not be valid UTF-8 (messages built with snprintf can cut a
  * multi-byte character): invalid bytes become '?'. Returns: new ref, never NULL. */
 json_t *wh_json_string_lossy(const char *s);
+/* The same for n bytes, which may hold NUL bytes (kept: JSON writes them as \u0000). */
+json_t *wh_json_stringn_lossy(const char *s, size_t n);
 
 /* Appends v in compact JSON (object keys in their stored order). Much faster than
  * json_dumps, which spends ~100 instructions per byte; used for every answer. Errors:

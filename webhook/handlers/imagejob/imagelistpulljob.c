@@ -1,13 +1,10 @@
 /* /mutate-apps-kruise-io-imagelistpulljob and /validate-apps-kruise-io-imagelistpulljob: the
  * ImageListPullJob webhooks (pkg/webhook/imagelistpulljob), at v1alpha1 and v1beta1. */
-#include <stdlib.h>
-
 #include "handlers/handler.h"
 #include "handlers/imagejob/template.h"
 #include "handlers/kruise_object.h"
 #include "k8s/kruise.h"
 #include "util/json.h"
-#include "util/mem.h"
 
 #define KIND "ImageListPullJob"
 #define MAX_IMAGES 255
@@ -23,32 +20,32 @@ static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admi
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, eb);
+    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, wh_imagejob_shared_defaults, eb);
 }
 
-/* validate / validateV1beta1: the first rule that fails, or NULL. */
-static char *check(const json_t *obj)
+/* validate / validateV1beta1: whether a rule fails, the first one's message in why. */
+static bool check(const json_t *obj, struct wh_buf *why)
 {
     const json_t *spec = json_object_get(obj, "spec");
-    char *err = wh_imagejob_check_selectors(spec);
-    if (err)
-        return err;
+    if (wh_imagejob_check_selectors(spec, why))
+        return true;
     const json_t *images = json_object_get(spec, "images");
-    if (!json_array_size(images))
-        return wh_xstrdup("image can not be empty");
-    if (wh_json_strings_repeat(images))
-        return wh_xstrdup("images cannot have duplicate values");
-    if (json_array_size(images) > MAX_IMAGES)
-        return wh_xstrdup("the maximum number of images cannot > 255");
+    const char *rule = !json_array_size(images)              ? "image can not be empty"
+                       : wh_json_strings_repeat(images)      ? "images cannot have duplicate values"
+                       : json_array_size(images) > MAX_IMAGES ? "the maximum number of images cannot > 255"
+                                                              : NULL;
+    if (rule) {
+        wh_buf_put(why, "%s", rule);
+        return true;
+    }
     size_t i;
     const json_t *image;
     json_array_foreach(images, i, image)
     {
-        err = wh_imagejob_check_image(image);
-        if (err)
-            return err;
+        if (wh_imagejob_check_image(image, why))
+            return true;
     }
-    return wh_imagejob_check_parallelism_completion(spec, false);
+    return wh_imagejob_check_parallelism_completion(spec, false, why);
 }
 
 static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
@@ -64,12 +61,13 @@ static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_ad
         return WH_OK;
     if (!wh_kobj_decode_or_deny(req->object, KIND, v, &obj, resp))
         return WH_OK;
-    char *err = check(obj);
-    if (err)
-        wh_admission_deny(resp, 400, "%s", err);
+    struct wh_buf why;
+    wh_buf_init(&why, WH_IMAGEJOB_MESSAGE_CAP);
+    if (check(obj, &why))
+        wh_admission_deny_text(resp, 400, why.data, why.len);
     else
         wh_admission_allow(resp, "allowed");
-    free(err);
+    wh_buf_fini(&why);
     json_decref(obj);
     return WH_OK;
 }

@@ -9,7 +9,6 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 #include "util/jsoneq.h"
-#include "util/mem.h"
 
 #define KIND "ImagePullJob"
 
@@ -19,7 +18,7 @@ static void defaults(json_t *obj, const struct wh_admission_request *req)
 {
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     wh_imagejob_template_defaults(spec);
-    if (!*wh_json_str_or_empty(spec, "imagePullPolicy"))
+    if (!json_string_length(json_object_get(spec, "imagePullPolicy")))
         json_object_set_new(spec, "imagePullPolicy", json_string("IfNotPresent"));
     if (strcmp(req->resource.version, "v1alpha1") != 0 || strcmp(req->operation, "CREATE") != 0)
         return;
@@ -44,21 +43,22 @@ static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admi
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, eb);
+    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, wh_imagejob_shared_defaults, eb);
 }
 
-/* validate / validateV1beta1: the first rule that fails, or NULL. */
-static char *check(const json_t *obj)
+/* validate / validateV1beta1: whether a rule fails, the first one's message in why. */
+static bool check(const json_t *obj, struct wh_buf *why)
 {
     const json_t *spec = json_object_get(obj, "spec");
-    char *err = wh_imagejob_check_selectors(spec);
-    if (err)
-        return err;
+    if (wh_imagejob_check_selectors(spec, why))
+        return true;
     const json_t *image = json_object_get(spec, "image");
-    if (!json_string_length(image))
-        return wh_xstrdup("image can not be empty");
-    err = wh_imagejob_check_image(image);
-    return err ? err : wh_imagejob_check_parallelism_completion(spec, true);
+    if (!json_string_length(image)) {
+        wh_buf_put(why, "image can not be empty");
+        return true;
+    }
+    return wh_imagejob_check_image(image, why) ||
+           wh_imagejob_check_parallelism_completion(spec, true, why);
 }
 
 static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
@@ -85,12 +85,13 @@ static enum wh_err validate(const struct wh_handler_ctx *ctx, const struct wh_ad
             goto out;
         }
     }
-    char *err = check(obj);
-    if (err)
-        wh_admission_deny(resp, 400, "%s", err);
+    struct wh_buf why;
+    wh_buf_init(&why, WH_IMAGEJOB_MESSAGE_CAP);
+    if (check(obj, &why))
+        wh_admission_deny_text(resp, 400, why.data, why.len);
     else
         wh_admission_allow(resp, "allowed");
-    free(err);
+    wh_buf_fini(&why);
 out:
     json_decref(obj);
     json_decref(old);

@@ -107,7 +107,7 @@ static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admi
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
     (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, eb);
+    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, NULL, eb);
 }
 
 /* --- validation ---------------------------------------------------------------------------- */
