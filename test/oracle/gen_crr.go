@@ -158,6 +158,10 @@ func crrPod(r *rand.Rand, name, ns, node string) obj {
 	if sts != nil {
 		status["containerStatuses"] = sts
 	}
+	if len(inits) > 0 && chance(r, 0.5) {
+		// where the kubelet reports an init container: not where the webhook looks
+		status["initContainerStatuses"] = list{obj{"name": inits[0], "ready": false, "restartCount": float64(1), "image": "x", "imageID": "", "containerID": "containerd://" + inits[0]}}
+	}
 	pod := obj{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 	if chance(r, 0.7) {
 		pod = asSent(pod)
@@ -186,6 +190,9 @@ func crrSeconds(r *rand.Rand, good, bad []float64) interface{} {
 // crrObject is a CRR as a user or kruise's own controllers write it.
 func crrObject(r *rand.Rand, version, ns, podName string, pod obj) obj {
 	meta := objMeta(pick(r, []string{"crr-1", "restart-app", "x"}), ns, nil)
+	if chance(r, 0.02) {
+		delete(meta, "namespace") // the Pod is looked up in the object's namespace, not the request's
+	}
 	if chance(r, 0.3) {
 		l := labels(r, 2)
 		if chance(r, 0.2) {
@@ -232,6 +239,9 @@ func crrObject(r *rand.Rand, version, ns, podName string, pod obj) obj {
 			continue // a repeat now and then only
 		}
 		seen[name] = true
+		if chance(r, 0.02) {
+			name = pick(r, []string{"", "MAIN", "main "})
+		}
 		c := obj{"name": name}
 		if chance(r, 0.06) {
 			switch r.Intn(4) {
@@ -286,6 +296,12 @@ func crrObject(r *rand.Rand, version, ns, podName string, pod obj) obj {
 	if chance(r, 0.2) {
 		spec["ttlSecondsAfterFinished"] = float64(r.Intn(600))
 	}
+	if chance(r, 0.05) {
+		spec["unknownField"] = obj{"a": "b"} // dropped by the decoder, and by the patch
+	}
+	if chance(r, 0.03) {
+		meta["labels"] = nil
+	}
 	o := obj{"apiVersion": "apps.kruise.io/" + version, "kind": "ContainerRecreateRequest", "metadata": meta, "spec": spec}
 	if chance(r, 0.1) {
 		o["status"] = obj{"phase": pick(r, []string{"Pending", "Recreating", "Completed", ""})}
@@ -315,7 +331,7 @@ func crrUpdated(r *rand.Rand, o obj) obj {
 			l[k] = v
 		}
 	}
-	switch r.Intn(9) {
+	switch r.Intn(11) {
 	case 0:
 		if spec := asMap(old["spec"]); spec != nil {
 			spec["podName"] = "other-pod"
@@ -338,6 +354,49 @@ func crrUpdated(r *rand.Rand, o obj) obj {
 		setLabel(crrActiveKey, pick2(r, "false", nil))
 	case 6:
 		old["status"] = obj{"phase": "Recreating"}
+	case 7, 8:
+		// the same spec written otherwise: zero values spelled out, null for absent, empty
+		// lists; Go's value tells some apart (an empty list is not nil) and not others
+		spec := asMap(old["spec"])
+		if spec == nil {
+			break
+		}
+		switch r.Intn(8) {
+		case 0:
+			if st := asMap(spec["strategy"]); st != nil {
+				st[pick(r, []string{"orderedRecreate", "forceRecreate"})] = false
+			} else {
+				spec["strategy"] = nil
+			}
+		case 1:
+			if st := asMap(spec["strategy"]); st != nil {
+				st[pick(r, []string{"minStartedSeconds", "failurePolicy", "terminationGracePeriodSeconds"})] = pick2(r, nil, pick2(r, float64(0), ""))
+			}
+		case 2:
+			spec[pick(r, []string{"ttlSecondsAfterFinished", "activeDeadlineSeconds"})] = nil
+		case 3:
+			if cs := asList(spec["containers"]); len(cs) > 0 {
+				if c := asMap(cs[0]); c != nil {
+					c[pick(r, []string{"ports", "preStop", "statusContext"})] = pick2(r, nil, list{})
+				}
+			} else {
+				spec["containers"] = pick2(r, nil, list{})
+			}
+		case 4:
+			if _, ok := spec["strategy"]; !ok {
+				spec["strategy"] = obj{}
+			}
+		case 5:
+			setLabel(crrPodUIDKey, "")
+		case 6:
+			spec["unknownField"] = "x"
+		default:
+			if cs := asList(spec["containers"]); len(cs) > 0 {
+				if c := asMap(cs[0]); c != nil {
+					c["statusContext"] = obj{"containerID": "", "restartCount": float64(0)}
+				}
+			}
+		}
 	}
 	return old
 }
@@ -410,6 +469,8 @@ func genCRRMutate(r *rand.Rand, i int) testCase {
 			oo = nil
 		} else if chance(r, 0.03) {
 			oo["spec"] = "broken"
+		} else if chance(r, 0.03) {
+			oo["apiVersion"] = map[bool]string{true: "apps.kruise.io/v1beta1", false: "apps.kruise.io/v1alpha1"}[oo["apiVersion"] == "apps.kruise.io/v1alpha1"]
 		}
 		if oo != nil {
 			old = oo

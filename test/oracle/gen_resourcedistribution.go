@@ -101,17 +101,25 @@ func rdResource(r *rand.Rand, name string) interface{} {
 	case x < 0.89:
 		o = obj{"apiVersion": pick(r, []string{"a/b/c", "/v1", "v1/", ""}), "kind": "Secret", "metadata": meta}
 	case x < 0.91:
+		// no kind: the message quotes the bytes as sent, numbers and escapes as Go wrote them
 		o = obj{"apiVersion": "v1", "metadata": meta, "data": obj{"k": "v"}}
 		if chance(r, 0.5) {
 			o["kind"] = ""
 		}
+		if chance(r, 0.5) {
+			o["data"] = obj{"html": "<a href=\"x\">&amp;</a>", "uni": "ünï\u2028\t", "n": []interface{}{1e21, 0.000001, 1.5, -0.0, 12345678901234567890.0, float64(1 << 53)}[r.Intn(6)]}
+		}
 	case x < 0.92:
 		o = obj{"kind": "ConfigMap", "metadata": meta}
 	case x < 0.94:
-		o = obj{"apiVersion": "v1", "kind": pick(r, []string{"SecretList", "List", "ConfigMapList"}),
+		// a list: of a supported kind or not, its items of any JSON type
+		o = obj{"apiVersion": "v1", "kind": pick(r, []string{"SecretList", "List", "ConfigMapList", "Secret", "ConfigMap"}),
 			"items": pick2(r, list{obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": name}}}, list{})}
-		if chance(r, 0.2) {
-			o["items"] = pick2(r, "x", list{"x"})
+		if chance(r, 0.3) {
+			o["items"] = []interface{}{"x", list{"x"}, nil, list{nil, obj{}}, obj{"a": "b"}}[r.Intn(5)]
+		}
+		if chance(r, 0.1) {
+			o["metadata"] = meta
 		}
 	case x < 0.96:
 		return pick2(r, "a secret", pick2(r, float64(3), list{obj{"kind": "Secret"}}))
@@ -146,13 +154,16 @@ func rdNamespaceList(r *rand.Rand, names []string) interface{} {
 			e = obj{}
 		}
 		l = append(l, e)
+		if chance(r, 0.05) {
+			l = append(l, obj{"name": n}) // a repeat: the same error twice, which the aggregate keeps once
+		}
 	}
 	return obj{"list": l}
 }
 
 func rdNamespaceName(r *rand.Rand) string {
 	if chance(r, 0.1) {
-		return pick(r, []string{"Bad_NS", "a.b", "", strings.Repeat("n", 63), strings.Repeat("n", 64), "-lead", "UPPER", "ünï"})
+		return pick(r, []string{"Bad_NS", "a.b", "", strings.Repeat("n", 63), strings.Repeat("n", 64), "-lead", "UPPER", "ünï", "a\"b", "tab\there", "a b"})
 	}
 	return pick(r, rdNamespaces)
 }
@@ -160,6 +171,17 @@ func rdNamespaceName(r *rand.Rand) string {
 // rdSelector is a namespace selector, sometimes one LabelSelectorAsSelector refuses.
 func rdSelector(r *rand.Rand) obj {
 	s := selector(r)
+	if chance(r, 0.15) {
+		// empty where Go's value is not nil: %#v prints them otherwise
+		switch r.Intn(3) {
+		case 0:
+			s["matchLabels"] = obj{}
+		case 1:
+			s["matchExpressions"] = list{}
+		default:
+			s["matchExpressions"] = list{obj{"key": "env", "operator": "DoesNotExist", "values": list{}}}
+		}
+	}
 	if chance(r, 0.15) {
 		switch r.Intn(5) {
 		case 0:
