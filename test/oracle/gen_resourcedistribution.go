@@ -236,42 +236,23 @@ func rdTargets(r *rand.Rand, alpha bool) obj {
 	return t
 }
 
-func rdMeta(r *rand.Rand, name string) obj {
-	m := obj{}
-	if chance(r, 0.1) {
-		name = pick(r, []string{"Bad_Name", "a.b", "", strings.Repeat("n", 253), strings.Repeat("n", 254), "-lead", "ünï"})
+// rdMeta: the metadata the job kinds draw (gen_jobs.go), of a cluster-scoped object: a
+// namespace now and then only, names as long as a DNS subdomain may be and longer.
+func rdMeta(r *rand.Rand) obj {
+	m := jobMeta(r, "ResourceDistribution")
+	if chance(r, 0.95) {
+		delete(m, "namespace")
 	}
-	if name != "" || chance(r, 0.5) {
-		m["name"] = name
-	}
-	if name == "" && chance(r, 0.5) {
-		m["generateName"] = pick(r, []string{"rd-", "Rd_", "g"})
-	}
-	if chance(r, 0.05) {
-		m["namespace"] = pick(r, []string{"default", "Bad_NS"})
-	}
-	if chance(r, 0.2) {
-		m["labels"] = labels(r, 2)
-	}
-	if chance(r, 0.04) {
-		m["labels"] = obj{"bad key!": "x"}
+	if chance(r, 0.03) {
+		m["name"] = strings.Repeat("n", 253+r.Intn(2))
 	}
 	if chance(r, 0.04) {
 		m["annotations"] = obj{"Bad Key": "x"}
 	}
-	if chance(r, 0.4) {
-		m["uid"] = uid(r)
-		m["resourceVersion"] = "1001"
-		m["generation"] = float64(1 + r.Intn(3))
-		m["creationTimestamp"] = "2025-03-01T08:30:00Z"
-	}
-	if chance(r, 0.04) {
-		m["finalizers"] = list{pick(r, []string{"kruise.io/x", "bad", "a/b/c"})}
-	}
 	return m
 }
 
-func rdObject(r *rand.Rand, alpha bool, name, resName string) obj {
+func rdObject(r *rand.Rand, alpha bool, resName string) obj {
 	version := "v1beta1"
 	if alpha {
 		version = "v1alpha1"
@@ -283,7 +264,7 @@ func rdObject(r *rand.Rand, alpha bool, name, resName string) obj {
 	if chance(r, 0.03) {
 		delete(spec, "targets")
 	}
-	o := obj{"apiVersion": "apps.kruise.io/" + version, "kind": "ResourceDistribution", "metadata": rdMeta(r, name), "spec": spec}
+	o := obj{"apiVersion": "apps.kruise.io/" + version, "kind": "ResourceDistribution", "metadata": rdMeta(r), "spec": spec}
 	if chance(r, 0.1) {
 		o["status"] = obj{"desired": float64(2), "succeeded": float64(1), "observedGeneration": float64(1)}
 	}
@@ -351,7 +332,7 @@ func genRDValidate(r *rand.Rand, i int) testCase {
 	if chance(r, 0.05) {
 		objAlpha = !alpha
 	}
-	o := rdObject(r, objAlpha, name, resName)
+	o := rdObject(r, objAlpha, resName)
 	op := "CREATE"
 	var old interface{}
 	switch x := r.Float64(); {
