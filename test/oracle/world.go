@@ -479,6 +479,16 @@ func (c *cachedClient) mirror(ctx context.Context, obj client.Object, deleted bo
 }
 
 func (c *cachedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	// The fake client accepts a dry run before it looks the kind up; kruise-manager's client
+	// maps the kind to its resource first, and a kind the cluster does not serve (a Secret at
+	// v2 in a ResourceDistribution) is an error there. Without a version its mapper takes the
+	// group's preferred one, which this fake mapper does not know: no check then.
+	if u, ok := obj.(runtime.Unstructured); ok && u.GetObjectKind().GroupVersionKind().Version != "" {
+		gvk := u.GetObjectKind().GroupVersionKind()
+		if _, err := c.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return err
+		}
+	}
 	if err := c.Client.Create(ctx, obj, opts...); err != nil {
 		return err
 	}
