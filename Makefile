@@ -51,7 +51,7 @@ else
 Q = @
 endif
 
-.PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench bench-http fuzz \
+.PHONY: all run test check unit integration vectors test-vectors e2e asan tsan bench bench-http bench-rss fuzz \
         check-src install clean deps fuzz-merge stress crds manifests image oracle diff diff-short \
         diff-long regexdiff regexdiff-short diff-podtemplate kruise-manager FORCE
 
@@ -341,6 +341,12 @@ bench-http: $(BIN) oracle
 	    scripts/install-deps.sh bench || exit 1; \
 	fi
 	ROUNDS=$(ROUNDS) BENCH_DIR=$(BENCH_DIR) K8S_DIR=$(K8S_DIR) test/bench/http.sh $(BIN) $(ORACLE)
+
+# Resident memory under the loads of issue 28 (test/bench/rss.sh: wrk -t2 -c32 on /convert with the
+# 100-StatefulSet review, then /mutate-pod): idle, peak, 1 s and 3 s after, and where the peak is.
+bench-rss: $(BIN)
+	@command -v wrk >/dev/null 2>&1 || scripts/install-deps.sh bench || exit 1
+	test/bench/rss.sh $(BIN) $(or $(SECONDS_PER_LOAD),10)
 
 # Fuzzing (clang, libFuzzer + ASan + UBSan). Each target runs on a copy of its checked-in
 # corpus under build/fuzz/corpus/, so a run never writes the checked-in one; `make fuzz-merge`

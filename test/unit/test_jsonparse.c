@@ -1,5 +1,6 @@
 #include "test/unit/test.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -85,6 +86,39 @@ TEST(jsonparse_extensions_over_jansson)
     json_decref(v);
     v = wh_json_parse("[9223372036854775808]", 21, NULL);
     CHECK(v && json_is_real(json_array_get(v, 0)));
+    json_decref(v);
+}
+
+/* Integers of up to 18 digits are read in place, longer ones by strtoll: at every length on
+ * both sides of that edge, each sign and the largest digits, the value is strtoll's, an
+ * integer, and one past int64 is a real. */
+TEST(jsonparse_integers_at_every_length)
+{
+    for (int digits = 1; digits <= 19; digits++) {
+        for (int variant = 0; variant < 4; variant++) {
+            char text[32];
+            size_t n = 0;
+            if (variant & 1)
+                text[n++] = '-';
+            for (int i = 0; i < digits; i++)
+                text[n++] = variant & 2 ? '9' : (char)('1' + i % 9);
+            text[n] = '\0';
+            errno = 0;
+            long long want = strtoll(text, NULL, 10);
+            bool fits = errno != ERANGE; /* 19 nines do not */
+            json_t *v = wh_json_parse(text, n, NULL);
+            CHECK(v && json_is_integer(v) == fits && json_is_real(v) == !fits);
+            if (v && fits)
+                CHECK(json_integer_value(v) == want);
+            json_decref(v);
+        }
+    }
+    same_as_jansson("[0,-0,7,-7,999999999999999999,-999999999999999999,1000000000000000000]");
+    json_t *v = wh_json_parse("[9223372036854775807,-9223372036854775808,-9223372036854775809]",
+                              63, NULL);
+    CHECK(v && json_integer_value(json_array_get(v, 0)) == INT64_MAX);
+    CHECK(v && json_integer_value(json_array_get(v, 1)) == INT64_MIN);
+    CHECK(v && json_is_real(json_array_get(v, 2)));
     json_decref(v);
 }
 

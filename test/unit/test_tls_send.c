@@ -193,3 +193,59 @@ TEST(tls_held_head_survives_a_full_socket)
     pair_close(&p);
     wh_tls_fixture_fini(&fx);
 }
+
+/* Issue 28: libmicrohttpd offers an answer's whole body to gnutls_record_send once per pass of
+ * its loop; on a watched session the call sends record after record until the socket is full
+ * and says how much left, as send() would, so a big answer goes in one pass. What the socket
+ * cannot take is offered again from where it stopped (libmicrohttpd's retry), and the client
+ * reads every byte once, in order. A session this server does not watch sends one record. */
+TEST(tls_an_answer_leaves_in_one_call)
+{
+    struct wh_tls_fixture fx = {0};
+    struct pair p = {0};
+    CHECK(setup(&fx, &p));
+    if (!p.watched)
+        return;
+    enum { SMALL = 100 * 1000, BIG = 3 << 20 };
+    static char body[BIG], got[BIG];
+    for (size_t i = 0; i < sizeof(body); i++)
+        body[i] = (char)('a' + (i * 7 + i / 4099) % 26);
+
+    /* What the socket takes leaves at once: more than one record. */
+    CHECK_EQ_INT((int)gnutls_record_send(p.server, body, SMALL), SMALL);
+    size_t have = 0;
+    for (int i = 0; i < 1000 && have < SMALL; i++)
+        have += client_read(&p, got + have, SMALL - have);
+    CHECK_EQ_INT((int)have, SMALL);
+    CHECK(memcmp(got, body, SMALL) == 0);
+
+    /* More than the socket takes: a short count, then the rest from there. */
+    size_t sent = 0;
+    have = 0;
+    int calls = 0, short_counts = 0;
+    while (sent < sizeof(body) && calls < 100000) {
+        calls++;
+        ssize_t w = gnutls_record_send(p.server, body + sent, sizeof(body) - sent);
+        if (w > 0) {
+            short_counts += (size_t)w < sizeof(body) - sent;
+            sent += (size_t)w;
+        } else {
+            CHECK(w == GNUTLS_E_AGAIN);
+            if (w != GNUTLS_E_AGAIN)
+                break;
+        }
+        have += client_read(&p, got + have, sizeof(got) - have);
+    }
+    for (int i = 0; i < 1000 && have < sizeof(body); i++)
+        have += client_read(&p, got + have, sizeof(got) - have);
+    CHECK(short_counts > 0);
+    CHECK_EQ_INT((int)sent, BIG);
+    CHECK_EQ_INT((int)have, BIG);
+    CHECK(memcmp(got, body, BIG) == 0);
+
+    /* The client's session is not watched: one record per call, as gnutls sends. */
+    ssize_t w = gnutls_record_send(p.client, body, SMALL);
+    CHECK(w > 0 && w <= 16384);
+    pair_close(&p);
+    wh_tls_fixture_fini(&fx);
+}

@@ -2,8 +2,10 @@
 #include "test/support/tls_fixture.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "util/base64.h"
@@ -31,6 +33,37 @@ TEST(buf_grows_and_stops_at_cap)
     CHECK(b.data == NULL && b.len == 0);
     free(s);
     wh_buf_fini(&b);
+}
+
+/* An answer built by doubling (200 000 bytes in 262 144) is handed over at its length; a buffer
+ * with less than 4 KiB unused is handed over as it is. Contents and length are wh_buf_take's. */
+TEST(buf_take_fitted_cuts_what_doubling_left)
+{
+    struct wh_buf b;
+    wh_buf_init(&b, (size_t)1 << 30);
+    for (int i = 0; i < 20000; i++)
+        CHECK_EQ_INT(wh_buf_add(&b, "0123456789", 10), WH_OK);
+    CHECK(b._alloc >= 262144);
+    size_t len = 0;
+    char *s = wh_buf_take_fitted(&b, &len);
+    CHECK_EQ_INT(len, 200000);
+    CHECK(s[199999] == '9' && s[200000] == '\0' && strncmp(s + 123450, "0123456789", 10) == 0);
+    CHECK(malloc_usable_size(s) < 200000 + 4096);
+    CHECK(b.data == NULL && b.len == 0);
+    free(s);
+
+    wh_buf_init(&b, 64);
+    CHECK_EQ_INT(wh_buf_adds(&b, "small"), WH_OK);
+    size_t alloc = b._alloc;
+    s = wh_buf_take_fitted(&b, &len);
+    CHECK_EQ_STR(s, "small");
+    CHECK_EQ_INT(len, 5);
+    CHECK(malloc_usable_size(s) >= alloc);
+    free(s);
+    s = wh_buf_take_fitted(&b, &len); /* empty: "" as wh_buf_take */
+    CHECK_EQ_STR(s, "");
+    CHECK_EQ_INT(len, 0);
+    free(s);
 }
 
 TEST(buf_add_int_writes_what_printf_does)

@@ -251,6 +251,39 @@ void wh_tls_hold_head(gnutls_session_t session)
         ((struct wh_tls_conn *)send_ptr)->hold = true;
 }
 
+/* libmicrohttpd 0.9.75 sends an answer's body right after its head, in the same pass of its
+ * event loop, with one gnutls_record_send (mhd_send.c, MHD_send_hdr_and_body_), and gnutls sends
+ * one record, at most 16 KiB, per call: the rest of a 182 KB /convert answer waited for the
+ * following passes, and each pass first answers the other connections' complete requests. So
+ * under 32 connections every answer waited in memory while a dozen others were parsed and
+ * converted (make bench-rss: 13.5 answers waiting, on average, when one was queued; 6.2 with
+ * this). This definition takes MHD's calls (the executable's symbol comes before the library's
+ * for the libraries it links) and, on the sessions this server watches (wh_tls_watch_session),
+ * sends record after record until the data is out or the socket is full, as send() does on a
+ * plain socket. A count short of what was offered is what send() may return too: MHD offers
+ * the rest again, from the byte after the last record that left; a record that met a full
+ * socket (GNUTLS_E_AGAIN, GNUTLS_E_INTERRUPTED) is kept by gnutls, which flushes it first at
+ * that next call, which starts at that record's first byte, as gnutls asks. Sessions this
+ * server does not watch (libldap's, say) get gnutls's own single record. */
+#define SEND_PASS_MAX (1024 * 1024) /* bytes per call: no one answer holds a worker for long */
+
+ssize_t gnutls_record_send(gnutls_session_t session, const void *data, size_t size)
+{
+    gnutls_transport_ptr_t recv_ptr = NULL, send_ptr = NULL;
+    gnutls_transport_get_ptr2(session, &recv_ptr, &send_ptr);
+    if (!send_ptr || send_ptr == recv_ptr || !data)
+        return gnutls_record_send2(session, data, size, 0, 0);
+    const char *p = data;
+    size_t total = 0;
+    while (total < size && total < SEND_PASS_MAX) {
+        ssize_t w = gnutls_record_send2(session, p + total, size - total, 0, 0);
+        if (w <= 0)
+            return total ? (ssize_t)total : w;
+        total += (size_t)w;
+    }
+    return (ssize_t)total;
+}
+
 static bool refuses_certificate(int desc)
 {
     switch (desc) {

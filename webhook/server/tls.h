@@ -50,7 +50,9 @@ void wh_tls_handshake_failed(void);
 
 /* Watches a new connection's TLS session for wh_tls_handshake_failed: its reads go through a
  * recv that notes what arrived. Its writes go through a sendmsg that can send an answer's
- * head with its body (wh_tls_hold_head). Call when the connection starts, on its MHD thread.
+ * head with its body (wh_tls_hold_head), and libmicrohttpd's gnutls_record_send calls on it
+ * send all they are given while the socket takes it, not one record (tls.c says why). Call
+ * when the connection starts, on its MHD thread.
  * Returns: new state that the session uses until it is deinitialised; the caller frees it
  * (free) after that, when libmicrohttpd reports the connection closed. */
 struct wh_tls_conn;

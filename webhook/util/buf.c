@@ -133,3 +133,15 @@ char *wh_buf_take(struct wh_buf *b, size_t *len)
     b->_alloc = 0;
     return p;
 }
+
+/* Unused bytes worth a realloc: below this the cut saves less than malloc's own rounding. */
+#define FIT_SLACK 4096
+
+char *wh_buf_take_fitted(struct wh_buf *b, size_t *len)
+{
+    if (b->data && b->_alloc - b->len - 1 >= FIT_SLACK) {
+        b->data = wh_xrealloc(b->data, b->len + 1);
+        b->_alloc = b->len + 1;
+    }
+    return wh_buf_take(b, len);
+}

@@ -67,5 +67,9 @@ void wh_buf_put(struct wh_buf *b, const char *fmt, ...) WH_PRINTF(2, 3);
 
 /* Hands the contents over (NUL-terminated, caller frees; never NULL) and resets b. */
 char *wh_buf_take(struct wh_buf *b, size_t *len);
+/* wh_buf_take for contents that are kept a while after they are written (an answer waiting to
+ * be sent): the memory handed over is cut to their length when the doubling that built them
+ * left 4 KiB or more unused. */
+char *wh_buf_take_fitted(struct wh_buf *b, size_t *len);
 
 #endif

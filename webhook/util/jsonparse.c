@@ -547,6 +547,18 @@ static json_t *parse_number(struct parser *ps)
             p++;
     }
     size_t n = (size_t)(p - start);
+    bool negative = *start == '-';
+    if (integral && n - negative <= 18) {
+        /* 18 digits cannot overflow int64: read in place, without the copy and strtoll (a
+         * /convert of 100 StatefulSets reads 1 900 integers: 210 k instructions in strtoll). */
+        long long v = 0;
+        for (const char *d = start + negative; d < p; d++)
+            v = v * 10 + (*d - '0');
+        ps->p = p;
+        ps->canon = !(n == 2 && negative);
+        json_t *i = json_integer(negative ? -v : v);
+        return i ? i : no_memory(ps);
+    }
     char tmp[512];
     if (n >= sizeof(tmp))
         return fail(ps, start, "number too long");
