@@ -422,7 +422,14 @@ def certificate_hot_reload_under_load(tmp):
         threads = [threading.Thread(target=loop) for _ in range(3)]
         for t in threads:
             t.start()
-        time.sleep(0.3)
+
+        def requests_reach(n):
+            """Waits (30 s at most: a hang, not a rate) until n requests have been answered."""
+            limit = time.time() + 30
+            while count[0] < n and time.time() < limit and not errors:
+                time.sleep(0.02)
+            return count[0]
+        requests_reach(10)
         plain2 = os.path.join(tmp, "plain2")
         os.makedirs(plain2)
         for n in names:
@@ -433,13 +440,15 @@ def certificate_hot_reload_under_load(tmp):
         while time.time() < deadline and after == before:
             time.sleep(0.05)
             after = peer_serial(s, ctx)
-        time.sleep(0.3)
+        seen = count[0]
+        requests_reach(seen + 10)
         done.set()
         for t in threads:
             t.join()
         check(after != before, "a new handshake sees the new certificate")
         check(not errors, "no failed request during the swap: %s" % errors[:5])
-        check(count[0] > 10, "the request loop kept running (%d requests)" % count[0])
+        check(seen >= 10 and count[0] >= seen + 10, "the request loop kept running across the "
+              "swap (%d requests when it was seen, %d in all)" % (seen, count[0]))
         check(s.proc.poll() is None, "no restart")
     finally:
         done.set()
