@@ -763,6 +763,7 @@ def a_stderr_nobody_reads_never_blocks_the_workers(tmp):
             "spec": {"containers": [{"name": "c", "image": "nginx"}]}}))
         c = s.conn()
         c.timeout = 5
+        started = time.monotonic()
         for i in range(300):
             try:
                 if i % 3 == 0:
@@ -778,9 +779,14 @@ def a_stderr_nobody_reads_never_blocks_the_workers(tmp):
         st, _, body = s.request("GET", "/healthz")
         check(st == 200, "HTTPS /healthz: %d %s" % (st, body))
         text = metrics(s)
+        elapsed = time.monotonic() - started
         held = sum(metric(text, "kruise_webhook_log_lines_suppressed_total", kind=k) or 0
                    for k in ("bad_request", "conversion_failed"))
-        check(held >= 150, "lines held back by the rate limits: %s" % held)
+        # 100 lines of each kind; each kind's bucket lets 20 through, then 2 a second: what a
+        # slower run lets through more is allowed for, so this checks the limit, not a speed
+        passed_at_most = 2 * (20 + 2 * (int(elapsed) + 1))
+        check(held >= 200 - passed_at_most, "lines held back by the rate limits: %s of 200 in "
+              "%.1f s (at most %d may pass)" % (held, elapsed, passed_at_most))
     finally:
         s.stop()
 
