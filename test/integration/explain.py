@@ -94,6 +94,41 @@ def explain_pod_says_what_mutate_pod_would_do_and_what_changed(tmp):
 
 
 @test
+def explain_pod_names_the_persistentpodstate_topology(tmp):
+    """The PersistentPodState step speaks in explain pod too (issue 27): the topology a Pod of
+    its StatefulSet gets back, and for a Pod it has no record of, that it has none."""
+    api = cluster(tmp)
+    zone, host = "topology.kubernetes.io/zone", "kubernetes.io/hostname"
+    sts = {"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet", "name": "db",
+           "uid": "u-db", "controller": True}
+    try:
+        api.objects([
+            {"apiVersion": "apps.kruise.io/v1beta1", "kind": "PersistentPodState",
+             "metadata": {"name": "db-state", "namespace": NS},
+             "spec": {"targetRef": {"apiVersion": "apps.kruise.io/v1beta1",
+                                    "kind": "StatefulSet", "name": "db"},
+                      "requiredPersistentTopology": {"keys": [zone]},
+                      "preferredPersistentTopology": [
+                          {"weight": 50, "preference": {"keys": [host]}}]},
+             "status": {"observedGeneration": 1, "podStates": {"db-0": {
+                 "nodeName": "node-7", "nodeTopologyLabels": {zone: "zone-b", host: "node-7"}}}}},
+        ] + [{"apiVersion": "v1", "kind": "Pod",
+              "metadata": {"name": n, "namespace": NS, "labels": {"app": "db"},
+                           "ownerReferences": [sts]},
+              "spec": {"containers": [{"name": "main", "image": "postgres"}]}}
+             for n in ("db-0", "db-1")])
+        rc, out, err = explain(api, "pod", NS + "/db-0")
+        check(rc == 0, "rc %d: %s %s" % (rc, out, err))
+        check("persistentpodstate db-state: the Pod's recorded topology: nodeSelector "
+              "%s=zone-b; preferred (weight 50) %s=node-7" % (zone, host) in out, out)
+        rc, out, err = explain(api, "pod", NS + "/db-1")
+        check(rc == 0, "rc %d: %s %s" % (rc, out, err))
+        check('persistentpodstate db-state: no record of a Pod named "db-1"' in out, out)
+    finally:
+        stop_all(api)
+
+
+@test
 def explain_eviction_predicts_the_budget_and_changes_nothing(tmp):
     api = cluster(tmp, allowed=1)
     try:
