@@ -116,11 +116,10 @@ static json_t *decoded_for_defaults(const struct wh_kobj_mutator *m, const json_
         return NULL;
     }
     /* without the members Go's decoding drops, values otherwise as given (quantity texts
-     * included, so that a rounding shows as a change, as it does in Go's value); a deep copy,
-     * as the defaults edit it */
+     * included, so that a rounding shows as a change, as it does in Go's value); it shares
+     * subtrees with the request and is only read: the defaults edit a deep copy of it */
     json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
-    json_t *obj = wh_json_copy(pruned ? pruned : checked);
-    json_decref(pruned);
+    json_t *obj = pruned ? pruned : json_incref(checked);
     json_decref(checked);
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;
@@ -188,7 +187,7 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
         }
     }
 
-    defaulted = wh_json_copy(obj);
+    defaulted = wh_json_copy(obj); /* obj shares the request's subtrees: never edited */
     m->defaults(defaulted, dv, inject, ctx->cfg);
     if (m->clear_status)
         json_object_set_new(defaulted, "status", json_object());
