@@ -60,6 +60,18 @@ static bool mul_small(struct wh_quantity *q, unsigned m)
     return true;
 }
 
+/* mantissa = v. */
+static void set_mantissa_u64(struct wh_quantity *q, uint64_t v)
+{
+    uint8_t out[20];
+    size_t n = 0;
+    for (; v; v /= 10)
+        out[n++] = (uint8_t)(v % 10);
+    for (size_t i = 0; i < n; i++)
+        q->digits[i] = out[n - 1 - i];
+    q->ndigits = (uint8_t)n;
+}
+
 /* mantissa /= d; returns the remainder. */
 static unsigned div_small(struct wh_quantity *q, unsigned d)
 {
@@ -349,8 +361,7 @@ static enum wh_err parse(const char *str, struct wh_quantity *q, bool want_value
                 q->neg = !p.positive;
                 q->scale = scale;
                 q->format = format;
-                for (int32_t k = 0; k < bin_shift; k++)
-                    (void)mul_small(q, 2);
+                set_mantissa_u64(q, (uint64_t)shifted << bin_shift); /* checked to fit */
                 if (format == WH_QUANTITY_BINARY_SI) {
                     canonical = exponent % 10 == 0 && (shifted & 0x07) != 0;
                 } else {
