@@ -174,11 +174,13 @@ static void invalid_rendered(struct wh_field_errors *l, const char *path, char *
 /* metav1.LabelSelectorAsSelector of sel; false after the error at path. */
 static bool selector_converts(struct wh_field_errors *l, const json_t *sel, const char *path)
 {
-    char err[1024], detail[1100];
-    if (wh_label_selector_as_selector(sel, err, sizeof(err)))
+    char *err = wh_label_selector_error(sel); /* whole: a long key or value is named in full */
+    if (!err)
         return true;
-    snprintf(detail, sizeof(detail), "invalid selector: %s", err);
+    char *detail = wh_str_printf("invalid selector: %s", err);
     invalid_rendered(l, path, wh_gosyntax_label_selector(sel), detail);
+    free(detail);
+    free(err);
     return false;
 }
 

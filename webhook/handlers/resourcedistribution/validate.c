@@ -374,13 +374,14 @@ static void check_targets(const json_t *targets, struct wh_field_errors *l)
         wh_buf_fini(&conflicted);
     }
     const json_t *sel = json_object_get(targets, "namespaceSelector");
-    char err[1024];
-    if (!wh_label_selector_as_selector(sel, err, sizeof(err))) {
+    char *err = wh_label_selector_error(sel); /* whole: a long key or value is named in full */
+    if (err) {
         char *value = wh_gosyntax_label_selector(sel);
         char *detail = wh_str_printf("labelSelectorAsSelector error: %s", err);
         wh_ferr_invalid_raw(l, TARGETS_PATH ".namespaceSelector", value, detail);
         free(value);
         free(detail);
+        free(err);
     }
 }
 

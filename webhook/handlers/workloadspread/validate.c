@@ -347,9 +347,9 @@ static void check_subsets(struct vctx *v, const json_t *subsets, const json_t *t
         } else {
             for (size_t k = 0; k < i; k++) {
                 if (wh_str_eq(wh_json_str(json_array_get(subsets, k), "name"), name)) {
-                    char detail[300];
-                    snprintf(detail, sizeof(detail), "duplicated subset name %s", name);
+                    char *detail = wh_str_printf("duplicated subset name %s", name);
                     wh_ferr_invalid_str(&v->errs, P("spec.subsets[%zu].name", i), name, detail);
+                    free(detail);
                     break;
                 }
             }
@@ -449,9 +449,10 @@ static char *render_target_filter(const json_t *f)
 static void check_target_filter(struct vctx *v, const json_t *spec)
 {
     const json_t *f = present(spec, "targetFilter");
-    char err[512];
-    if (f && !wh_label_selector_as_selector(present(f, "selector"), err, sizeof(err)))
+    char *err = f ? wh_label_selector_error(present(f, "selector")) : NULL; /* whole */
+    if (err)
         invalid_rendered(v, "spec.targetFilter", render_target_filter(f), err);
+    free(err);
 }
 
 /* --- 9.4 conflicts and updates ----------------------------------------------------------------
