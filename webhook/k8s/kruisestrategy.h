@@ -7,14 +7,13 @@
  * Thread rule: thread-safe (no state); values are only read. */
 
 #include <jansson.h>
-#include <stddef.h>
 
 /* pub.UpdatePriorityStrategy.FieldsValidation of ps (a JSON object, or NULL for a nil
- * strategy): NULL when it passes, else the error text (static, or written into buf). */
-const char *wh_kruise_priority_strategy_problem(const json_t *ps, char *buf, size_t bufsz);
+ * strategy): NULL when it passes, else the error text, whole (new string, caller frees). */
+char *wh_kruise_priority_strategy_problem(const json_t *ps);
 
 /* UpdateScatterStrategy.FieldsValidation of terms (a JSON array of {key, value}, or NULL):
- * NULL when it passes, else the error text (static, or written into buf). */
-const char *wh_kruise_scatter_strategy_problem(const json_t *terms, char *buf, size_t bufsz);
+ * NULL when it passes, else the error text, whole (new string, caller frees). */
+char *wh_kruise_scatter_strategy_problem(const json_t *terms);
 
 #endif

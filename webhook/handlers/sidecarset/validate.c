@@ -294,14 +294,14 @@ static void update_strategy(struct vctx *v, const json_t *spec)
     if (wh_json_present(us, "maxUnavailable"))
         wh_validate_positive_int_or_percent(&v->errs, json_object_get(us, "maxUnavailable"),
                                             "spec.updateStrategy.maxUnavailable");
-    char buf[600];
-    const char *prob =
-        wh_kruise_priority_strategy_problem(wh_json_obj(us, "priorityStrategy"), buf, sizeof(buf));
+    char *prob = wh_kruise_priority_strategy_problem(wh_json_obj(us, "priorityStrategy"));
     if (prob)
         wh_ferr_required(&v->errs, "spec.updateStrategy.priorityStrategy", prob);
-    prob = wh_kruise_scatter_strategy_problem(wh_json_arr(us, "scatterStrategy"), buf, sizeof(buf));
+    free(prob);
+    prob = wh_kruise_scatter_strategy_problem(wh_json_arr(us, "scatterStrategy"));
     if (prob)
         wh_ferr_required(&v->errs, "spec.updateStrategy.scatterStrategy", prob);
+    free(prob);
 }
 
 /* --- containers ----------------------------------------------------------------------------------

@@ -201,14 +201,15 @@ static void both_below_one(struct check *c, const json_t *max_unavailable, const
 
 static void strategy_checks(struct check *c, const json_t *s, const char *path)
 {
-    char p[256], buf[600];
-    const char *prob =
-        wh_kruise_priority_strategy_problem(wh_json_obj(s, "priorityStrategy"), buf, sizeof(buf));
+    char p[256];
+    char *prob = wh_kruise_priority_strategy_problem(wh_json_obj(s, "priorityStrategy"));
     if (prob)
         wh_ferr_required(&c->errs, wh_fpath(p, sizeof(p), "%s.priorityStrategy", path), prob);
-    prob = wh_kruise_scatter_strategy_problem(wh_json_arr(s, "scatterStrategy"), buf, sizeof(buf));
+    free(prob);
+    prob = wh_kruise_scatter_strategy_problem(wh_json_arr(s, "scatterStrategy"));
     if (prob)
         wh_ferr_required(&c->errs, wh_fpath(p, sizeof(p), "%s.scatterStrategy", path), prob);
+    free(prob);
 }
 
 static void update_strategy_alpha(struct check *c, const json_t *us, int64_t replicas)

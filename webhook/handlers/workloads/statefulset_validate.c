@@ -242,11 +242,10 @@ static void rolling_update(struct check *c, const json_t *spec, const json_t *ru
         if (!parallel(spec))
             wh_ferr_required(&c->errs, RU ".unorderedUpdate",
                              "unorderedUpdate can only work with Parallel PodManagementPolicyType");
-        char buf[600];
-        const char *prob = wh_kruise_priority_strategy_problem(wh_json_obj(uu, "priorityStrategy"),
-                                                               buf, sizeof(buf));
+        char *prob = wh_kruise_priority_strategy_problem(wh_json_obj(uu, "priorityStrategy"));
         if (prob)
             wh_ferr_required(&c->errs, RU ".unorderedUpdate.priorityStrategy", prob);
+        free(prob);
     }
 }
 
