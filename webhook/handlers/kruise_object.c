@@ -102,26 +102,31 @@ static void deny_decode(struct wh_admission_response *resp, char *msg)
     free(msg);
 }
 
-/* The object Go defaults, as JSON in the version the defaults see (pruned to the members Go
- * decodes), or NULL after answering 400. */
+/* The object Go defaults, as JSON in the version the defaults see, in the form m->go_value
+ * picks, or NULL after answering 400. */
 static json_t *decoded_for_defaults(const struct wh_kobj_mutator *m, const json_t *raw,
                                     enum wh_kobj_version v, struct wh_admission_response *resp)
 {
     char *msg = NULL;
     if (v == WH_KOBJ_OTHER)
         return json_object(); /* upstream decodes nothing and defaults an empty object */
-    json_t *checked = NULL;
-    if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
-        deny_decode(resp, msg);
-        return NULL;
+    json_t *obj = NULL;
+    if (m->go_value) {
+        if (!wh_kobj_decode_or_deny(raw, m->kind, v, &obj, resp))
+            return NULL;
+    } else {
+        json_t *checked = NULL;
+        if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
+            deny_decode(resp, msg);
+            return NULL;
+        }
+        /* without the members Go's decoding drops, values otherwise as given; a deep copy, as
+         * the defaults edit it */
+        json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
+        obj = wh_json_copy(pruned ? pruned : checked);
+        json_decref(pruned);
+        json_decref(checked);
     }
-    /* without the members Go's decoding drops, values otherwise as given (quantity texts
-     * included, so that a rounding shows as a change, as it does in Go's value); a deep copy,
-     * as the defaults edit it */
-    json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
-    json_t *obj = wh_json_copy(pruned ? pruned : checked);
-    json_decref(pruned);
-    json_decref(checked);
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;
         enum wh_err rc = wh_convert_up(m->kind, obj, &beta, &msg);
@@ -188,8 +193,10 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
         }
     }
 
+    if (m->shared_defaults)
+        m->shared_defaults(obj, dv);
     defaulted = wh_json_copy(obj);
-    m->defaults(defaulted, dv, inject, ctx->cfg);
+    m->defaults(defaulted, dv, inject, strcmp(req->operation, "CREATE") == 0, ctx->cfg);
     if (m->clear_status)
         json_object_set_new(defaulted, "status", json_object());
     if (wh_go_deep_equal(obj, defaulted, wh_kobj_type(m->kind, dv), WH_GOEQ_REFLECT)) {

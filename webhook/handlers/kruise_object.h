@@ -57,13 +57,18 @@ void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
  * else a patch from the request's object to Go's encoding of the defaulted one. */
 struct wh_kobj_mutator {
     const char *kind;
-    /* The kind's SetDefaults on obj (a private JSON object of the kind in version v, pruned to
-     * the members Go decodes, values otherwise as the request wrote them); inject: the Pod
-     * templates get kruise's Pod spec defaults too. */
-    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject,
+    /* The kind's SetDefaults on obj, a private JSON object of the kind in version v (see
+     * go_value for its form); inject: the Pod templates get kruise's Pod spec defaults too;
+     * create: the request is a CREATE. */
+    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
                      const struct wh_config *cfg);
+    /* The part of the defaults that reaches the handler's DeepCopy too (NULL when none),
+     * applied to the decoded object before the copy is taken: where the kind's DeepCopy is
+     * hand-written and shallow, the copy shares the object's pointers, and what the defaults
+     * write through them is no change to DeepEqual (it is still in the patch). */
+    void (*shared_defaults)(json_t *obj, enum wh_kobj_version v);
     /* spec.<template_member> is what the UPDATE comparison looks at; NULL when the kind's
-     * defaulting never touches a template (DaemonSet). */
+     * defaulting never touches a template (DaemonSet, the image kinds). */
     const char *template_member;
     bool clear_status; /* upstream sets Status to its zero value after defaulting */
     /* Defaulted in v1beta1 terms: a v1alpha1 object is converted up, defaulted and converted
@@ -71,6 +76,12 @@ struct wh_kobj_mutator {
      * default case leaves it. Without: each version is defaulted as it is, and other versions
      * are 400 "unsupported version". */
     bool via_v1beta1;
+    /* The defaults see Go's value of the object (wh_gotype_decode: as Go decodes and encodes
+     * it, a null list element as its zero value, times in whole seconds), for defaults written
+     * against Go's structs (the image kinds). Without: the request's own JSON pruned to the members Go
+     * decodes, values otherwise as written (quantity texts kept, so that a rounding shows as
+     * the change it is in Go's value). */
+    bool go_value;
 };
 
 /* The frame above. Answers through resp (400 for what does not decode, as upstream); a returned

@@ -24,10 +24,11 @@ static void set_default(json_t *o, const char *member, json_t *value)
 }
 
 /* SetDefaultsAdvancedCronJob. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
+static void defaults(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
                      const struct wh_config *cfg)
 {
     (void)v; /* always v1beta1 */
+    (void)create;
     bool host_ports =
         wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates);
     json_t *spec = wh_json_obj_ensure(obj, "spec");

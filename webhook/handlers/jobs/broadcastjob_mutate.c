@@ -10,10 +10,11 @@
 
 /* SetDefaultsBroadcastJob: the template's Pod spec when inject, completionPolicy.type Always,
  * parallelism MaxInt32, failurePolicy.type FailFast. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
+static void defaults(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
                      const struct wh_config *cfg)
 {
     (void)v; /* always v1beta1 */
+    (void)create;
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     if (inject)
         wh_k8s_default_pod_spec(

@@ -10,8 +10,10 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *cs, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *cs, enum wh_kobj_version v, bool inject, bool create,
+                     const struct wh_config *cfg)
 {
+    (void)create;
     json_t *spec = wh_json_obj_ensure(cs, "spec");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);

@@ -11,10 +11,12 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *ds, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *ds, enum wh_kobj_version v, bool inject, bool create,
+                     const struct wh_config *cfg)
 {
     (void)inject;
     (void)cfg;
+    (void)create;
     json_t *spec = wh_json_obj_ensure(ds, "spec");
     wh_k8s_default_int_ptr(spec, "burstReplicas", 250);
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");

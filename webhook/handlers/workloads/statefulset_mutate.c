@@ -13,9 +13,11 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, bool create,
+                     const struct wh_config *cfg)
 {
     (void)v;
+    (void)create;
     json_t *spec = wh_json_obj_ensure(sts, "spec");
     wh_k8s_default_string(spec, "podManagementPolicy", "OrderedReady");
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");

@@ -18,9 +18,11 @@ static bool set(const json_t *o, const char *key)
     return v && !json_is_null(v);
 }
 
-static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, bool create,
+                     const struct wh_config *cfg)
 {
     (void)v;
+    (void)create;
     json_t *spec = wh_json_obj_ensure(ud, "spec");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);
