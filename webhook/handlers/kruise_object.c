@@ -11,7 +11,6 @@
 #include "k8s/kruise.h"
 #include "k8s/typemeta.h"
 #include "util/json.h"
-#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -256,41 +255,6 @@ bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_ve
         WH_PANIC("decoding a checked %s failed: %s", kind, eb.msg);
     json_decref(checked);
     return true;
-}
-
-enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
-                                      struct wh_admission_response *resp, const char *kind,
-                                      wh_kobj_default_fn defaults, wh_kobj_default_fn shared,
-                                      struct wh_errbuf *eb)
-{
-    enum wh_err rc = WH_OK;
-    json_t *decoded = NULL, *before = NULL, *after = NULL;
-    enum wh_kobj_version v;
-    if (!wh_kobj_version_or_deny(req, resp, &v) ||
-        !wh_kobj_decode_or_deny(req->object, kind, v, &decoded, resp))
-        return WH_OK;
-    const struct wh_gotype *type = wh_kobj_type(kind, v);
-    if (shared)
-        shared(decoded, req);
-    /* reflect.DeepEqual of the defaulted object and its copy: the defaults only add or reorder
-     * well-typed values, so the two compare as Go's encodings of them */
-    rc = wh_gotype_normalize(decoded, type, &before, eb);
-    if (rc)
-        goto out;
-    defaults(decoded, req);
-    rc = wh_gotype_normalize(decoded, type, &after, eb);
-    if (rc)
-        goto out;
-    if (!wh_json_equal(before, after, WH_JSON_EQ_EXACT)) {
-        wh_admission_set_mutated_new(resp, after);
-        after = NULL;
-    }
-    wh_admission_allow(resp, NULL);
-out:
-    json_decref(decoded);
-    json_decref(before);
-    json_decref(after);
-    return rc;
 }
 
 bool wh_kobj_gate_off(struct wh_admission_response *resp, bool on, const char *name)

@@ -5,8 +5,8 @@
  * It is the one home of this frame for every handler of an apps.kruise.io kind served at
  * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
  * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob), the image and other kinds
- * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution;
- * the image kinds through the in-version frame below) and the workloads (handlers/workloads/):
+ * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution)
+ * and the workloads (handlers/workloads/):
  *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
  *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
  *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
@@ -103,23 +103,6 @@ bool wh_kobj_version_or_deny(const struct wh_admission_request *req,
  * returned. Returns in *out: new ref. */
 bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_version v,
                             json_t **out, struct wh_admission_response *resp);
-
-/* A defaulting function in the request's own version: edits obj, the decoded object. */
-typedef void (*wh_kobj_default_fn)(json_t *obj, const struct wh_admission_request *req);
-
-/* The defaulting frame of the kinds upstream defaults in the request's own version, with no
- * Pod template and no status cleared (ImagePullJob, ImageListPullJob, NodeImage): the version
- * switch (400), the decoding of request.object (400), defaults on the decoded value; an
- * unchanged object (reflect.DeepEqual against the handler's DeepCopy of it) is allowed without
- * a patch, a changed one is answered with Go's encoding of it (admission.PatchResponseFromRaw).
- * shared (NULL when none): the part of the defaults that reaches the copy too, applied before
- * it is taken; where the copy shares the object's pointers (a hand-written shallow DeepCopy),
- * what the defaults write through them is no change to DeepEqual. */
-WH_NODISCARD enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
-                                                   struct wh_admission_response *resp,
-                                                   const char *kind, wh_kobj_default_fn defaults,
-                                                   wh_kobj_default_fn shared,
-                                                   struct wh_errbuf *eb);
 
 /* Whether the feature gate of that name (an identifier of config/features.h) is off; then resp
  * is "feature-gate <name> is not enabled" with code 403 and no reason, as upstream's handlers
