@@ -195,7 +195,11 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
     if (m->shared_defaults)
         m->shared_defaults(obj, dv);
     defaulted = wh_json_copy(obj);
-    m->defaults(defaulted, dv, inject, strcmp(req->operation, "CREATE") == 0, ctx->cfg);
+    struct wh_kobj_defaulting how = {.v = dv,
+                                     .inject = inject,
+                                     .create = strcmp(req->operation, "CREATE") == 0,
+                                     .cfg = ctx->cfg};
+    m->defaults(defaulted, &how);
     if (m->clear_status)
         json_object_set_new(defaulted, "status", json_object());
     if (wh_go_deep_equal(obj, defaulted, wh_kobj_type(m->kind, dv), WH_GOEQ_REFLECT)) {

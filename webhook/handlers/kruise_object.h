@@ -51,17 +51,23 @@ WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
  * metadata, spec and status); a member raw has not as a string is removed. */
 void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
 
+/* What a kind's defaults are told besides the object. */
+struct wh_kobj_defaulting {
+    enum wh_kobj_version v; /* the version of the object, WH_KOBJ_V1BETA1 when via_v1beta1 */
+    bool inject;            /* the Pod templates get kruise's Pod spec defaults too */
+    bool create;            /* the request is a CREATE */
+    const struct wh_config *cfg;
+};
+
 /* One kind's defaulting handler, as upstream writes each: decode, decide whether the Pod
  * templates get defaults (gate TemplateNoDefaults off, and on UPDATE only when the template
  * changed), default, and answer nothing when Go's value did not change (reflect.DeepEqual),
  * else a patch from the request's object to Go's encoding of the defaulted one. */
 struct wh_kobj_mutator {
     const char *kind;
-    /* The kind's SetDefaults on obj, a private JSON object of the kind in version v (see
-     * go_value for its form); inject: the Pod templates get kruise's Pod spec defaults too;
-     * create: the request is a CREATE. */
-    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
-                     const struct wh_config *cfg);
+    /* The kind's SetDefaults on obj, a private JSON object of the kind in version how->v (see
+     * go_value for its form). */
+    void (*defaults)(json_t *obj, const struct wh_kobj_defaulting *how);
     /* The part of the defaults that reaches the handler's DeepCopy too (NULL when none),
      * applied to the decoded object before the copy is taken: where the kind's DeepCopy is
      * hand-written and shallow, the copy shares the object's pointers, and what the defaults
@@ -78,9 +84,9 @@ struct wh_kobj_mutator {
     bool via_v1beta1;
     /* The defaults see Go's value of the object (wh_gotype_decode: as Go decodes and encodes
      * it, a null list element as its zero value, times in whole seconds), for defaults written
-     * against Go's structs (the image kinds). Without: the request's own JSON pruned to the members Go
-     * decodes, values otherwise as written (quantity texts kept, so that a rounding shows as
-     * the change it is in Go's value). */
+     * against Go's structs (the image kinds). Without: the request's own JSON pruned to the
+     * members Go decodes, values otherwise as written (quantity texts kept, so that a rounding
+     * shows as the change it is in Go's value). */
     bool go_value;
 };
 

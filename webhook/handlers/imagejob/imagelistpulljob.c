@@ -10,13 +10,9 @@
 #define MAX_IMAGES 255
 
 /* SetDefaultsImageListPullJob(V1beta1): the template's defaults only. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
-                     const struct wh_config *cfg)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)v;
-    (void)inject; /* no Pod template */
-    (void)create;
-    (void)cfg;
+    (void)how;
     wh_imagejob_template_defaults(wh_json_obj_ensure(obj, "spec"));
 }
 

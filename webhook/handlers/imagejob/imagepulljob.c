@@ -14,16 +14,13 @@
 
 /* SetDefaultsImagePullJob / SetDefaultsImagePullJobV1beta1: the template's defaults, the pull
  * policy IfNotPresent, and on creation of a v1alpha1 job the finalizer that protects it. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
-                     const struct wh_config *cfg)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)inject; /* no Pod template */
-    (void)cfg;
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     wh_imagejob_template_defaults(spec);
     if (!json_string_length(json_object_get(spec, "imagePullPolicy")))
         json_object_set_new(spec, "imagePullPolicy", json_string("IfNotPresent"));
-    if (v != WH_KOBJ_V1ALPHA1 || !create)
+    if (how->v != WH_KOBJ_V1ALPHA1 || !how->create)
         return;
     /* controllerutil.AddFinalizer: appended unless already there */
     json_t *meta = wh_json_obj_ensure(obj, "metadata");

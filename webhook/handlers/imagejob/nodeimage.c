@@ -77,13 +77,9 @@ static void default_int(json_t *o, const char *key, json_int_t v)
 }
 
 /* SetDefaultsNodeImage(V1beta1), then the tags of spec and status sorted. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject, bool create,
-                     const struct wh_config *cfg)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)v;
-    (void)inject; /* no Pod template */
-    (void)create;
-    (void)cfg;
+    (void)how;
     char now[WH_GOTIME_MAX];
     wh_gotime_format(wh_gotime_from_ns(wh_time_wall_ns()), WH_GOTIME_RFC3339, now, sizeof(now));
     const char *name;
