@@ -87,7 +87,7 @@ OPAQUE = {"apiextensions": {"JSONSchemaProps", "JSON"}}
 ROOTS = {
     "meta": ["CreateOptions", "UpdateOptions", "DeleteOptions", "Condition", "MicroTime"],
     "core": ["Pod", "PodTemplateSpec", "PersistentVolumeClaim", "Namespace", "Service"],
-    "apps": ["Deployment", "ReplicaSet", "StatefulSet", "ControllerRevision"],
+    "apps": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
     "batch": ["Job"],
     "policy": ["Eviction"],
     "policyinternal": ["Eviction"],

@@ -111,3 +111,32 @@ TEST(validation_object_meta_owners_and_managed_fields)
     wh_ferrs_fini(&l);
     json_decref(meta);
 }
+
+/* wh_fpath writes %s and %zu itself (every validated field builds its path): the same bytes
+ * as snprintf, truncation, a NULL string and other conversions included. */
+TEST(field_paths_are_written_as_snprintf_writes_them)
+{
+    char want[64], got[80];
+    static const char *const names[] = {"spec.template.spec.containers", "", "a.b", NULL};
+    static const size_t sizes[] = {64, 31, 20, 8, 1};
+    static const size_t indices[] = {0, 7, 42, (size_t)-1};
+    for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+            for (size_t i = 0; i < sizeof(indices) / sizeof(indices[0]); i++) {
+                const char *s = names[n] ? names[n] : "(null)";
+                size_t sz = sizes[z], ix = indices[i];
+                memset(got, 'x', sizeof(got));
+                snprintf(want, sz, "%s[%zu].volumeMounts[%zu]", s, ix, ix / 2);
+                CHECK(wh_fpath(got, sz, "%s[%zu].volumeMounts[%zu]", names[n], ix, ix / 2) == got);
+                CHECK_EQ_STR(got, want);
+                CHECK(got[sz] == 'x'); /* nothing written past the size given */
+                snprintf(want, sz, "%s.%s", s, "name");
+                CHECK_EQ_STR(wh_fpath(got, sz, "%s.%s", names[n], "name"), want);
+                snprintf(want, sz, "spec.subsets[%zu].name", ix);
+                CHECK_EQ_STR(wh_fpath(got, sz, "spec.subsets[%zu].name", ix), want);
+            }
+        }
+    }
+    CHECK_EQ_STR(wh_fpath(got, sizeof(got), "%s[%lld]%%", "x", -3LL), "x[-3]%");
+    CHECK_EQ_STR(wh_fpath(got, sizeof(got), "no conversion"), "no conversion");
+}

@@ -119,11 +119,10 @@ static json_t *decoded_for_defaults(const struct wh_kobj_mutator *m, const json_
             deny_decode(resp, msg);
             return NULL;
         }
-        /* without the members Go's decoding drops, values otherwise as given; a deep copy, as
-         * the defaults edit it */
+        /* without the members Go's decoding drops, values otherwise as given; it shares
+         * subtrees with the request and is only read: the defaults edit a deep copy of it */
         json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
-        obj = wh_json_copy(pruned ? pruned : checked);
-        json_decref(pruned);
+        obj = pruned ? pruned : json_incref(checked);
         json_decref(checked);
     }
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
@@ -192,9 +191,12 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
         }
     }
 
-    if (m->shared_defaults)
-        m->shared_defaults(obj, dv);
-    defaulted = wh_json_copy(obj);
+    if (m->shared_defaults) {
+        if (!m->go_value)
+            WH_PANIC("%s: shared_defaults would edit the request's own JSON", m->kind);
+        m->shared_defaults(obj, dv); /* Go's value is the frame's own */
+    }
+    defaulted = wh_json_copy(obj); /* the request's JSON form shares its subtrees: never edited */
     struct wh_kobj_defaulting how = {.v = dv,
                                      .inject = inject,
                                      .create = strcmp(req->operation, "CREATE") == 0,

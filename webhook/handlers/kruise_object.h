@@ -71,7 +71,8 @@ struct wh_kobj_mutator {
     /* The part of the defaults that reaches the handler's DeepCopy too (NULL when none),
      * applied to the decoded object before the copy is taken: where the kind's DeepCopy is
      * hand-written and shallow, the copy shares the object's pointers, and what the defaults
-     * write through them is no change to DeepEqual (it is still in the patch). */
+     * write through them is no change to DeepEqual (it is still in the patch). Only with
+     * go_value: the request's JSON form shares the request's subtrees and is never edited. */
     void (*shared_defaults)(json_t *obj, enum wh_kobj_version v);
     /* spec.<template_member> is what the UPDATE comparison looks at; NULL when the kind's
      * defaulting never touches a template (DaemonSet, the image kinds). */

@@ -343,12 +343,70 @@ char *wh_go_quoten(const char *s, size_t n)
     return wh_buf_take(&b, NULL);
 }
 
+/* Whether fmt converts nothing but %s and %zu. */
+static bool plain_path_format(const char *fmt)
+{
+    for (; *fmt; fmt++) {
+        if (*fmt != '%')
+            continue;
+        if (fmt[1] == 's')
+            fmt++;
+        else if (fmt[1] == 'z' && fmt[2] == 'u')
+            fmt += 2;
+        else
+            return false;
+    }
+    return true;
+}
+
+/* Appends n bytes of s at *len, as far as outsz - 1 allows. */
+static void path_append(char *out, size_t outsz, size_t *len, const char *s, size_t n)
+{
+    size_t room = outsz - 1 - *len;
+    n = n < room ? n : room;
+    memmove(out + *len, s, n);
+    *len += n;
+}
+
+/* A field's path is built for every field validated, whether or not it is ever named in an
+ * error, so the formats every path uses (%s, %zu and text: "%s[%zu]", "%s.name") are written
+ * here rather than through vsnprintf's machinery, which cost a validation a fifth of its time;
+ * another conversion goes to vsnprintf. Both truncate alike: a truncated path still names the
+ * field well enough. */
 char *wh_fpath(char *out, size_t outsz, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(out, outsz, fmt, ap);
+    if (!outsz || !plain_path_format(fmt)) {
+        (void)vsnprintf(out, outsz, fmt, ap);
+        va_end(ap);
+        return out;
+    }
+    size_t len = 0;
+    for (const char *f = fmt; *f && len < outsz - 1;) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        path_append(out, outsz, &len, f, lit);
+        if (!pct)
+            break;
+        if (pct[1] == 's') {
+            const char *arg = va_arg(ap, const char *);
+            if (!arg)
+                arg = "(null)"; /* as glibc's printf writes it */
+            path_append(out, outsz, &len, arg, strlen(arg));
+            f = pct + 2;
+        } else { /* %zu */
+            char digits[24];
+            size_t v = va_arg(ap, size_t), d = sizeof(digits);
+            do {
+                digits[--d] = (char)('0' + v % 10);
+                v /= 10;
+            } while (v);
+            path_append(out, outsz, &len, digits + d, sizeof(digits) - d);
+            f = pct + 3;
+        }
+    }
+    out[len] = '\0';
     va_end(ap);
-    (void)n; /* a truncated path still names the field well enough */
     return out;
 }
