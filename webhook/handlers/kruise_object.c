@@ -11,7 +11,6 @@
 #include "k8s/kruise.h"
 #include "k8s/typemeta.h"
 #include "util/json.h"
-#include "util/jsoneq.h"
 #include "util/mem.h"
 #include "util/str.h"
 
@@ -102,25 +101,30 @@ static void deny_decode(struct wh_admission_response *resp, char *msg)
     free(msg);
 }
 
-/* The object Go defaults, as JSON in the version the defaults see (pruned to the members Go
- * decodes), or NULL after answering 400. */
+/* The object Go defaults, as JSON in the version the defaults see, in the form m->go_value
+ * picks, or NULL after answering 400. */
 static json_t *decoded_for_defaults(const struct wh_kobj_mutator *m, const json_t *raw,
                                     enum wh_kobj_version v, struct wh_admission_response *resp)
 {
     char *msg = NULL;
     if (v == WH_KOBJ_OTHER)
         return json_object(); /* upstream decodes nothing and defaults an empty object */
-    json_t *checked = NULL;
-    if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
-        deny_decode(resp, msg);
-        return NULL;
+    json_t *obj = NULL;
+    if (m->go_value) {
+        if (!wh_kobj_decode_or_deny(raw, m->kind, v, &obj, resp))
+            return NULL;
+    } else {
+        json_t *checked = NULL;
+        if (wh_kobj_decode(raw, m->kind, v, false, &checked, &msg)) {
+            deny_decode(resp, msg);
+            return NULL;
+        }
+        /* without the members Go's decoding drops, values otherwise as given; it shares
+         * subtrees with the request and is only read: the defaults edit a deep copy of it */
+        json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
+        obj = pruned ? pruned : json_incref(checked);
+        json_decref(checked);
     }
-    /* without the members Go's decoding drops, values otherwise as given (quantity texts
-     * included, so that a rounding shows as a change, as it does in Go's value); it shares
-     * subtrees with the request and is only read: the defaults edit a deep copy of it */
-    json_t *pruned = wh_gotype_prune_unknown(checked, wh_kobj_type(m->kind, v));
-    json_t *obj = pruned ? pruned : json_incref(checked);
-    json_decref(checked);
     if (m->via_v1beta1 && v == WH_KOBJ_V1ALPHA1) {
         json_t *beta = NULL;
         enum wh_err rc = wh_convert_up(m->kind, obj, &beta, &msg);
@@ -187,8 +191,17 @@ enum wh_err wh_kobj_mutate(const struct wh_kobj_mutator *m, const struct wh_hand
         }
     }
 
-    defaulted = wh_json_copy(obj); /* obj shares the request's subtrees: never edited */
-    m->defaults(defaulted, dv, inject, ctx->cfg);
+    if (m->shared_defaults) {
+        if (!m->go_value)
+            WH_PANIC("%s: shared_defaults would edit the request's own JSON", m->kind);
+        m->shared_defaults(obj, dv); /* Go's value is the frame's own */
+    }
+    defaulted = wh_json_copy(obj); /* the request's JSON form shares its subtrees: never edited */
+    struct wh_kobj_defaulting how = {.v = dv,
+                                     .inject = inject,
+                                     .create = strcmp(req->operation, "CREATE") == 0,
+                                     .cfg = ctx->cfg};
+    m->defaults(defaulted, &how);
     if (m->clear_status)
         json_object_set_new(defaulted, "status", json_object());
     if (wh_go_deep_equal(obj, defaulted, wh_kobj_type(m->kind, dv), WH_GOEQ_REFLECT)) {
@@ -248,41 +261,6 @@ bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_ve
         WH_PANIC("decoding a checked %s failed: %s", kind, eb.msg);
     json_decref(checked);
     return true;
-}
-
-enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
-                                      struct wh_admission_response *resp, const char *kind,
-                                      wh_kobj_default_fn defaults, wh_kobj_default_fn shared,
-                                      struct wh_errbuf *eb)
-{
-    enum wh_err rc = WH_OK;
-    json_t *decoded = NULL, *before = NULL, *after = NULL;
-    enum wh_kobj_version v;
-    if (!wh_kobj_version_or_deny(req, resp, &v) ||
-        !wh_kobj_decode_or_deny(req->object, kind, v, &decoded, resp))
-        return WH_OK;
-    const struct wh_gotype *type = wh_kobj_type(kind, v);
-    if (shared)
-        shared(decoded, req);
-    /* reflect.DeepEqual of the defaulted object and its copy: the defaults only add or reorder
-     * well-typed values, so the two compare as Go's encodings of them */
-    rc = wh_gotype_normalize(decoded, type, &before, eb);
-    if (rc)
-        goto out;
-    defaults(decoded, req);
-    rc = wh_gotype_normalize(decoded, type, &after, eb);
-    if (rc)
-        goto out;
-    if (!wh_json_equal(before, after, WH_JSON_EQ_EXACT)) {
-        wh_admission_set_mutated_new(resp, after);
-        after = NULL;
-    }
-    wh_admission_allow(resp, NULL);
-out:
-    json_decref(decoded);
-    json_decref(before);
-    json_decref(after);
-    return rc;
 }
 
 bool wh_kobj_gate_off(struct wh_admission_response *resp, bool on, const char *name)

@@ -5,8 +5,8 @@
  * It is the one home of this frame for every handler of an apps.kruise.io kind served at
  * v1alpha1 and/or v1beta1 that decodes, converts and defaults as upstream's generated handlers
  * do: the job kinds (BroadcastJob, AdvancedCronJob, EphemeralJob), the image and other kinds
- * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution;
- * the image kinds through the in-version frame below) and the workloads (handlers/workloads/):
+ * (ImagePullJob, ImageListPullJob, NodeImage, ContainerRecreateRequest, ResourceDistribution)
+ * and the workloads (handlers/workloads/):
  *  - decoding as controller-runtime's admission.Decoder does: the request's version picks the
  *    Go type (v1alpha1 or v1beta1), the object must name that type or nothing
  *    (runtime.DecodeInto) and every member must have the JSON type Go expects; a v1alpha1
@@ -51,19 +51,31 @@ WH_NODISCARD enum wh_err wh_kobj_decode(const json_t *raw, const char *kind,
  * metadata, spec and status); a member raw has not as a string is removed. */
 void wh_kobj_keep_type_meta(json_t *obj, const json_t *raw);
 
+/* What a kind's defaults are told besides the object. */
+struct wh_kobj_defaulting {
+    enum wh_kobj_version v; /* the version of the object, WH_KOBJ_V1BETA1 when via_v1beta1 */
+    bool inject;            /* the Pod templates get kruise's Pod spec defaults too */
+    bool create;            /* the request is a CREATE */
+    const struct wh_config *cfg;
+};
+
 /* One kind's defaulting handler, as upstream writes each: decode, decide whether the Pod
  * templates get defaults (gate TemplateNoDefaults off, and on UPDATE only when the template
  * changed), default, and answer nothing when Go's value did not change (reflect.DeepEqual),
  * else a patch from the request's object to Go's encoding of the defaulted one. */
 struct wh_kobj_mutator {
     const char *kind;
-    /* The kind's SetDefaults on obj (a private JSON object of the kind in version v, pruned to
-     * the members Go decodes, values otherwise as the request wrote them); inject: the Pod
-     * templates get kruise's Pod spec defaults too. */
-    void (*defaults)(json_t *obj, enum wh_kobj_version v, bool inject,
-                     const struct wh_config *cfg);
+    /* The kind's SetDefaults on obj, a private JSON object of the kind in version how->v (see
+     * go_value for its form). */
+    void (*defaults)(json_t *obj, const struct wh_kobj_defaulting *how);
+    /* The part of the defaults that reaches the handler's DeepCopy too (NULL when none),
+     * applied to the decoded object before the copy is taken: where the kind's DeepCopy is
+     * hand-written and shallow, the copy shares the object's pointers, and what the defaults
+     * write through them is no change to DeepEqual (it is still in the patch). Only with
+     * go_value: the request's JSON form shares the request's subtrees and is never edited. */
+    void (*shared_defaults)(json_t *obj, enum wh_kobj_version v);
     /* spec.<template_member> is what the UPDATE comparison looks at; NULL when the kind's
-     * defaulting never touches a template (DaemonSet). */
+     * defaulting never touches a template (DaemonSet, the image kinds). */
     const char *template_member;
     bool clear_status; /* upstream sets Status to its zero value after defaulting */
     /* Defaulted in v1beta1 terms: a v1alpha1 object is converted up, defaulted and converted
@@ -71,6 +83,12 @@ struct wh_kobj_mutator {
      * default case leaves it. Without: each version is defaulted as it is, and other versions
      * are 400 "unsupported version". */
     bool via_v1beta1;
+    /* The defaults see Go's value of the object (wh_gotype_decode: as Go decodes and encodes
+     * it, a null list element as its zero value, times in whole seconds), for defaults written
+     * against Go's structs (the image kinds). Without: the request's own JSON pruned to the
+     * members Go decodes, values otherwise as written (quantity texts kept, so that a rounding
+     * shows as the change it is in Go's value). */
+    bool go_value;
 };
 
 /* The frame above. Answers through resp (400 for what does not decode, as upstream); a returned
@@ -92,23 +110,6 @@ bool wh_kobj_version_or_deny(const struct wh_admission_request *req,
  * returned. Returns in *out: new ref. */
 bool wh_kobj_decode_or_deny(const json_t *raw, const char *kind, enum wh_kobj_version v,
                             json_t **out, struct wh_admission_response *resp);
-
-/* A defaulting function in the request's own version: edits obj, the decoded object. */
-typedef void (*wh_kobj_default_fn)(json_t *obj, const struct wh_admission_request *req);
-
-/* The defaulting frame of the kinds upstream defaults in the request's own version, with no
- * Pod template and no status cleared (ImagePullJob, ImageListPullJob, NodeImage): the version
- * switch (400), the decoding of request.object (400), defaults on the decoded value; an
- * unchanged object (reflect.DeepEqual against the handler's DeepCopy of it) is allowed without
- * a patch, a changed one is answered with Go's encoding of it (admission.PatchResponseFromRaw).
- * shared (NULL when none): the part of the defaults that reaches the copy too, applied before
- * it is taken; where the copy shares the object's pointers (a hand-written shallow DeepCopy),
- * what the defaults write through them is no change to DeepEqual. */
-WH_NODISCARD enum wh_err wh_kobj_mutate_in_version(const struct wh_admission_request *req,
-                                                   struct wh_admission_response *resp,
-                                                   const char *kind, wh_kobj_default_fn defaults,
-                                                   wh_kobj_default_fn shared,
-                                                   struct wh_errbuf *eb);
 
 /* Whether the feature gate of that name (an identifier of config/features.h) is off; then resp
  * is "feature-gate <name> is not enabled" with code 403 and no reason, as upstream's handlers

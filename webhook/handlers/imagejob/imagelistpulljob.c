@@ -10,17 +10,23 @@
 #define MAX_IMAGES 255
 
 /* SetDefaultsImageListPullJob(V1beta1): the template's defaults only. */
-static void defaults(json_t *obj, const struct wh_admission_request *req)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)req;
+    (void)how;
     wh_imagejob_template_defaults(wh_json_obj_ensure(obj, "spec"));
 }
+
+static const struct wh_kobj_mutator mutator = {
+    .kind = KIND,
+    .defaults = defaults,
+    .shared_defaults = wh_imagejob_shared_defaults,
+    .go_value = true,
+};
 
 static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, wh_imagejob_shared_defaults, eb);
+    return wh_kobj_mutate(&mutator, ctx, req, resp, eb);
 }
 
 /* validate / validateV1beta1: whether a rule fails, the first one's message in why. */

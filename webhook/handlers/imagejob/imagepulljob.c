@@ -14,13 +14,13 @@
 
 /* SetDefaultsImagePullJob / SetDefaultsImagePullJobV1beta1: the template's defaults, the pull
  * policy IfNotPresent, and on creation of a v1alpha1 job the finalizer that protects it. */
-static void defaults(json_t *obj, const struct wh_admission_request *req)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     wh_imagejob_template_defaults(spec);
     if (!json_string_length(json_object_get(spec, "imagePullPolicy")))
         json_object_set_new(spec, "imagePullPolicy", json_string("IfNotPresent"));
-    if (strcmp(req->resource.version, "v1alpha1") != 0 || strcmp(req->operation, "CREATE") != 0)
+    if (how->v != WH_KOBJ_V1ALPHA1 || !how->create)
         return;
     /* controllerutil.AddFinalizer: appended unless already there */
     json_t *meta = wh_json_obj_ensure(obj, "metadata");
@@ -39,11 +39,17 @@ static void defaults(json_t *obj, const struct wh_admission_request *req)
     json_array_append_new(fin, json_string(WH_KRUISE_FINALIZER_PROTECTION));
 }
 
+static const struct wh_kobj_mutator mutator = {
+    .kind = KIND,
+    .defaults = defaults,
+    .shared_defaults = wh_imagejob_shared_defaults,
+    .go_value = true,
+};
+
 static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, wh_imagejob_shared_defaults, eb);
+    return wh_kobj_mutate(&mutator, ctx, req, resp, eb);
 }
 
 /* validate / validateV1beta1: whether a rule fails, the first one's message in why. */

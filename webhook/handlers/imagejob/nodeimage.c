@@ -77,9 +77,9 @@ static void default_int(json_t *o, const char *key, json_int_t v)
 }
 
 /* SetDefaultsNodeImage(V1beta1), then the tags of spec and status sorted. */
-static void defaults(json_t *obj, const struct wh_admission_request *req)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)req;
+    (void)how;
     char now[WH_GOTIME_MAX];
     wh_gotime_format(wh_gotime_from_ns(wh_time_wall_ns()), WH_GOTIME_RFC3339, now, sizeof(now));
     const char *name;
@@ -103,11 +103,16 @@ static void defaults(json_t *obj, const struct wh_admission_request *req)
         sort_tags(image);
 }
 
+static const struct wh_kobj_mutator mutator = {
+    .kind = KIND,
+    .defaults = defaults,
+    .go_value = true,
+};
+
 static enum wh_err mutate(const struct wh_handler_ctx *ctx, const struct wh_admission_request *req,
                           struct wh_admission_response *resp, struct wh_errbuf *eb)
 {
-    (void)ctx;
-    return wh_kobj_mutate_in_version(req, resp, KIND, defaults, NULL, eb);
+    return wh_kobj_mutate(&mutator, ctx, req, resp, eb);
 }
 
 /* --- validation ---------------------------------------------------------------------------- */

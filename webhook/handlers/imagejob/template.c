@@ -42,9 +42,9 @@ void wh_imagejob_template_defaults(json_t *spec)
     pull_policy_defaults(wh_json_obj_ensure(spec, "pullPolicy"));
 }
 
-void wh_imagejob_shared_defaults(json_t *obj, const struct wh_admission_request *req)
+void wh_imagejob_shared_defaults(json_t *obj, enum wh_kobj_version v)
 {
-    if (strcmp(req->resource.version, "v1beta1") != 0)
+    if (v != WH_KOBJ_V1BETA1)
         return;
     json_t *pull = json_object_get(json_object_get(obj, "spec"), "pullPolicy");
     if (json_is_object(pull))

@@ -11,20 +11,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "admission/review.h"
+#include "handlers/kruise_object.h"
 #include "util/buf.h"
 
 /* completionPolicy.type Always, pullPolicy with timeoutSeconds 600 and backoffLimit 3. */
 void wh_imagejob_template_defaults(json_t *spec);
 
-/* The defaults upstream's own change test does not see (wh_kobj_mutate_in_version's shared):
+/* The defaults upstream's own change test does not see (a wh_kobj_mutator's shared_defaults):
  * v1beta1's ImagePullJob and ImageListPullJob have a hand-written DeepCopy that copies spec
  * shallowly (apis/apps/v1beta1/imagepulljob_types.go, imagelistpulljob_types.go), so the copy
  * the mutating handler compares with shares spec.pullPolicy, and the timeout and backoff the
  * defaults write into a pullPolicy that is there are in both: an object whose only default is
  * one of those is allowed without a patch (and stored without them). v1alpha1's DeepCopy is
- * generated and deep. obj is the decoded object. */
-void wh_imagejob_shared_defaults(json_t *obj, const struct wh_admission_request *req);
+ * generated and deep. obj is the decoded object in version v. */
+void wh_imagejob_shared_defaults(json_t *obj, enum wh_kobj_version v);
 
 /* The rules below answer true when one fails, with its message appended to why (a buffer of
  * WH_IMAGEJOB_MESSAGE_CAP): Go's words, a string it prints with %s as its bytes, NUL bytes and

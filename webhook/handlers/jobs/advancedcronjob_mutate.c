@@ -24,17 +24,15 @@ static void set_default(json_t *o, const char *member, json_t *value)
 }
 
 /* SetDefaultsAdvancedCronJob. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
-                     const struct wh_config *cfg)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)v; /* always v1beta1 */
     bool host_ports =
-        wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates);
+        wh_feature_on(&how->cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates);
     json_t *spec = wh_json_obj_ensure(obj, "spec");
     json_t *templates = wh_json_obj_ensure(spec, "template");
     /* a Job's and a BroadcastJob's Pod template: kruise's Pod spec defaults only */
     static const char *const with_pods[] = {"jobTemplate", "broadcastJobTemplate"};
-    for (size_t i = 0; i < 2 && inject; i++) {
+    for (size_t i = 0; i < 2 && how->inject; i++) {
         json_t *t = set_template(templates, with_pods[i]);
         if (t)
             wh_k8s_default_pod_spec(

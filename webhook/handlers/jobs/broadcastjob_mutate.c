@@ -10,15 +10,14 @@
 
 /* SetDefaultsBroadcastJob: the template's Pod spec when inject, completionPolicy.type Always,
  * parallelism MaxInt32, failurePolicy.type FailFast. */
-static void defaults(json_t *obj, enum wh_kobj_version v, bool inject,
-                     const struct wh_config *cfg)
+static void defaults(json_t *obj, const struct wh_kobj_defaulting *how)
 {
-    (void)v; /* always v1beta1 */
     json_t *spec = wh_json_obj_ensure(obj, "spec");
-    if (inject)
+    if (how->inject)
         wh_k8s_default_pod_spec(
             wh_json_obj_ensure(wh_json_obj_ensure(spec, "template"), "spec"),
-            wh_feature_on(&cfg->features, WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
+            wh_feature_on(&how->cfg->features,
+                          WH_FEATURE_DefaultHostNetworkHostPortsInPodTemplates));
     json_t *completion = wh_json_obj_ensure(spec, "completionPolicy");
     if (!*wh_json_str_or_empty(completion, "type"))
         json_object_set_new(completion, "type", json_string("Always"));

@@ -10,15 +10,15 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *cs, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *cs, const struct wh_kobj_defaulting *how)
 {
     json_t *spec = wh_json_obj_ensure(cs, "spec");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);
-    if (inject)
-        wl_default_templates(spec, cfg);
+    if (how->inject)
+        wl_default_templates(spec, how->cfg);
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");
-    if (v == WH_KOBJ_V1ALPHA1) {
+    if (how->v == WH_KOBJ_V1ALPHA1) {
         const char *type = wh_json_str_or_empty(us, "type");
         if (!*type)
             json_object_set_new(us, "type", json_string("ReCreate"));

@@ -11,10 +11,8 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *ds, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *ds, const struct wh_kobj_defaulting *how)
 {
-    (void)inject;
-    (void)cfg;
     json_t *spec = wh_json_obj_ensure(ds, "spec");
     wh_k8s_default_int_ptr(spec, "burstReplicas", 250);
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");
@@ -23,7 +21,7 @@ static void defaults(json_t *ds, enum wh_kobj_version v, bool inject, const stru
         json_t *ru = wh_json_obj_ensure(us, "rollingUpdate");
         const char *type = wh_json_str_or_empty(ru, "rollingUpdateType");
         /* v1alpha1 still reads the deprecated Surging type, and turns it into Standard */
-        bool surging = v == WH_KOBJ_V1ALPHA1 && strcmp(type, "Surging") == 0;
+        bool surging = how->v == WH_KOBJ_V1ALPHA1 && strcmp(type, "Surging") == 0;
         if (surging) {
             wh_k8s_default_int_ptr(ru, "maxSurge", 1);
             wh_k8s_default_int_ptr(ru, "maxUnavailable", 0);

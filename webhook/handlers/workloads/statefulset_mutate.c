@@ -13,9 +13,8 @@
 #include "k8s/kruise.h"
 #include "util/json.h"
 
-static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *sts, const struct wh_kobj_defaulting *how)
 {
-    (void)v;
     json_t *spec = wh_json_obj_ensure(sts, "spec");
     wh_k8s_default_string(spec, "podManagementPolicy", "OrderedReady");
     json_t *us = wh_json_obj_ensure(spec, "updateStrategy");
@@ -27,18 +26,18 @@ static void defaults(json_t *sts, enum wh_kobj_version v, bool inject, const str
         wh_k8s_default_string(ru, "podUpdatePolicy", "ReCreate");
         wh_k8s_default_int_ptr(ru, "minReadySeconds", 0);
     }
-    if (wh_feature_on(&cfg->features, WH_FEATURE_StatefulSetAutoDeletePVC)) {
+    if (wh_feature_on(&how->cfg->features, WH_FEATURE_StatefulSetAutoDeletePVC)) {
         json_t *p = wh_json_obj_ensure(spec, "persistentVolumeClaimRetentionPolicy");
         wh_k8s_default_string(p, "whenDeleted", "Retain");
         wh_k8s_default_string(p, "whenScaled", "Retain");
     }
-    if (wh_feature_on(&cfg->features, WH_FEATURE_StatefulSetAutoResizePVCGate))
+    if (wh_feature_on(&how->cfg->features, WH_FEATURE_StatefulSetAutoResizePVCGate))
         wh_k8s_default_string(wh_json_obj_ensure(spec, "volumeClaimUpdateStrategy"), "type",
                               "OnDelete");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);
-    if (inject)
-        wl_default_templates(spec, cfg);
+    if (how->inject)
+        wl_default_templates(spec, how->cfg);
 }
 
 static const struct wh_kobj_mutator statefulset = {

@@ -18,9 +18,8 @@ static bool set(const json_t *o, const char *key)
     return v && !json_is_null(v);
 }
 
-static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, const struct wh_config *cfg)
+static void defaults(json_t *ud, const struct wh_kobj_defaulting *how)
 {
-    (void)v;
     json_t *spec = wh_json_obj_ensure(ud, "spec");
     wh_k8s_default_int_ptr(spec, "replicas", 1);
     wh_k8s_default_int_ptr(spec, "revisionHistoryLimit", 10);
@@ -29,8 +28,8 @@ static void defaults(json_t *ud, enum wh_kobj_version v, bool inject, const stru
     if (strcmp(wh_json_str_or_empty(us, "type"), "Manual") == 0)
         wh_k8s_default_ptr_new(us, "manualUpdate", json_object());
     json_t *sts = wh_json_path(spec, "template", "statefulSetTemplate", NULL);
-    if (json_is_object(sts) && inject)
-        wl_default_templates(wh_json_obj_ensure(sts, "spec"), cfg);
+    if (json_is_object(sts) && how->inject)
+        wl_default_templates(wh_json_obj_ensure(sts, "spec"), how->cfg);
 
     /* subsets that give capacities and no replicas get minReplicas 0 */
     bool replicas = false, capacity = false;
