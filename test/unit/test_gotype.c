@@ -342,6 +342,31 @@ static const char *const time_errors[][2] = {
                                       "cannot parse \"\\\"\\xc3\\xa9\" as \"Z07:00\""},
 };
 
+/* Go's value of a metav1.Time keeps the nanoseconds time.Parse read, its encoding whole
+ * seconds: wh_gotype_decode keeps the fraction (trailing zeros dropped, in UTC), normalize
+ * does not, and the decoded text normalizes to the encoding. */
+TEST(gotype_decoded_time_keeps_the_fraction)
+{
+    static const char *const in[] = {"2026-01-01T00:00:00.500Z",
+                                     "2026-01-01T01:00:00.000000001+01:00",
+                                     "2026-01-01T00:00:00Z"};
+    static const char *const want[] = {"2026-01-01T00:00:00.5Z",
+                                       "2026-01-01T00:00:00.000000001Z", "2026-01-01T00:00:00Z"};
+    const struct wh_gotype *meta = type_of("meta.k8s.io/v1", "ObjectMeta");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_pack("{s:s}", "creationTimestamp", in[i]), *dec = NULL, *enc = NULL;
+        struct wh_errbuf eb;
+        CHECK(wh_gotype_decode(v, meta, &dec, &eb) == WH_OK);
+        CHECK_EQ_STR(json_string_value(json_object_get(dec, "creationTimestamp")), want[i]);
+        CHECK(wh_gotype_normalize(dec, meta, &enc, &eb) == WH_OK);
+        CHECK_EQ_STR(json_string_value(json_object_get(enc, "creationTimestamp")),
+                     "2026-01-01T00:00:00Z");
+        json_decref(enc);
+        json_decref(dec);
+        json_decref(v);
+    }
+}
+
 TEST(gotime_parse_and_format)
 {
     struct wh_gotime t;

@@ -1265,15 +1265,28 @@ static json_t *norm_quantity(const json_t *v)
     return json_string(printed);
 }
 
-static json_t *norm_time(const json_t *v, enum wh_gotime_layout layout)
+/* decoded: Go's value, which keeps the nanoseconds time.Parse read ("00.5Z" parses with
+ * RFC3339's layout), though the encoding prints whole seconds: two times that differ below the
+ * second are two values to DeepEqual. They are kept as a fraction after the seconds, which
+ * time.Parse reads back. */
+static json_t *norm_time(const json_t *v, enum wh_gotime_layout layout, bool decoded)
 {
     struct wh_gotime tm;
-    char buf[WH_GOTIME_MAX];
+    char buf[WH_GOTIME_MAX + 10];
     if (wh_gotime_parse(json_string_value(v), json_string_length(v), layout, &tm, NULL))
         WH_PANIC("a checked time does not parse");
     if (wh_gotime_is_zero(tm))
         return json_null();
-    wh_gotime_format(tm, layout, buf, sizeof(buf));
+    size_t n = wh_gotime_format(tm, layout, buf, WH_GOTIME_MAX);
+    if (decoded && layout == WH_GOTIME_RFC3339 && tm.nsec) {
+        char frac[11];
+        int digits = 9;
+        snprintf(frac, sizeof(frac), ".%09d", (int)tm.nsec);
+        while (frac[digits] == '0')
+            digits--;
+        /* buf ends in "Z": the fraction goes before it */
+        snprintf(buf + n - 1, sizeof(buf) - (n - 1), "%.*sZ", digits + 1, frac);
+    }
     return json_string(buf);
 }
 
@@ -1321,9 +1334,9 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode)
     case WH_GK_QUANTITY:
         return norm_quantity(v);
     case WH_GK_TIME:
-        return norm_time(v, WH_GOTIME_RFC3339);
+        return norm_time(v, WH_GOTIME_RFC3339, mode & NORM_DECODED);
     case WH_GK_MICROTIME:
-        return norm_time(v, WH_GOTIME_RFC3339_MICRO);
+        return norm_time(v, WH_GOTIME_RFC3339_MICRO, false); /* six digits: all it parses */
     case WH_GK_RAW:
         return wh_json_copy(v);
     case WH_GK_STRUCT:
