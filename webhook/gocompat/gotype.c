@@ -1265,6 +1265,16 @@ static json_t *norm_quantity(const json_t *v)
     return json_string(printed);
 }
 
+/* Go's value of a Quantity is what ParseQuantity made of the text: its amount as written
+ * ("0.1" is 1 at scale -1, not 100m) and the text itself only when that is canonical, which
+ * %#v prints (s:""); the text as written (trimmed, a number as Go spells it) keeps both. */
+static json_t *decoded_quantity(const json_t *v)
+{
+    char text[WH_QUANTITY_MAX_INPUT + 2];
+    quantity_text(v, text, sizeof(text));
+    return json_string(text);
+}
+
 /* decoded: Go's value, which keeps the nanoseconds time.Parse read ("00.5Z" parses with
  * RFC3339's layout), though the encoding prints whole seconds: two times that differ below the
  * second are two values to DeepEqual. They are kept as a fraction after the seconds, which
@@ -1332,7 +1342,7 @@ static json_t *norm(const json_t *v, const struct wh_gotype *t, unsigned mode)
         return json_is_string(v) ? json_stringn(json_string_value(v), json_string_length(v))
                                  : json_integer(json_integer_value(v));
     case WH_GK_QUANTITY:
-        return norm_quantity(v);
+        return mode & NORM_DECODED ? decoded_quantity(v) : norm_quantity(v);
     case WH_GK_TIME:
         return norm_time(v, WH_GOTIME_RFC3339, mode & NORM_DECODED);
     case WH_GK_MICROTIME:
