@@ -73,15 +73,11 @@ static void reply_error(struct wh_reply *reply, int code, const char *message)
  * 179 KB). Each is kept at its length (wh_buf_take_fitted), not at the doubling that wrote it
  * (256 KiB there). */
 
-/* spans (may be NULL): the request's, so that what the answer repeats of it is copied.
- * expect: the answer's likely length (a converted object is about as long as its input), so
- * that it is written into one allocation. */
-static void reply_json(struct wh_reply *reply, json_t *answer, const struct wh_json_spans *spans,
-                       size_t expect)
+static void reply_json(struct wh_reply *reply, json_t *answer)
 {
     struct wh_buf out;
     wh_buf_init(&out, ANSWER_CAP);
-    if ((expect && wh_buf_reserve(&out, expect)) || wh_json_write_spans(&out, answer, spans))
+    if (wh_json_write(&out, answer))
         WH_PANIC("an answer does not serialise");
     reply->http_status = 200;
     reply->body = wh_buf_take_fitted(&out, &reply->len);
@@ -165,9 +161,95 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
     wh_admission_response_fini(&resp);
 }
 
+/* A body that did not parse: 400 naming the place, or 413/503 when its memory ran out. */
+static void reply_unparsed(struct wh_reply *reply, const struct wh_jsonparse_error *jerr,
+                           size_t len)
+{
+    if (jerr->out_of_memory) {
+        char msg[200];
+        bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
+        snprintf(msg, sizeof(msg),
+                 own ? "decoding this %zu-byte body needs more than its memory budget of %zu "
+                       "bytes"
+                     : "the server is short of request memory (%zu-byte body, budget %zu "
+                       "bytes); retry",
+                 len, wh_reqmem_parse_budget(len));
+        reply_error(reply, own ? 413 : 503, msg);
+        return;
+    }
+    char msg[320];
+    snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr->line,
+             jerr->column, jerr->text);
+    reply_error(reply, 400, msg);
+}
+
+/* The objects of a review, converted one at a time: each is parsed from its text (the review's
+ * parse checked it and kept none), converted alone and written into the answer, and what that
+ * allocated goes back before the next, so that a request holds one object's values, not a
+ * hundred. The answer is the one converting them all at once gives, byte for byte: the
+ * envelope is written as it always is, with the objects' text where its empty list was, and the
+ * first object that fails fails the review with its message. 0 with the answer's text in *out;
+ * else the failure's message (new string), or NULL after a parse of an object ran out of
+ * memory (*reply is then set). */
+static char *convert_each(const struct wh_route *route, const struct wh_conversion_request *req,
+                          const char *body, size_t body_len,
+                          const struct wh_json_deferred *objects, struct wh_buf *out,
+                          struct wh_reply *reply, bool *failed)
+{
+    *failed = false;
+    json_t *empty = json_array();
+    json_t *envelope = wh_conversion_encode_new(req, empty, NULL);
+    struct wh_buf head;
+    wh_buf_init(&head, ANSWER_CAP);
+    if (wh_json_write(&head, envelope))
+        WH_PANIC("an answer does not serialise");
+    json_decref(envelope);
+    /* The uid, before it, is a JSON string: no quote in it is bare. */
+    static const char list[] = "\"convertedObjects\":[";
+    const char *at = strstr(head.data, list);
+    WH_ASSERT(at && at[sizeof(list) - 1] == ']');
+    size_t split = (size_t)(at - head.data) + sizeof(list) - 1;
+    if (wh_buf_reserve(out, body_len + 1024) || wh_buf_add(out, head.data, split))
+        WH_PANIC("an answer does not serialise");
+    char *message = NULL;
+    for (size_t i = 0; i < objects->n && !message && !*failed; i++) {
+        struct wh_arena_mark mark = wh_arena_mark();
+        struct wh_jsonparse_error jerr;
+        struct wh_json_spans *spans = NULL;
+        wh_arena_limit(wh_reqmem_parse_budget(body_len));
+        json_t *obj = wh_json_parse_spans(body + objects->items[i].off, objects->items[i].len,
+                                          &jerr, &spans);
+        wh_arena_limit(0);
+        if (!obj) {
+            reply_unparsed(reply, &jerr, body_len);
+            *failed = true;
+        }
+        json_t *one = obj ? json_array() : NULL;
+        json_t *converted = NULL;
+        if (one && json_array_append(one, obj))
+            WH_PANIC("json_array_append failed");
+        if (one && route->convert(req->desired_api_version, one, &converted, &message) &&
+            !message)
+            message = wh_xstrdup("conversion failed");
+        if (!message && one &&
+            ((i && wh_buf_addc(out, ',')) ||
+             wh_json_write_spans(out, json_array_get(converted, 0), spans)))
+            WH_PANIC("an answer does not serialise");
+        json_decref(converted);
+        json_decref(one);
+        json_decref(obj);
+        wh_json_spans_free(spans);
+        wh_arena_rewind(mark);
+    }
+    if (!message && !*failed && wh_buf_add(out, head.data + split, head.len - split))
+        WH_PANIC("an answer does not serialise");
+    wh_buf_fini(&head);
+    return message;
+}
+
 static void dispatch_conversion(const struct wh_route *route, const json_t *review,
-                                const struct wh_json_spans *spans, size_t body_len,
-                                struct wh_reply *reply)
+                                const char *body, size_t body_len,
+                                const struct wh_json_deferred *objects, struct wh_reply *reply)
 {
     struct wh_conversion_request req;
     struct wh_errbuf eb = {{0}};
@@ -178,8 +260,28 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
     json_t *converted = NULL;
     char *message = NULL;
-    if (route->convert(req.desired_api_version, req.objects, &converted, &message) && !message)
+    if (req.objects && json_array_size(req.objects) > 0) {
+        /* The review's parse left each of them as text (wh_json_parse_deferring). */
+        WH_ASSERT(objects->n == json_array_size(req.objects));
+        struct wh_buf out;
+        wh_buf_init(&out, ANSWER_CAP);
+        bool failed = false;
+        message = convert_each(route, &req, body, body_len, objects, &out, reply, &failed);
+        if (failed) {
+            wh_buf_fini(&out);
+            return;
+        }
+        if (!message) {
+            reply->allowed = true;
+            reply->http_status = 200;
+            reply->body = wh_buf_take_fitted(&out, &reply->len);
+            return;
+        }
+        wh_buf_fini(&out);
+    } else if (route->convert(req.desired_api_version, req.objects, &converted, &message) &&
+               !message) {
         message = wh_xstrdup("conversion failed");
+    }
     reply->allowed = message == NULL;
     if (message)
         wh_log_limited(WH_LOG_CONVERSION_FAILED, WH_LOG_INFO, req.uid, route->path,
@@ -187,7 +289,7 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
     if (message)
         json_decref(converted);
-    reply_json(reply, answer, spans, message ? 0 : body_len + 1024);
+    reply_json(reply, answer);
     json_decref(answer);
     free(message);
 }
@@ -202,33 +304,21 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
     wh_arena_begin();
     wh_arena_limit(wh_reqmem_parse_budget(len));
     struct wh_jsonparse_error jerr;
-    /* A converted object is mostly its input: the input's text of what conversion left
-     * unchanged is copied into the answer rather than serialised again. */
-    struct wh_json_spans *spans = NULL;
-    json_t *review =
-        wh_json_parse_spans(body, len, &jerr, route->kind == WH_ROUTE_CONVERT ? &spans : NULL);
+    /* A ConversionReview's objects are checked and left as text, to be converted one at a
+     * time (convert_each). */
+    struct wh_json_deferred objects = {0};
+    json_t *review = route->kind == WH_ROUTE_CONVERT
+                         ? wh_json_parse_deferring(body, len, &jerr, "request", "objects",
+                                                   &objects)
+                         : wh_json_parse(body, len, &jerr);
     wh_arena_limit(0);
-    if (!review && jerr.out_of_memory) {
-        char msg[200];
-        bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
-        snprintf(msg, sizeof(msg),
-                 own ? "decoding this %zu-byte body needs more than its memory budget of %zu "
-                       "bytes"
-                     : "the server is short of request memory (%zu-byte body, budget %zu "
-                       "bytes); retry",
-                 len, wh_reqmem_parse_budget(len));
-        reply_error(reply, own ? 413 : 503, msg);
-    } else if (!review) {
-        char msg[320];
-        snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr.line,
-                 jerr.column, jerr.text);
-        reply_error(reply, 400, msg);
-    } else if (route->kind == WH_ROUTE_CONVERT) {
-        dispatch_conversion(route, review, spans, len, reply);
-    } else {
+    if (!review)
+        reply_unparsed(reply, &jerr, len);
+    else if (route->kind == WH_ROUTE_CONVERT)
+        dispatch_conversion(route, review, body, len, &objects, reply);
+    else
         dispatch_admission(route, ctx, review, reply);
-    }
-    wh_json_spans_free(spans);
+    wh_json_deferred_fini(&objects);
     wh_arena_end();
 }
 

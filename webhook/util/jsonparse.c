@@ -30,6 +30,12 @@ struct parser {
     const char *err_text;
     bool out_of_memory;
     struct wh_buf scratch; /* decoded strings that contain escapes */
+    /* wh_json_parse_deferring: the top-level member `outer`'s member `inner`, an array whose
+     * elements are checked and left as text; in_outer / in_inner while inside their values. */
+    const char *outer, *inner;
+    bool in_outer, in_inner;
+    struct wh_json_deferred *deferred;
+    bool check; /* checking a deferred element: nothing is built, json_null() stands for it */
 };
 
 static json_t *fail(struct parser *ps, const char *at, const char *text)
@@ -556,6 +562,8 @@ static json_t *parse_number(struct parser *ps)
             v = v * 10 + (*d - '0');
         ps->p = p;
         ps->canon = !(n == 2 && negative);
+        if (ps->check)
+            return json_null();
         json_t *i = json_integer(negative ? -v : v);
         return i ? i : no_memory(ps);
     }
@@ -602,7 +610,7 @@ static bool is_key(const char *key, size_t klen, const char *word)
 /* ref: the object of "object" this one stands in for within an "oldObject", or NULL. */
 static json_t *parse_object(struct parser *ps, json_t *ref)
 {
-    json_t *obj = json_object();
+    json_t *obj = ps->check ? json_null() : json_object();
     if (!obj)
         return no_memory(ps);
     const char *open = ps->p;
@@ -664,7 +672,16 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
                 record = is_key(key, klen, "object");
             ps->recording += record;
         }
+        /* The path of the deferred array: the value of `outer` at the top, of `inner` in it. */
+        bool outer = ps->outer && ps->depth == 1 && is_key(key, klen, ps->outer);
+        bool inner = ps->in_outer && ps->depth == 2 && is_key(key, klen, ps->inner);
+        ps->in_outer |= outer;
+        ps->in_inner |= inner;
         json_t *v = parse_value(ps, child_ref);
+        if (outer)
+            ps->in_outer = false;
+        if (inner)
+            ps->in_inner = false;
         if (record)
             ps->recording--;
         if (!v) {
@@ -677,7 +694,11 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
         /* Fails only when jansson cannot allocate (it releases v then). A duplicate key
          * replaces the first one's value in its place: not the input's spelling. */
         size_t before = ps->spans ? json_object_size(obj) : 0;
-        int set = json_object_setn_new_nocheck(obj, key, klen, v);
+        int set = 0;
+        if (ps->check)
+            json_decref(v);
+        else
+            set = json_object_setn_new_nocheck(obj, key, klen, v);
         canon = canon && (!ps->spans || json_object_size(obj) > before);
         if (kcopy != small)
             free(kcopy);
@@ -700,15 +721,48 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
     }
 }
 
+/* An element of the deferred array: checked as parse_value checks it, without building it, its
+ * text recorded, and in the tree a null stands for it. What its check allocated goes back at
+ * once. */
+static json_t *defer_value(struct parser *ps)
+{
+    skip_ws(ps);
+    const char *start = ps->p;
+    /* Numbers past 18 digits are still built to be checked. */
+    bool rewind = wh_arena_allocating();
+    struct wh_arena_mark mark = rewind ? wh_arena_mark() : (struct wh_arena_mark){0};
+    ps->check = true;
+    json_t *v = parse_value(ps, NULL);
+    ps->check = false;
+    json_decref(v);
+    if (rewind)
+        wh_arena_rewind(mark);
+    if (!v)
+        return NULL;
+    struct wh_json_deferred *d = ps->deferred;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->items = wh_xrealloc(d->items, d->cap * sizeof(*d->items));
+    }
+    d->items[d->n].off = (size_t)(start - ps->start);
+    d->items[d->n].len = (size_t)(ps->p - start);
+    d->n++;
+    return json_null();
+}
+
 static json_t *parse_array(struct parser *ps, json_t *ref)
 {
-    json_t *arr = json_array();
+    json_t *arr = ps->check ? json_null() : json_array();
     if (!arr)
         return no_memory(ps);
     const char *open = ps->p;
     ps->p++; /* '[' */
     size_t ws0 = ps->ws;
     bool canon = true;
+    /* The deferred array (the last one of its path wins, as the tree's last member does). */
+    bool defer = ps->in_inner && ps->depth == 3;
+    if (defer)
+        ps->deferred->n = 0;
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
         ps->p++;
@@ -716,13 +770,16 @@ static json_t *parse_array(struct parser *ps, json_t *ref)
         return arr;
     }
     for (;;) {
-        json_t *v = parse_value(ps, ref ? json_array_get(ref, json_array_size(arr)) : NULL);
+        json_t *v = defer ? defer_value(ps)
+                          : parse_value(ps, ref ? json_array_get(ref, json_array_size(arr)) : NULL);
         if (!v) {
             json_decref(arr);
             return NULL;
         }
         canon = canon && ps->canon;
-        if (json_array_append_new(arr, v)) {
+        if (ps->check)
+            json_decref(v);
+        else if (json_array_append_new(arr, v)) {
             json_decref(arr);
             return no_memory(ps);
         }
@@ -771,7 +828,7 @@ static json_t *parse_value(struct parser *ps, json_t *ref)
         size_t len;
         bool has_nul;
         if (parse_string(ps, &s, &len, &has_nul)) {
-            v = json_stringn_nocheck(s, len);
+            v = ps->check ? json_null() : json_stringn_nocheck(s, len);
             if (!v)
                 v = no_memory(ps);
         }
@@ -804,12 +861,43 @@ json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *er
     return wh_json_parse_spans(buf, len, err, NULL);
 }
 
+static json_t *parse_doc(struct parser *ps, const char *buf, size_t len,
+                         struct wh_jsonparse_error *err, struct wh_json_spans **spans);
+
 json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_error *err,
                             struct wh_json_spans **spans)
 {
     struct parser ps = {.start = buf, .p = buf, .end = buf + len};
-    ps.want_canon = spans != NULL;
     ps.share = len >= SHARE_BODY_MIN && wh_arena_allocating();
+    return parse_doc(&ps, buf, len, err, spans);
+}
+
+json_t *wh_json_parse_deferring(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                                const char *outer, const char *inner,
+                                struct wh_json_deferred *deferred)
+{
+    struct parser ps = {.start = buf, .p = buf, .end = buf + len};
+    ps.outer = outer;
+    ps.inner = inner;
+    ps.deferred = deferred;
+    deferred->n = 0;
+    json_t *v = parse_doc(&ps, buf, len, err, NULL);
+    if (!v)
+        deferred->n = 0;
+    return v;
+}
+
+void wh_json_deferred_fini(struct wh_json_deferred *deferred)
+{
+    free(deferred->items);
+    *deferred = (struct wh_json_deferred){0};
+}
+
+static json_t *parse_doc(struct parser *ps_, const char *buf, size_t len,
+                         struct wh_jsonparse_error *err, struct wh_json_spans **spans)
+{
+    struct parser ps = *ps_;
+    ps.want_canon = spans != NULL;
     if ((spans || ps.share) && len <= UINT32_MAX) {
         ps.spans = wh_xcalloc(1, sizeof(*ps.spans));
         ps.spans->src = buf;

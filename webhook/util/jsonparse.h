@@ -60,4 +60,25 @@ bool wh_json_spans_get(const struct wh_json_spans *spans, const json_t *v, const
 
 void wh_json_spans_free(struct wh_json_spans *spans);
 
+/* Where each element of one array lies in the input, in order. */
+struct wh_json_deferred {
+    size_t n, cap;
+    struct {
+        size_t off, len;
+    } *items;
+};
+
+/* wh_json_parse, except that the elements of the array at the top-level object's member
+ * `outer`, member `inner` (a ConversionReview's request.objects) are checked and not kept:
+ * each is null in the tree, and its text is deferred->items[i], to be parsed on its own (with
+ * wh_json_parse_spans, which cannot fail on it but for memory). Errors are wh_json_parse's, at
+ * the same places. In a request arena what an element's check allocated goes back before the
+ * next one (util/arena.h's rewind), so the parse holds one element at most. When the path
+ * occurs more than once (duplicate keys) the items are the last array's, the one the tree
+ * keeps. deferred: zero-initialised or reused; release with wh_json_deferred_fini. */
+json_t *wh_json_parse_deferring(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                                const char *outer, const char *inner,
+                                struct wh_json_deferred *deferred);
+void wh_json_deferred_fini(struct wh_json_deferred *deferred);
+
 #endif
