@@ -73,11 +73,15 @@ static void reply_error(struct wh_reply *reply, int code, const char *message)
  * 179 KB). Each is kept at its length (wh_buf_take_fitted), not at the doubling that wrote it
  * (256 KiB there). */
 
-static void reply_json(struct wh_reply *reply, json_t *answer)
+/* spans (may be NULL): the request's, so that what the answer repeats of it is copied.
+ * expect: the answer's likely length (a converted object is about as long as its input), so
+ * that it is written into one allocation. */
+static void reply_json(struct wh_reply *reply, json_t *answer, const struct wh_json_spans *spans,
+                       size_t expect)
 {
     struct wh_buf out;
     wh_buf_init(&out, ANSWER_CAP);
-    if (wh_json_write(&out, answer))
+    if ((expect && wh_buf_reserve(&out, expect)) || wh_json_write_spans(&out, answer, spans))
         WH_PANIC("an answer does not serialise");
     reply->http_status = 200;
     reply->body = wh_buf_take_fitted(&out, &reply->len);
@@ -183,27 +187,22 @@ static void reply_unparsed(struct wh_reply *reply, const struct wh_jsonparse_err
     reply_error(reply, 400, msg);
 }
 
-/* The objects of a review, converted one at a time: each is parsed from its text (the review's
- * parse checked it and kept none), converted alone and written into the answer, and what that
- * allocated goes back before the next, so that a request holds one object's values, not a
- * hundred. The answer is the one converting them all at once gives, byte for byte: the
- * envelope is written as it always is, with the objects' text where its empty list was, and the
- * first object that fails fails the review with its message. 0 with the answer's text in *out;
- * else the failure's message (new string), or NULL after a parse of an object ran out of
- * memory (*reply is then set). */
-static char *convert_each(const struct wh_route *route, const struct wh_conversion_request *req,
-                          const char *body, size_t body_len,
-                          const struct wh_json_deferred *objects, struct wh_buf *out,
-                          struct wh_reply *reply, bool *failed)
+/* The objects of a review, converted one at a time: each is parsed from its text, converted
+ * alone and written into the answer, and what that allocated goes back before the next (the
+ * values are not released one by one: the rewind drops them all), so that a request holds one
+ * object's values, not a hundred. The answer is the one converting them all at once gives,
+ * byte for byte: the envelope is written as it always is, with the objects' text where its
+ * empty list was. false when an object does not parse or does not convert: the whole review's
+ * answer (convert_whole) then says which error comes first. */
+static bool convert_each(const struct wh_route *route, const struct wh_conversion_request *req,
+                         const char *body, size_t body_len,
+                         const struct wh_json_deferred *objects, struct wh_buf *out)
 {
-    *failed = false;
-    json_t *empty = json_array();
-    json_t *envelope = wh_conversion_encode_new(req, empty, NULL);
+    json_t *envelope = wh_conversion_encode_new(req, json_array(), NULL);
     struct wh_buf head;
     wh_buf_init(&head, ANSWER_CAP);
     if (wh_json_write(&head, envelope))
         WH_PANIC("an answer does not serialise");
-    json_decref(envelope);
     /* The uid, before it, is a JSON string: no quote in it is bare. */
     static const char list[] = "\"convertedObjects\":[";
     const char *at = strstr(head.data, list);
@@ -211,8 +210,8 @@ static char *convert_each(const struct wh_route *route, const struct wh_conversi
     size_t split = (size_t)(at - head.data) + sizeof(list) - 1;
     if (wh_buf_reserve(out, body_len + 1024) || wh_buf_add(out, head.data, split))
         WH_PANIC("an answer does not serialise");
-    char *message = NULL;
-    for (size_t i = 0; i < objects->n && !message && !*failed; i++) {
+    bool ok = true;
+    for (size_t i = 0; i < objects->n && ok; i++) {
         struct wh_arena_mark mark = wh_arena_mark();
         struct wh_jsonparse_error jerr;
         struct wh_json_spans *spans = NULL;
@@ -220,36 +219,29 @@ static char *convert_each(const struct wh_route *route, const struct wh_conversi
         json_t *obj = wh_json_parse_spans(body + objects->items[i].off, objects->items[i].len,
                                           &jerr, &spans);
         wh_arena_limit(0);
-        if (!obj) {
-            reply_unparsed(reply, &jerr, body_len);
-            *failed = true;
-        }
-        json_t *one = obj ? json_array() : NULL;
+        ok = obj != NULL;
+        json_t *one = ok ? json_array() : NULL;
         json_t *converted = NULL;
-        if (one && json_array_append(one, obj))
+        char *message = NULL;
+        if (ok && json_array_append(one, obj))
             WH_PANIC("json_array_append failed");
-        if (one && route->convert(req->desired_api_version, one, &converted, &message) &&
-            !message)
-            message = wh_xstrdup("conversion failed");
-        if (!message && one &&
-            ((i && wh_buf_addc(out, ',')) ||
-             wh_json_write_spans(out, json_array_get(converted, 0), spans)))
+        ok = ok && route->convert(req->desired_api_version, one, &converted, &message) == WH_OK;
+        free(message);
+        if (ok && ((i && wh_buf_addc(out, ',')) ||
+                   wh_json_write_spans(out, json_array_get(converted, 0), spans)))
             WH_PANIC("an answer does not serialise");
-        json_decref(converted);
-        json_decref(one);
-        json_decref(obj);
         wh_json_spans_free(spans);
         wh_arena_rewind(mark);
     }
-    if (!message && !*failed && wh_buf_add(out, head.data + split, head.len - split))
+    if (ok && wh_buf_add(out, head.data + split, head.len - split))
         WH_PANIC("an answer does not serialise");
     wh_buf_fini(&head);
-    return message;
+    return ok;
 }
 
 static void dispatch_conversion(const struct wh_route *route, const json_t *review,
-                                const char *body, size_t body_len,
-                                const struct wh_json_deferred *objects, struct wh_reply *reply)
+                                const struct wh_json_spans *spans, size_t body_len,
+                                struct wh_reply *reply)
 {
     struct wh_conversion_request req;
     struct wh_errbuf eb = {{0}};
@@ -260,28 +252,8 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
     json_t *converted = NULL;
     char *message = NULL;
-    if (req.objects && json_array_size(req.objects) > 0) {
-        /* The review's parse left each of them as text (wh_json_parse_deferring). */
-        WH_ASSERT(objects->n == json_array_size(req.objects));
-        struct wh_buf out;
-        wh_buf_init(&out, ANSWER_CAP);
-        bool failed = false;
-        message = convert_each(route, &req, body, body_len, objects, &out, reply, &failed);
-        if (failed) {
-            wh_buf_fini(&out);
-            return;
-        }
-        if (!message) {
-            reply->allowed = true;
-            reply->http_status = 200;
-            reply->body = wh_buf_take_fitted(&out, &reply->len);
-            return;
-        }
-        wh_buf_fini(&out);
-    } else if (route->convert(req.desired_api_version, req.objects, &converted, &message) &&
-               !message) {
+    if (route->convert(req.desired_api_version, req.objects, &converted, &message) && !message)
         message = wh_xstrdup("conversion failed");
-    }
     reply->allowed = message == NULL;
     if (message)
         wh_log_limited(WH_LOG_CONVERSION_FAILED, WH_LOG_INFO, req.uid, route->path,
@@ -289,9 +261,65 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     json_t *answer = wh_conversion_encode_new(&req, message ? NULL : converted, message);
     if (message)
         json_decref(converted);
-    reply_json(reply, answer);
+    reply_json(reply, answer, spans, message ? 0 : body_len + 1024);
     json_decref(answer);
     free(message);
+}
+
+/* The whole review parsed at once, its objects converted together: the answer of every review
+ * convert_each cannot give (an error anywhere, a failing object, repeated keys, no objects). A
+ * converted object is mostly its input: the input's text of what conversion left unchanged is
+ * copied into the answer rather than serialised again. */
+static void convert_whole(const struct wh_route *route, const char *body, size_t len,
+                          struct wh_reply *reply)
+{
+    struct wh_jsonparse_error jerr;
+    struct wh_json_spans *spans = NULL;
+    wh_arena_limit(wh_reqmem_parse_budget(len));
+    json_t *review = wh_json_parse_spans(body, len, &jerr, &spans);
+    wh_arena_limit(0);
+    if (review)
+        dispatch_conversion(route, review, spans, len, reply);
+    else
+        reply_unparsed(reply, &jerr, len);
+    wh_json_spans_free(spans);
+}
+
+/* A ConversionReview: its objects are left as text by the review's parse and converted one at
+ * a time when nothing stands in the way; else the whole review is parsed again and answered at
+ * once. */
+static void dispatch_convert(const struct wh_route *route, const char *body, size_t len,
+                             struct wh_reply *reply)
+{
+    struct wh_arena_mark start = wh_arena_mark();
+    struct wh_json_deferred objects = {0};
+    struct wh_jsonparse_error jerr;
+    wh_arena_limit(wh_reqmem_parse_budget(len));
+    json_t *review = wh_json_parse_deferring(body, len, &jerr, "request", "objects", &objects);
+    wh_arena_limit(0);
+    struct wh_conversion_request req;
+    struct wh_errbuf eb = {{0}};
+    bool done = false;
+    if (review && objects.n > 0 && objects.arrays == 1 &&
+        objects.deepest <= WH_JSONPARSE_MAX_DEPTH && !wh_conversion_decode(review, &req, &eb) &&
+        req.objects && json_array_size(req.objects) == objects.n) {
+        struct wh_buf out;
+        wh_buf_init(&out, ANSWER_CAP);
+        done = convert_each(route, &req, body, len, &objects, &out);
+        if (done) {
+            snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
+            reply->allowed = true;
+            reply->http_status = 200;
+            reply->body = wh_buf_take_fitted(&out, &reply->len);
+        } else {
+            wh_buf_fini(&out);
+        }
+    }
+    wh_json_deferred_fini(&objects);
+    if (!done) {
+        wh_arena_rewind(start);
+        convert_whole(route, body, len, reply);
+    }
 }
 
 void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
@@ -302,23 +330,18 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
      * review, the handler's copies and edits, what it looks up. Whatever outlives the request
      * is made with the arena paused (util/arena.h). Only the parse runs under the budget. */
     wh_arena_begin();
-    wh_arena_limit(wh_reqmem_parse_budget(len));
-    struct wh_jsonparse_error jerr;
-    /* A ConversionReview's objects are checked and left as text, to be converted one at a
-     * time (convert_each). */
-    struct wh_json_deferred objects = {0};
-    json_t *review = route->kind == WH_ROUTE_CONVERT
-                         ? wh_json_parse_deferring(body, len, &jerr, "request", "objects",
-                                                   &objects)
-                         : wh_json_parse(body, len, &jerr);
-    wh_arena_limit(0);
-    if (!review)
-        reply_unparsed(reply, &jerr, len);
-    else if (route->kind == WH_ROUTE_CONVERT)
-        dispatch_conversion(route, review, body, len, &objects, reply);
-    else
-        dispatch_admission(route, ctx, review, reply);
-    wh_json_deferred_fini(&objects);
+    if (route->kind == WH_ROUTE_CONVERT) {
+        dispatch_convert(route, body, len, reply);
+    } else {
+        wh_arena_limit(wh_reqmem_parse_budget(len));
+        struct wh_jsonparse_error jerr;
+        json_t *review = wh_json_parse(body, len, &jerr);
+        wh_arena_limit(0);
+        if (review)
+            dispatch_admission(route, ctx, review, reply);
+        else
+            reply_unparsed(reply, &jerr, len);
+    }
     wh_arena_end();
 }
 

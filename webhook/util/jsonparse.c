@@ -35,7 +35,6 @@ struct parser {
     const char *outer, *inner;
     bool in_outer, in_inner;
     struct wh_json_deferred *deferred;
-    bool check; /* checking a deferred element: nothing is built, json_null() stands for it */
 };
 
 static json_t *fail(struct parser *ps, const char *at, const char *text)
@@ -134,7 +133,11 @@ static void span_put(struct wh_json_spans *sp, const json_t *v, size_t off, size
         json_malloc_t alloc;
         json_free_t release;
         json_get_alloc_funcs(&alloc, &release);
-        size_t mask = sp->mask ? 2 * sp->mask + 1 : 255;
+        /* The first table fits the input's spans at most (an object of a ConversionReview,
+         * parsed alone, has a few), within 256 slots. */
+        size_t mask = sp->mask ? 2 * sp->mask + 1 : 15;
+        while (!sp->mask && mask < 255 && mask + 1 < 2 * sp->max)
+            mask = 2 * mask + 1;
         struct span *slot = alloc((mask + 1) * sizeof(*slot));
         if (!slot) {
             sp->max = 0; /* over the request's budget: no more spans, the parse goes on */
@@ -562,8 +565,6 @@ static json_t *parse_number(struct parser *ps)
             v = v * 10 + (*d - '0');
         ps->p = p;
         ps->canon = !(n == 2 && negative);
-        if (ps->check)
-            return json_null();
         json_t *i = json_integer(negative ? -v : v);
         return i ? i : no_memory(ps);
     }
@@ -610,7 +611,7 @@ static bool is_key(const char *key, size_t klen, const char *word)
 /* ref: the object of "object" this one stands in for within an "oldObject", or NULL. */
 static json_t *parse_object(struct parser *ps, json_t *ref)
 {
-    json_t *obj = ps->check ? json_null() : json_object();
+    json_t *obj = json_object();
     if (!obj)
         return no_memory(ps);
     const char *open = ps->p;
@@ -694,11 +695,7 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
         /* Fails only when jansson cannot allocate (it releases v then). A duplicate key
          * replaces the first one's value in its place: not the input's spelling. */
         size_t before = ps->spans ? json_object_size(obj) : 0;
-        int set = 0;
-        if (ps->check)
-            json_decref(v);
-        else
-            set = json_object_setn_new_nocheck(obj, key, klen, v);
+        int set = json_object_setn_new_nocheck(obj, key, klen, v);
         canon = canon && (!ps->spans || json_object_size(obj) > before);
         if (kcopy != small)
             free(kcopy);
@@ -721,38 +718,71 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
     }
 }
 
-/* An element of the deferred array: checked as parse_value checks it, without building it, its
- * text recorded, and in the tree a null stands for it. What its check allocated goes back at
- * once. */
+/* An element of the deferred array: only delimited, not checked (the caller parses its text
+ * alone, which checks it): strings are skipped to their closing quote, brackets counted, and
+ * the element ends at the bracket that closes it or at a ',' or closing bracket outside any.
+ * In the tree a null stands for it. */
 static json_t *defer_value(struct parser *ps)
 {
     skip_ws(ps);
-    const char *start = ps->p;
-    /* Numbers past 18 digits are still built to be checked. */
-    bool rewind = wh_arena_allocating();
-    struct wh_arena_mark mark = rewind ? wh_arena_mark() : (struct wh_arena_mark){0};
-    ps->check = true;
-    json_t *v = parse_value(ps, NULL);
-    ps->check = false;
-    json_decref(v);
-    if (rewind)
-        wh_arena_rewind(mark);
-    if (!v)
-        return NULL;
+    const char *start = ps->p, *p = ps->p, *end = ps->end;
+    int depth = 0, deepest = 0;
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            /* to the next quote that no odd run of backslashes escapes */
+            const char *q = p + 1;
+            for (;;) {
+                q = memchr(q, '"', (size_t)(end - q));
+                if (!q)
+                    break;
+                const char *b = q;
+                while (b > p + 1 && b[-1] == '\\')
+                    b--;
+                if ((q - b) % 2 == 0)
+                    break;
+                q++;
+            }
+            if (!q) {
+                p = end;
+                break;
+            }
+            p = q;
+        } else if (c == '{' || c == '[') {
+            if (++depth > deepest)
+                deepest = depth;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                break;
+            if (--depth == 0) {
+                p++;
+                break;
+            }
+        } else if (c == ',' && depth == 0) {
+            break;
+        }
+        p++;
+    }
+    if (depth || p == start)
+        return fail(ps, p, "unexpected end of input");
+    ps->p = p;
     struct wh_json_deferred *d = ps->deferred;
     if (d->n == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
         d->items = wh_xrealloc(d->items, d->cap * sizeof(*d->items));
     }
     d->items[d->n].off = (size_t)(start - ps->start);
-    d->items[d->n].len = (size_t)(ps->p - start);
+    d->items[d->n].len = (size_t)(p - start);
     d->n++;
+    /* Its values lie this much deeper than in a parse of its text alone. */
+    if (deepest + ps->depth + 1 > d->deepest)
+        d->deepest = deepest + ps->depth + 1;
     return json_null();
 }
 
 static json_t *parse_array(struct parser *ps, json_t *ref)
 {
-    json_t *arr = ps->check ? json_null() : json_array();
+    json_t *arr = json_array();
     if (!arr)
         return no_memory(ps);
     const char *open = ps->p;
@@ -761,8 +791,10 @@ static json_t *parse_array(struct parser *ps, json_t *ref)
     bool canon = true;
     /* The deferred array (the last one of its path wins, as the tree's last member does). */
     bool defer = ps->in_inner && ps->depth == 3;
-    if (defer)
+    if (defer) {
         ps->deferred->n = 0;
+        ps->deferred->arrays++;
+    }
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
         ps->p++;
@@ -777,9 +809,7 @@ static json_t *parse_array(struct parser *ps, json_t *ref)
             return NULL;
         }
         canon = canon && ps->canon;
-        if (ps->check)
-            json_decref(v);
-        else if (json_array_append_new(arr, v)) {
+        if (json_array_append_new(arr, v)) {
             json_decref(arr);
             return no_memory(ps);
         }
@@ -828,7 +858,7 @@ static json_t *parse_value(struct parser *ps, json_t *ref)
         size_t len;
         bool has_nul;
         if (parse_string(ps, &s, &len, &has_nul)) {
-            v = ps->check ? json_null() : json_stringn_nocheck(s, len);
+            v = json_stringn_nocheck(s, len);
             if (!v)
                 v = no_memory(ps);
         }
@@ -881,6 +911,8 @@ json_t *wh_json_parse_deferring(const char *buf, size_t len, struct wh_jsonparse
     ps.inner = inner;
     ps.deferred = deferred;
     deferred->n = 0;
+    deferred->arrays = 0;
+    deferred->deepest = 0;
     json_t *v = parse_doc(&ps, buf, len, err, NULL);
     if (!v)
         deferred->n = 0;
