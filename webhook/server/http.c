@@ -737,6 +737,11 @@ static double bodies_waiting(void *pace)
     return (double)wh_pace_waiting(pace);
 }
 
+static double bodies_waited(void *pace)
+{
+    return (double)wh_pace_waited(pace);
+}
+
 static void register_log_metrics(void)
 {
     for (int k = 0; k < WH_LOG_KINDS; k++) {
@@ -799,6 +804,10 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
                         "Request bodies over 64 KiB waiting in their socket for a worker thread "
                         "to read them (--body-bytes-per-thread).",
                         NULL, bodies_waiting, h->https.pace);
+    wh_metrics_counter_fn("kruise_webhook_request_bodies_waited_total",
+                          "Request bodies over 64 KiB that waited in their socket for their "
+                          "worker thread (--body-bytes-per-thread).",
+                          NULL, bodies_waited, h->https.pace);
     bool health_on = !wh_config_addr_disabled(cfg->health_addr);
     bool metrics_on = !wh_config_addr_disabled(cfg->metrics_addr);
     /* One listener for both when they name the same fixed address (port 0 means two ports). */

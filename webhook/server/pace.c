@@ -25,6 +25,7 @@ struct wh_pace {
     struct wh_pace_lane **lanes;
     size_t nlanes;
     size_t waiting;
+    unsigned long long waited; /* bodies that ever waited */
     bool stopped; /* wh_pace_stop: nothing waits any more */
     bool quit;    /* the pacer thread ends */
     pthread_t pacer;
@@ -196,6 +197,7 @@ bool wh_pace_turn(struct wh_pace *p, struct wh_pace_body *b, struct MHD_Connecti
                 lane->head = b;
             lane->tail = b;
             p->waiting++;
+            p->waited++;
             /* Suspended under our lock, so that no one resumes it before. */
             MHD_suspend_connection(conn);
             pthread_cond_signal(&p->cv);
@@ -243,6 +245,14 @@ size_t wh_pace_waiting(struct wh_pace *p)
 {
     lock(p);
     size_t n = p->waiting;
+    unlock(p);
+    return n;
+}
+
+unsigned long long wh_pace_waited(struct wh_pace *p)
+{
+    lock(p);
+    unsigned long long n = p->waited;
     unlock(p);
     return n;
 }

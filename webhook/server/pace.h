@@ -65,5 +65,7 @@ void wh_pace_done(struct wh_pace *p, struct wh_pace_body *b);
 
 /* Bodies waiting for their turn now (kruise_webhook_request_bodies_waiting). */
 size_t wh_pace_waiting(struct wh_pace *p);
+/* Bodies that have waited since the start (kruise_webhook_request_bodies_waited_total). */
+unsigned long long wh_pace_waited(struct wh_pace *p);
 
 #endif
