@@ -18,6 +18,7 @@
 #include "server/dispatch.h"
 #include "util/arena.h"
 #include "util/json.h"
+#include "util/reqmem.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -155,4 +156,38 @@ TEST(arena_big_requests_share_spare_chunks_until_idle)
     for (int i = 0; i < 200 && wh_arena_stashed(); i++)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     CHECK_EQ_INT(wh_arena_stashed(), 0);
+}
+
+/* A rewind gives back what was allocated after its mark, chunks and their share of the
+ * request-memory pool included, and leaves what came before. */
+TEST(arena_rewind_gives_back_what_followed_the_mark)
+{
+    wh_arena_begin();
+    wh_arena_limit(8 << 20);
+    json_t *before = json_string("made before the mark");
+    size_t size0 = wh_arena_size(), pool0 = wh_reqmem_in_use();
+    struct wh_arena_mark mark = wh_arena_mark();
+    for (int round = 0; round < 3; round++) {
+        json_t *arr = json_array();
+        for (int i = 0; i < 20000; i++)
+            json_array_append_new(arr, json_string("an element after the mark"));
+        CHECK(wh_arena_size() > size0 + 512 * 1024);
+        CHECK(wh_reqmem_in_use() > pool0);
+        json_decref(arr);
+        wh_arena_rewind(mark);
+        CHECK_EQ_INT(wh_arena_size(), size0);
+        CHECK_EQ_INT(wh_reqmem_in_use(), pool0);
+    }
+    CHECK_EQ_STR(json_string_value(before), "made before the mark");
+    /* marks nest: rewinding to the outer one drops the inner one */
+    struct wh_arena_mark inner = wh_arena_mark();
+    (void)inner;
+    json_t *later = json_string("after the inner mark");
+    (void)later;
+    wh_arena_rewind(mark);
+    CHECK_EQ_INT(wh_arena_size(), size0);
+    wh_arena_limit(0);
+    wh_arena_end();
+    CHECK_EQ_INT(wh_reqmem_in_use(), 0);
+    wh_arena_release();
 }

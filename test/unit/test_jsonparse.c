@@ -25,6 +25,36 @@ static void same_as_jansson(const char *text)
     json_decref(got);
 }
 
+/* text as an element of a ConversionReview's request.objects: what the whole parse rejects,
+ * the parse that defers the elements, with each element's text parsed alone, never accepts
+ * (whatever the error it gives: the caller asks wh_json_parse for that). */
+static void rejected_when_deferred(const char *text, size_t len)
+{
+    static const char head[] = "{\"request\":{\"objects\":[{\"kind\":\"A\"},\n";
+    size_t n = sizeof(head) - 1 + len + 3;
+    char *doc = malloc(n);
+    memcpy(doc, head, sizeof(head) - 1);
+    memcpy(doc + sizeof(head) - 1, text, len);
+    memcpy(doc + sizeof(head) - 1 + len, "]}}", 3);
+    struct wh_jsonparse_error err = {0};
+    json_t *whole = wh_json_parse(doc, n, &err);
+    struct wh_json_deferred d = {0};
+    json_t *v = wh_json_parse_deferring(doc, n, &err, "request", "objects", &d);
+    bool accepted = v != NULL && d.arrays <= 1 && d.deepest <= WH_JSONPARSE_MAX_DEPTH;
+    for (size_t i = 0; accepted && i < d.n; i++) {
+        json_t *item = wh_json_parse(doc + d.items[i].off, d.items[i].len, &err);
+        accepted = item != NULL;
+        json_decref(item);
+    }
+    CHECK(accepted == (whole != NULL));
+    if (accepted != (whole != NULL))
+        fprintf(stderr, "  deferred: %.*s\n", (int)n, doc);
+    json_decref(whole);
+    json_decref(v);
+    wh_json_deferred_fini(&d);
+    free(doc);
+}
+
 static void rejected(const char *text, size_t len, int line, int column, const char *msg)
 {
     struct wh_jsonparse_error err = {0};
@@ -36,6 +66,7 @@ static void rejected(const char *text, size_t len, int line, int column, const c
     CHECK(strstr(err.text, msg) != NULL);
     if (!strstr(err.text, msg))
         fprintf(stderr, "  input: %.*s\n  error: %s (wanted %s)\n", (int)len, text, err.text, msg);
+    rejected_when_deferred(text, len);
 }
 
 TEST(jsonparse_matches_jansson_on_valid_input)
@@ -166,6 +197,8 @@ TEST(jsonparse_depth_limit)
     json_t *ok = wh_json_parse(deep + 1, 2 * n - 2, &err);
     CHECK(ok != NULL);
     json_decref(ok);
+    /* As a ConversionReview's object, 3 levels down: too deep there, though not alone. */
+    rejected_when_deferred(deep + 3, 2 * n - 6);
     free(deep);
 }
 
@@ -535,4 +568,45 @@ TEST(jsonparse_sharing_is_by_place)
     json_decref(plain);
     wh_arena_end();
     wh_buf_fini(&b);
+}
+
+/* A ConversionReview's objects left as text: the tree holds a null for each, items their text,
+ * of the array the tree keeps when the path repeats; the path is the top-level object's
+ * "request", then its "objects", nowhere else. */
+TEST(jsonparse_defers_the_elements_of_one_array)
+{
+    static const char doc[] =
+        "{\"request\":{\"objects\":[{\"a\":1}],\"uid\":\"u\"},\"x\":{\"objects\":[1]},"
+        "\"request\":{\"uid\":\"v\",\"objects\":[ {\"b\":[2, \"\\u0041\"]} ,\n3,\"s\",null],"
+        "\"y\":{\"objects\":[4]}}}";
+    for (int arena = 0; arena < 2; arena++) {
+        struct wh_json_deferred d = {0};
+        if (arena)
+            wh_arena_begin();
+        size_t before = wh_arena_size();
+        struct wh_jsonparse_error err = {0};
+        json_t *v = wh_json_parse_deferring(doc, sizeof(doc) - 1, &err, "request", "objects", &d);
+        CHECK(v != NULL);
+        const json_t *objs = wh_json_path(v, "request", "objects", NULL);
+        CHECK(json_is_array(objs) && json_array_size(objs) == 4);
+        for (size_t i = 0; i < json_array_size(objs); i++)
+            CHECK(json_is_null(json_array_get(objs, i)));
+        CHECK_EQ_STR(wh_json_path_str(v, "request", "uid", NULL), "v");
+        /* elsewhere the same key is parsed as usual */
+        CHECK_EQ_INT(json_array_size(wh_json_path(v, "request", "y", "objects", NULL)), 1);
+        CHECK_EQ_INT(json_array_size(wh_json_path(v, "x", "objects", NULL)), 1);
+        CHECK_EQ_INT(d.n, 4);
+        static const char *const want[] = {"{\"b\":[2, \"\\u0041\"]}", "3", "\"s\"", "null"};
+        for (size_t i = 0; i < d.n && i < 4; i++) {
+            CHECK_EQ_INT(d.items[i].len, strlen(want[i]));
+            CHECK(memcmp(doc + d.items[i].off, want[i], strlen(want[i])) == 0);
+        }
+        json_decref(v);
+        if (arena) {
+            /* what checking the big element allocated went back: a small arena */
+            CHECK(wh_arena_size() - before <= 64 * 1024);
+            wh_arena_end();
+        }
+        wh_json_deferred_fini(&d);
+    }
 }

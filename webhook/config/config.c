@@ -133,6 +133,10 @@ static const struct opt opts[] = {
     {"max-request-memory", "WEBHOOK_MAX_REQUEST_MEMORY", T_BYTES, OFF(max_request_memory), "40Mi",
      1 << 20, 1LL << 40,
      "memory all requests in flight may hold for large bodies and their parse (503 past it)"},
+    {"body-bytes-per-thread", "WEBHOOK_BODY_BYTES_PER_THREAD", T_BYTES,
+     OFF(body_bytes_per_thread), "256Ki", 0, 1LL << 40,
+     "bytes of request bodies over 64 KiB an HTTPS thread reads at once (at least one body); "
+     "the others wait in the socket, at most 500 ms (0: no limit)"},
     {"cert-reload-interval", "WEBHOOK_CERT_RELOAD_INTERVAL", T_DURATION,
      OFF(cert_reload_interval_ms), "1s", 100, 3600000,
      "how often the cert dir is checked for a new certificate"},

@@ -59,6 +59,7 @@ struct wh_config {
     long long max_connections_per_ip;  /* ... from one client address */
     long long request_read_timeout_ms; /* headers and body of one request, absolute */
     long long max_request_memory;      /* util/reqmem's pool */
+    long long body_bytes_per_thread;   /* server/pace.h: large bodies a worker reads at once */
     long long cert_reload_interval_ms;
     long long kube_qps;
     long long kube_burst;

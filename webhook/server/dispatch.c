@@ -165,6 +165,80 @@ static void dispatch_admission(const struct wh_route *route, const struct wh_han
     wh_admission_response_fini(&resp);
 }
 
+/* A body that did not parse: 400 naming the place, or 413/503 when its memory ran out. */
+static void reply_unparsed(struct wh_reply *reply, const struct wh_jsonparse_error *jerr,
+                           size_t len)
+{
+    if (jerr->out_of_memory) {
+        char msg[200];
+        bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
+        snprintf(msg, sizeof(msg),
+                 own ? "decoding this %zu-byte body needs more than its memory budget of %zu "
+                       "bytes"
+                     : "the server is short of request memory (%zu-byte body, budget %zu "
+                       "bytes); retry",
+                 len, wh_reqmem_parse_budget(len));
+        reply_error(reply, own ? 413 : 503, msg);
+        return;
+    }
+    char msg[320];
+    snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr->line,
+             jerr->column, jerr->text);
+    reply_error(reply, 400, msg);
+}
+
+/* The objects of a review, converted one at a time: each is parsed from its text, converted
+ * alone and written into the answer, and what that allocated goes back before the next (the
+ * values are not released one by one: the rewind drops them all), so that a request holds one
+ * object's values, not a hundred. The answer is the one converting them all at once gives,
+ * byte for byte: the envelope is written as it always is, with the objects' text where its
+ * empty list was. false when an object does not parse or does not convert: the whole review's
+ * answer (convert_whole) then says which error comes first. */
+static bool convert_each(const struct wh_route *route, const struct wh_conversion_request *req,
+                         const char *body, size_t body_len,
+                         const struct wh_json_deferred *objects, struct wh_buf *out)
+{
+    json_t *envelope = wh_conversion_encode_new(req, json_array(), NULL);
+    struct wh_buf head;
+    wh_buf_init(&head, ANSWER_CAP);
+    if (wh_json_write(&head, envelope))
+        WH_PANIC("an answer does not serialise");
+    /* The uid, before it, is a JSON string: no quote in it is bare. */
+    static const char list[] = "\"convertedObjects\":[";
+    const char *at = strstr(head.data, list);
+    WH_ASSERT(at && at[sizeof(list) - 1] == ']');
+    size_t split = (size_t)(at - head.data) + sizeof(list) - 1;
+    if (wh_buf_reserve(out, body_len + 1024) || wh_buf_add(out, head.data, split))
+        WH_PANIC("an answer does not serialise");
+    bool ok = true;
+    for (size_t i = 0; i < objects->n && ok; i++) {
+        struct wh_arena_mark mark = wh_arena_mark();
+        struct wh_jsonparse_error jerr;
+        struct wh_json_spans *spans = NULL;
+        wh_arena_limit(wh_reqmem_parse_budget(body_len));
+        json_t *obj = wh_json_parse_spans(body + objects->items[i].off, objects->items[i].len,
+                                          &jerr, &spans);
+        wh_arena_limit(0);
+        ok = obj != NULL;
+        json_t *one = ok ? json_array() : NULL;
+        json_t *converted = NULL;
+        char *message = NULL;
+        if (ok && json_array_append(one, obj))
+            WH_PANIC("json_array_append failed");
+        ok = ok && route->convert(req->desired_api_version, one, &converted, &message) == WH_OK;
+        free(message);
+        if (ok && ((i && wh_buf_addc(out, ',')) ||
+                   wh_json_write_spans(out, json_array_get(converted, 0), spans)))
+            WH_PANIC("an answer does not serialise");
+        wh_json_spans_free(spans);
+        wh_arena_rewind(mark);
+    }
+    if (ok && wh_buf_add(out, head.data + split, head.len - split))
+        WH_PANIC("an answer does not serialise");
+    wh_buf_fini(&head);
+    return ok;
+}
+
 static void dispatch_conversion(const struct wh_route *route, const json_t *review,
                                 const struct wh_json_spans *spans, size_t body_len,
                                 struct wh_reply *reply)
@@ -192,6 +266,62 @@ static void dispatch_conversion(const struct wh_route *route, const json_t *revi
     free(message);
 }
 
+/* The whole review parsed at once, its objects converted together: the answer of every review
+ * convert_each cannot give (an error anywhere, a failing object, repeated keys, no objects). A
+ * converted object is mostly its input: the input's text of what conversion left unchanged is
+ * copied into the answer rather than serialised again. */
+static void convert_whole(const struct wh_route *route, const char *body, size_t len,
+                          struct wh_reply *reply)
+{
+    struct wh_jsonparse_error jerr;
+    struct wh_json_spans *spans = NULL;
+    wh_arena_limit(wh_reqmem_parse_budget(len));
+    json_t *review = wh_json_parse_spans(body, len, &jerr, &spans);
+    wh_arena_limit(0);
+    if (review)
+        dispatch_conversion(route, review, spans, len, reply);
+    else
+        reply_unparsed(reply, &jerr, len);
+    wh_json_spans_free(spans);
+}
+
+/* A ConversionReview: its objects are left as text by the review's parse and converted one at
+ * a time when nothing stands in the way; else the whole review is parsed again and answered at
+ * once. */
+static void dispatch_convert(const struct wh_route *route, const char *body, size_t len,
+                             struct wh_reply *reply)
+{
+    struct wh_arena_mark start = wh_arena_mark();
+    struct wh_json_deferred objects = {0};
+    struct wh_jsonparse_error jerr;
+    wh_arena_limit(wh_reqmem_parse_budget(len));
+    json_t *review = wh_json_parse_deferring(body, len, &jerr, "request", "objects", &objects);
+    wh_arena_limit(0);
+    struct wh_conversion_request req;
+    struct wh_errbuf eb = {{0}};
+    bool done = false;
+    if (review && objects.n > 0 && objects.arrays == 1 &&
+        objects.deepest <= WH_JSONPARSE_MAX_DEPTH && !wh_conversion_decode(review, &req, &eb) &&
+        req.objects && json_array_size(req.objects) == objects.n) {
+        struct wh_buf out;
+        wh_buf_init(&out, ANSWER_CAP);
+        done = convert_each(route, &req, body, len, &objects, &out);
+        if (done) {
+            snprintf(reply->uid, sizeof(reply->uid), "%s", req.uid);
+            reply->allowed = true;
+            reply->http_status = 200;
+            reply->body = wh_buf_take_fitted(&out, &reply->len);
+        } else {
+            wh_buf_fini(&out);
+        }
+    }
+    wh_json_deferred_fini(&objects);
+    if (!done) {
+        wh_arena_rewind(start);
+        convert_whole(route, body, len, reply);
+    }
+}
+
 void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx, const char *body,
                  size_t len, struct wh_reply *reply)
 {
@@ -200,35 +330,18 @@ void wh_dispatch(const struct wh_route *route, const struct wh_handler_ctx *ctx,
      * review, the handler's copies and edits, what it looks up. Whatever outlives the request
      * is made with the arena paused (util/arena.h). Only the parse runs under the budget. */
     wh_arena_begin();
-    wh_arena_limit(wh_reqmem_parse_budget(len));
-    struct wh_jsonparse_error jerr;
-    /* A converted object is mostly its input: the input's text of what conversion left
-     * unchanged is copied into the answer rather than serialised again. */
-    struct wh_json_spans *spans = NULL;
-    json_t *review =
-        wh_json_parse_spans(body, len, &jerr, route->kind == WH_ROUTE_CONVERT ? &spans : NULL);
-    wh_arena_limit(0);
-    if (!review && jerr.out_of_memory) {
-        char msg[200];
-        bool own = wh_arena_failure() == WH_ERR_TOO_BIG;
-        snprintf(msg, sizeof(msg),
-                 own ? "decoding this %zu-byte body needs more than its memory budget of %zu "
-                       "bytes"
-                     : "the server is short of request memory (%zu-byte body, budget %zu "
-                       "bytes); retry",
-                 len, wh_reqmem_parse_budget(len));
-        reply_error(reply, own ? 413 : 503, msg);
-    } else if (!review) {
-        char msg[320];
-        snprintf(msg, sizeof(msg), "malformed JSON at line %d, column %d: %s", jerr.line,
-                 jerr.column, jerr.text);
-        reply_error(reply, 400, msg);
-    } else if (route->kind == WH_ROUTE_CONVERT) {
-        dispatch_conversion(route, review, spans, len, reply);
+    if (route->kind == WH_ROUTE_CONVERT) {
+        dispatch_convert(route, body, len, reply);
     } else {
-        dispatch_admission(route, ctx, review, reply);
+        wh_arena_limit(wh_reqmem_parse_budget(len));
+        struct wh_jsonparse_error jerr;
+        json_t *review = wh_json_parse(body, len, &jerr);
+        wh_arena_limit(0);
+        if (review)
+            dispatch_admission(route, ctx, review, reply);
+        else
+            reply_unparsed(reply, &jerr, len);
     }
-    wh_json_spans_free(spans);
     wh_arena_end();
 }
 

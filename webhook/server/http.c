@@ -24,6 +24,7 @@
 #include "server/framing.h"
 #include "server/health.h"
 #include "server/intake.h"
+#include "server/pace.h"
 #include "server/tls.h"
 #include "server/watchdog.h"
 #include "util/buf.h"
@@ -64,6 +65,7 @@ struct listener {
     struct MHD_Daemon *d;
     struct wh_conn_guard *guard;
     struct wh_intake *intake; /* HTTPS: bodies arriving and the request-memory pool */
+    struct wh_pace *pace;     /* HTTPS: large bodies read a few at a time per worker */
     bool https;   /* webhooks, /healthz and /readyz over TLS */
     bool health;  /* plain: /healthz and /readyz */
     bool metrics; /* plain: /metrics */
@@ -91,6 +93,7 @@ struct request {
     size_t room;      /* bytes the body's buffer has room for */
     bool discarding;  /* refused for memory: the rest is read and dropped, then 503 */
     struct wh_intake_body intake;
+    struct wh_pace_body pace;
     struct wh_buf body;
     int64_t start_ns;
 };
@@ -389,6 +392,7 @@ static enum MHD_Result answer_review(struct wh_http *h, struct request *req,
         return send_status(h, conn, 503, "the server is short of request memory; retry", true);
     }
     struct wh_reply reply;
+    wh_pace_done(h->https.pace, &req->pace);
     wh_intake_complete(h->https.intake, &req->intake);
     wh_dispatch(req->rm->route, h->ctx, req->body.data ? req->body.data : "", req->body.len,
                 &reply);
@@ -436,6 +440,11 @@ static enum MHD_Result handle(struct listener *l, struct MHD_Connection *conn, c
         return first_call(l, req, conn, url, method, version);
     }
     if (*upload_data_size) {
+        /* A large body waits for its worker's turn with its bytes left unconsumed
+         * (server/pace.h); the bytes of one refused for memory are dropped at once. */
+        if (l->pace && !req->probe && !req->discarding && req->length > WH_REQMEM_SMALL_BODY &&
+            !wh_pace_turn(l->pace, &req->pace, conn, (size_t)req->length))
+            return MHD_YES;
         size_t n = *upload_data_size;
         *upload_data_size = 0;
         return take_body(l, req, conn, url, upload_data, n);
@@ -488,6 +497,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     if (req->rm)
         wh_metric_dec(req->rm->in_flight);
     wh_buf_fini(&req->body);
+    wh_pace_done(l->pace, &req->pace);
     if (l->intake)
         wh_intake_release(l->intake, &req->intake);
     if (req->body_seen > WH_REQMEM_SMALL_BODY)
@@ -576,7 +586,7 @@ static struct MHD_Daemon *start_daemon(struct listener *l, const char *host, int
     static const char priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
     const struct wh_config *cfg = l->h->cfg;
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-                         MHD_USE_ERROR_LOG | (l->https ? MHD_USE_TLS : 0);
+                         MHD_USE_ERROR_LOG | (l->https ? MHD_USE_TLS | MHD_ALLOW_SUSPEND_RESUME : 0);
     unsigned int timeout_s = l->https ? (unsigned int)((cfg->connection_timeout_ms + 999) / 1000)
                                       : (unsigned int)(plain_limits.idle_ms / 1000);
     size_t mem = l->https ? (size_t)cfg->connection_memory_limit : (size_t)(64 * 1024);
@@ -624,6 +634,8 @@ static enum wh_err start_listener(struct wh_http *h, struct listener *l, const c
     enum wh_err rc = wh_conn_guard_new(name, lim, &l->guard);
     if (!rc && l->https)
         rc = wh_intake_new(l->guard, &l->intake);
+    if (!rc && l->https)
+        rc = wh_pace_new((size_t)h->cfg->body_bytes_per_thread, &l->pace);
     if (rc)
         return rc;
     l->d = start_daemon(l, host, port, threads, lim->max_total);
@@ -720,6 +732,16 @@ static double pool_arriving(void *intake)
     return (double)wh_intake_arriving(intake);
 }
 
+static double bodies_waiting(void *pace)
+{
+    return (double)wh_pace_waiting(pace);
+}
+
+static double bodies_waited(void *pace)
+{
+    return (double)wh_pace_waited(pace);
+}
+
 static void register_log_metrics(void)
 {
     for (int k = 0; k < WH_LOG_KINDS; k++) {
@@ -778,6 +800,14 @@ enum wh_err wh_http_start(const struct wh_config *cfg, const struct wh_handler_c
                         "Bytes of --max-request-memory in use: all (bodies over 64 KiB and "
                         "parses) and those of bodies still arriving.",
                         "state=\"arriving\"", pool_arriving, h->https.intake);
+    wh_metrics_gauge_fn("kruise_webhook_request_bodies_waiting",
+                        "Request bodies over 64 KiB waiting in their socket for a worker thread "
+                        "to read them (--body-bytes-per-thread).",
+                        NULL, bodies_waiting, h->https.pace);
+    wh_metrics_counter_fn("kruise_webhook_request_bodies_waited_total",
+                          "Request bodies over 64 KiB that waited in their socket for their "
+                          "worker thread (--body-bytes-per-thread).",
+                          NULL, bodies_waited, h->https.pace);
     bool health_on = !wh_config_addr_disabled(cfg->health_addr);
     bool metrics_on = !wh_config_addr_disabled(cfg->metrics_addr);
     /* One listener for both when they name the same fixed address (port 0 means two ports). */
@@ -870,10 +900,12 @@ void wh_http_stop(struct wh_http *h, long long grace_ms)
             wh_log(WH_LOG_WARN, "shutdown grace period over with %d requests in flight",
                    atomic_load(&h->in_flight));
     }
+    wh_pace_stop(h->https.pace);
     stop_listener(&h->https);
     stop_listener(&h->health);
     stop_listener(&h->metrics);
     wh_intake_free(h->https.intake);
+    wh_pace_free(h->https.pace);
     wh_conn_guard_free(h->https.guard);
     wh_conn_guard_free(h->health.guard);
     wh_conn_guard_free(h->metrics.guard);

@@ -44,7 +44,8 @@
 
 struct chunk {
     struct chunk *next;
-    size_t size; /* usable bytes after the header */
+    size_t size;    /* usable bytes after the header */
+    size_t charged; /* bytes of it taken from the request-memory pool (under a limit) */
     char data[];
 };
 
@@ -56,6 +57,7 @@ struct arena {
     int paused;
     size_t limit;       /* wh_arena_limit: 0 = allocations never fail */
     size_t reserved;    /* chunk bytes taken from the request-memory pool */
+    size_t high;        /* the most chunk bytes held at once since wh_arena_begin */
     enum wh_err failed; /* why an allocation under the limit failed */
 };
 
@@ -254,10 +256,12 @@ static void *arena_malloc(size_t n)
             size = MAX_CHUNK;
         if (size < need)
             size = need;
+        size_t charged = 0;
         if (arena.limit) {
             size = limited_chunk(size, need);
             if (!size)
                 return NULL;
+            charged = size;
         }
         /* A spare chunk of a big request, within what a limit allows (it was reserved). */
         struct chunk *c =
@@ -269,10 +273,14 @@ static void *arena_malloc(size_t n)
             POISON(c->data, size);
             c->size = size;
         }
+        c->charged = charged;
         c->next = arena.chunks;
         arena.chunks = c;
         arena.cur = c->data;
         arena.end = c->data + size;
+        size_t held = chunk_bytes();
+        if (held > arena.high)
+            arena.high = held;
     }
     void *p = arena.cur;
     arena.cur += need;
@@ -305,6 +313,7 @@ void wh_arena_begin(void)
     arena.paused = 0;
     arena.limit = 0;
     arena.failed = WH_OK;
+    arena.high = chunk_bytes();
     if (arena.chunks) {
         arena.cur = arena.chunks->data;
         arena.end = arena.chunks->data + arena.chunks->size;
@@ -314,7 +323,8 @@ void wh_arena_begin(void)
 void wh_arena_end(void)
 {
     WH_ASSERT(arena.open);
-    size_t total = chunk_bytes();
+    /* What the request held at its most, though rewinds gave some of it back. */
+    size_t total = arena.high > chunk_bytes() ? arena.high : chunk_bytes();
     bool freed_big = false;
     /* One chunk that held the whole request is kept as is. Several are replaced by one chunk as
      * large as all of them, so the next request of this size needs a single chunk. A request
@@ -330,7 +340,7 @@ void wh_arena_end(void)
                 free(c);
             }
         }
-    } else if (!arena.chunks || arena.chunks->next) {
+    } else if (!arena.chunks || arena.chunks->next || arena.chunks->size < total) {
         release_chunks(NULL);
         if (total > 0) {
             struct chunk *c = wh_xmalloc(sizeof(*c) + total);
@@ -339,8 +349,10 @@ void wh_arena_end(void)
             arena.chunks = c;
         }
     }
-    if (arena.chunks)
+    if (arena.chunks) {
+        arena.chunks->charged = 0; /* the pool gets arena.reserved back below */
         POISON(arena.chunks->data, arena.chunks->size);
+    }
     if (freed_big)
         wh_memtune_release();
     arena.cur = arena.end = NULL;
@@ -349,6 +361,40 @@ void wh_arena_end(void)
     arena.limit = 0;
     wh_reqmem_give(arena.reserved);
     arena.reserved = 0;
+}
+
+struct wh_arena_mark wh_arena_mark(void)
+{
+    WH_ASSERT(arena.open);
+    return (struct wh_arena_mark){._chunk = arena.chunks, ._cur = arena.cur};
+}
+
+void wh_arena_rewind(struct wh_arena_mark m)
+{
+    WH_ASSERT(arena.open);
+    bool freed_big = false;
+    while (arena.chunks != m._chunk) {
+        struct chunk *c = arena.chunks;
+        WH_ASSERT(c); /* the mark's chunk is still held: marks nest */
+        arena.chunks = c->next;
+        wh_reqmem_give(c->charged);
+        arena.reserved -= c->charged;
+        c->charged = 0;
+        if (c->size <= KEEP_MAX / 4 || !stash_put(c)) {
+            freed_big |= c->size > KEEP_MAX / 4;
+            UNPOISON(c->data, c->size);
+            free(c);
+        }
+    }
+    if (arena.chunks) {
+        arena.cur = m._cur;
+        arena.end = arena.chunks->data + arena.chunks->size;
+        POISON(arena.cur, (size_t)(arena.end - arena.cur));
+    } else {
+        arena.cur = arena.end = NULL;
+    }
+    if (freed_big)
+        wh_memtune_release();
 }
 
 void wh_arena_release(void)

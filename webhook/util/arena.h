@@ -42,6 +42,18 @@ void wh_arena_release(void);
  * freed by the arena's trimmer thread a second after the last big request). */
 size_t wh_arena_stashed(void);
 
+/* A point in the open arena to come back to: wh_arena_rewind releases everything allocated
+ * since (its chunks go back at once), so that a request handling its parts one at a time holds
+ * one part's values at most. Marks nest: a rewind to a mark also drops the marks taken after
+ * it. No value allocated after the mark may be used (or freed) after the rewind; paused
+ * allocations are not affected. */
+struct wh_arena_mark {
+    void *_chunk;
+    char *_cur;
+};
+struct wh_arena_mark wh_arena_mark(void);
+void wh_arena_rewind(struct wh_arena_mark m);
+
 /* Pauses / resumes arena allocation (nestable; resuming more than was paused does nothing).
  * Paused allocations are ordinary mallocs. */
 void wh_arena_pause(void);

@@ -30,6 +30,11 @@ struct parser {
     const char *err_text;
     bool out_of_memory;
     struct wh_buf scratch; /* decoded strings that contain escapes */
+    /* wh_json_parse_deferring: the top-level member `outer`'s member `inner`, an array whose
+     * elements are checked and left as text; in_outer / in_inner while inside their values. */
+    const char *outer, *inner;
+    bool in_outer, in_inner;
+    struct wh_json_deferred *deferred;
 };
 
 static json_t *fail(struct parser *ps, const char *at, const char *text)
@@ -128,7 +133,11 @@ static void span_put(struct wh_json_spans *sp, const json_t *v, size_t off, size
         json_malloc_t alloc;
         json_free_t release;
         json_get_alloc_funcs(&alloc, &release);
-        size_t mask = sp->mask ? 2 * sp->mask + 1 : 255;
+        /* The first table fits the input's spans at most (an object of a ConversionReview,
+         * parsed alone, has a few), within 256 slots. */
+        size_t mask = sp->mask ? 2 * sp->mask + 1 : 15;
+        while (!sp->mask && mask < 255 && mask + 1 < 2 * sp->max)
+            mask = 2 * mask + 1;
         struct span *slot = alloc((mask + 1) * sizeof(*slot));
         if (!slot) {
             sp->max = 0; /* over the request's budget: no more spans, the parse goes on */
@@ -664,7 +673,16 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
                 record = is_key(key, klen, "object");
             ps->recording += record;
         }
+        /* The path of the deferred array: the value of `outer` at the top, of `inner` in it. */
+        bool outer = ps->outer && ps->depth == 1 && is_key(key, klen, ps->outer);
+        bool inner = ps->in_outer && ps->depth == 2 && is_key(key, klen, ps->inner);
+        ps->in_outer |= outer;
+        ps->in_inner |= inner;
         json_t *v = parse_value(ps, child_ref);
+        if (outer)
+            ps->in_outer = false;
+        if (inner)
+            ps->in_inner = false;
         if (record)
             ps->recording--;
         if (!v) {
@@ -700,6 +718,68 @@ static json_t *parse_object(struct parser *ps, json_t *ref)
     }
 }
 
+/* An element of the deferred array: only delimited, not checked (the caller parses its text
+ * alone, which checks it): strings are skipped to their closing quote, brackets counted, and
+ * the element ends at the bracket that closes it or at a ',' or closing bracket outside any.
+ * In the tree a null stands for it. */
+static json_t *defer_value(struct parser *ps)
+{
+    skip_ws(ps);
+    const char *start = ps->p, *p = ps->p, *end = ps->end;
+    int depth = 0, deepest = 0;
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            /* to the next quote that no odd run of backslashes escapes */
+            const char *q = p + 1;
+            for (;;) {
+                q = memchr(q, '"', (size_t)(end - q));
+                if (!q)
+                    break;
+                const char *b = q;
+                while (b > p + 1 && b[-1] == '\\')
+                    b--;
+                if ((q - b) % 2 == 0)
+                    break;
+                q++;
+            }
+            if (!q) {
+                p = end;
+                break;
+            }
+            p = q;
+        } else if (c == '{' || c == '[') {
+            if (++depth > deepest)
+                deepest = depth;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                break;
+            if (--depth == 0) {
+                p++;
+                break;
+            }
+        } else if (c == ',' && depth == 0) {
+            break;
+        }
+        p++;
+    }
+    if (depth || p == start)
+        return fail(ps, p, "unexpected end of input");
+    ps->p = p;
+    struct wh_json_deferred *d = ps->deferred;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->items = wh_xrealloc(d->items, d->cap * sizeof(*d->items));
+    }
+    d->items[d->n].off = (size_t)(start - ps->start);
+    d->items[d->n].len = (size_t)(p - start);
+    d->n++;
+    /* Its values lie this much deeper than in a parse of its text alone. */
+    if (deepest + ps->depth + 1 > d->deepest)
+        d->deepest = deepest + ps->depth + 1;
+    return json_null();
+}
+
 static json_t *parse_array(struct parser *ps, json_t *ref)
 {
     json_t *arr = json_array();
@@ -709,6 +789,12 @@ static json_t *parse_array(struct parser *ps, json_t *ref)
     ps->p++; /* '[' */
     size_t ws0 = ps->ws;
     bool canon = true;
+    /* The deferred array (the last one of its path wins, as the tree's last member does). */
+    bool defer = ps->in_inner && ps->depth == 3;
+    if (defer) {
+        ps->deferred->n = 0;
+        ps->deferred->arrays++;
+    }
     skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ']') {
         ps->p++;
@@ -716,7 +802,8 @@ static json_t *parse_array(struct parser *ps, json_t *ref)
         return arr;
     }
     for (;;) {
-        json_t *v = parse_value(ps, ref ? json_array_get(ref, json_array_size(arr)) : NULL);
+        json_t *v = defer ? defer_value(ps)
+                          : parse_value(ps, ref ? json_array_get(ref, json_array_size(arr)) : NULL);
         if (!v) {
             json_decref(arr);
             return NULL;
@@ -804,12 +891,45 @@ json_t *wh_json_parse(const char *buf, size_t len, struct wh_jsonparse_error *er
     return wh_json_parse_spans(buf, len, err, NULL);
 }
 
+static json_t *parse_doc(struct parser *ps, const char *buf, size_t len,
+                         struct wh_jsonparse_error *err, struct wh_json_spans **spans);
+
 json_t *wh_json_parse_spans(const char *buf, size_t len, struct wh_jsonparse_error *err,
                             struct wh_json_spans **spans)
 {
     struct parser ps = {.start = buf, .p = buf, .end = buf + len};
-    ps.want_canon = spans != NULL;
     ps.share = len >= SHARE_BODY_MIN && wh_arena_allocating();
+    return parse_doc(&ps, buf, len, err, spans);
+}
+
+json_t *wh_json_parse_deferring(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                                const char *outer, const char *inner,
+                                struct wh_json_deferred *deferred)
+{
+    struct parser ps = {.start = buf, .p = buf, .end = buf + len};
+    ps.outer = outer;
+    ps.inner = inner;
+    ps.deferred = deferred;
+    deferred->n = 0;
+    deferred->arrays = 0;
+    deferred->deepest = 0;
+    json_t *v = parse_doc(&ps, buf, len, err, NULL);
+    if (!v)
+        deferred->n = 0;
+    return v;
+}
+
+void wh_json_deferred_fini(struct wh_json_deferred *deferred)
+{
+    free(deferred->items);
+    *deferred = (struct wh_json_deferred){0};
+}
+
+static json_t *parse_doc(struct parser *ps_, const char *buf, size_t len,
+                         struct wh_jsonparse_error *err, struct wh_json_spans **spans)
+{
+    struct parser ps = *ps_;
+    ps.want_canon = spans != NULL;
     if ((spans || ps.share) && len <= UINT32_MAX) {
         ps.spans = wh_xcalloc(1, sizeof(*ps.spans));
         ps.spans->src = buf;

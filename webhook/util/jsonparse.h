@@ -60,4 +60,29 @@ bool wh_json_spans_get(const struct wh_json_spans *spans, const json_t *v, const
 
 void wh_json_spans_free(struct wh_json_spans *spans);
 
+/* Where each element of one array lies in the input, in order. */
+struct wh_json_deferred {
+    size_t n, cap;
+    struct {
+        size_t off, len;
+    } *items;
+    unsigned arrays; /* arrays found at the path: more than one when its keys repeat */
+    int deepest;     /* how deep the elements' values lie in the whole document, at most */
+};
+
+/* wh_json_parse, except that the elements of the array at the top-level object's member
+ * `outer`, member `inner` (a ConversionReview's request.objects) are only delimited, neither
+ * checked nor built: each is null in the tree, and its text is deferred->items[i], for the
+ * caller to parse alone (with wh_json_parse_spans, which checks it). The document is the valid
+ * JSON wh_json_parse reads, with the same tree but for those nulls, when this succeeds, every
+ * item parses alone, `arrays` is at most 1 (else the items are the last array's and the others
+ * were not checked) and `deepest` is at most WH_JSONPARSE_MAX_DEPTH. In every other case
+ * (including a failure here, whose error may differ from wh_json_parse's) the caller parses
+ * the document with wh_json_parse for its error or its tree. deferred: zero-initialised or
+ * reused; release with wh_json_deferred_fini. */
+json_t *wh_json_parse_deferring(const char *buf, size_t len, struct wh_jsonparse_error *err,
+                                const char *outer, const char *inner,
+                                struct wh_json_deferred *deferred);
+void wh_json_deferred_fini(struct wh_json_deferred *deferred);
+
 #endif
