@@ -188,7 +188,7 @@ func aged(r *rand.Rand, o obj, templatePath ...string) obj {
 		if m := asMap(t); m != nil {
 			if spec := asMap(m["spec"]); spec != nil && chance(r, 0.7) {
 				if cs := asList(spec["containers"]); len(cs) > 0 {
-					asMap(cs[0])["image"] = "busybox:old"
+					put(cs[0], "image", "busybox:old") // it may be a hostile null
 				} else {
 					spec["hostname"] = "h"
 				}

@@ -207,6 +207,14 @@ func workloadSelector(r *rand.Rand, app string) interface{} {
 	}
 }
 
+// put sets v's member key when v is an object; a hostile case's null or scalar element is left
+// as it is (writing into it would panic: assignment to entry in nil map).
+func put(v interface{}, key string, val interface{}) {
+	if m := asMap(v); m != nil {
+		m[key] = val
+	}
+}
+
 func setMaybe(r *rand.Rand, m obj, key string, p float64, v func() interface{}) {
 	if chance(r, p) {
 		m[key] = v()
@@ -544,11 +552,11 @@ func changeWorkload(r *rand.Rand, o obj, k workloadKind) obj {
 	switch r.Intn(14) {
 	case 0, 1:
 		if len(cs) > 0 {
-			asMap(cs[0])["image"] = pick(r, images)
+			put(cs[0], "image", pick(r, images))
 		}
 	case 2:
 		if len(cs) > 0 {
-			asMap(cs[0])["env"] = append(asList(asMap(cs[0])["env"]), obj{"name": "NEW", "value": "1"})
+			put(cs[0], "env", append(asList(asMap(cs[0])["env"]), obj{"name": "NEW", "value": "1"}))
 		}
 	case 3:
 		spec["replicas"] = float64(r.Intn(6) - 1)
@@ -565,14 +573,14 @@ func changeWorkload(r *rand.Rand, o obj, k workloadKind) obj {
 			spec["minReadySeconds"] = float64(r.Intn(5))
 		} else {
 			if ss := asList(get(spec, "topology", "subsets")); len(ss) > 0 {
-				asMap(ss[0])["nodeSelectorTerm"] = obj{"matchExpressions": list{obj{"key": "zone", "operator": "In", "values": list{"z"}}}}
+				put(ss[0], "nodeSelectorTerm", obj{"matchExpressions": list{obj{"key": "zone", "operator": "In", "values": list{"z"}}}})
 			}
 		}
 	case 7:
 		if ss := asList(get(spec, "topology", "subsets")); len(ss) > 0 {
-			asMap(ss[0])["tolerations"] = list{obj{"key": "k", "operator": "Exists"}}
+			put(ss[0], "tolerations", list{obj{"key": "k", "operator": "Exists"}})
 		} else if vct := asList(spec["volumeClaimTemplates"]); len(vct) > 0 {
-			asMap(get(asMap(vct[0]), "spec", "resources", "requests"))["storage"] = "20Gi"
+			put(get(asMap(vct[0]), "spec", "resources", "requests"), "storage", "20Gi")
 		}
 	case 8:
 		if vct := asList(spec["volumeClaimTemplates"]); len(vct) > 0 {
