@@ -223,3 +223,19 @@ TEST(cpu_count_follows_the_cgroup_limit)
     CHECK_EQ_INT(wh_cpu_count(root), all);
     wh_tls_fixture_rmtree(root);
 }
+
+/* Labels and annotations read as Go's map[string]string holds them: a null value is "" (the
+ * key is there), an absent key NULL. */
+TEST(labels_and_annotations_read_null_as_empty)
+{
+    json_t *o = wh_test_json("{\"metadata\":{\"labels\":{\"a\":\"x\",\"n\":null},"
+                             "\"annotations\":{\"n\":null,\"s\":\"1\"}}}");
+    CHECK_EQ_STR(wh_json_label(o, "a"), "x");
+    CHECK_EQ_STR(wh_json_label(o, "n"), "");
+    CHECK(wh_json_label(o, "gone") == NULL);
+    CHECK_EQ_STR(wh_json_annotation(o, "n"), "");
+    CHECK_EQ_STR(wh_json_annotation(o, "s"), "1");
+    CHECK(wh_json_annotation(o, "a") == NULL);
+    CHECK(wh_json_annotation(NULL, "a") == NULL);
+    json_decref(o);
+}

@@ -122,14 +122,21 @@ const char *wh_json_meta_str(const json_t *obj, const char *field)
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), field));
 }
 
+/* metadata.<map>[key] as Go's map[string]string holds it: a null value is "". */
+static const char *meta_map_value(const json_t *obj, const char *map, const char *key)
+{
+    const json_t *v = json_object_get(wh_json_path(obj, "metadata", map, NULL), key);
+    return json_is_null(v) ? "" : json_string_value(v);
+}
+
 const char *wh_json_label(const json_t *obj, const char *key)
 {
-    return wh_json_path_str(obj, "metadata", "labels", key, NULL);
+    return meta_map_value(obj, "labels", key);
 }
 
 const char *wh_json_annotation(const json_t *obj, const char *key)
 {
-    return wh_json_path_str(obj, "metadata", "annotations", key, NULL);
+    return meta_map_value(obj, "annotations", key);
 }
 
 static json_t *ensure(json_t *o, const char *key, json_t *(*make)(void), json_type type)

@@ -45,7 +45,9 @@ json_t *wh_json_path(const json_t *root, ...);
 /* Same, for a string value. */
 const char *wh_json_path_str(const json_t *root, ...);
 
-/* metadata.namespace / metadata.name / metadata.labels[key] / metadata.annotations[key]. */
+/* metadata.namespace / metadata.name / metadata.labels[key] / metadata.annotations[key]. A
+ * label or annotation given as null is "", as Go decodes a map[string]string (the key is
+ * there); NULL when it is absent. */
 const char *wh_json_meta_str(const json_t *obj, const char *field);
 const char *wh_json_label(const json_t *obj, const char *key);
 const char *wh_json_annotation(const json_t *obj, const char *key);

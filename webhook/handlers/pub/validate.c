@@ -68,12 +68,9 @@ static void invalid_target(struct wh_field_errors *l, const json_t *ref, const c
 
 static void total_replicas_annotation(struct wh_field_errors *l, const json_t *obj)
 {
-    const json_t *ann = json_object_get(wh_json_path(obj, "metadata", "annotations", NULL),
-                                        WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
-    if (!ann)
+    const char *v = wh_json_annotation(obj, WH_KRUISE_ANN_PUB_TOTAL_REPLICAS);
+    if (!v)
         return;
-    /* Go decodes a null value of a map[string]string as "" (the key is there) */
-    const char *v = json_is_string(ann) ? json_string_value(ann) : "";
     static const char path[] = "metadata.annotations[" WH_KRUISE_ANN_PUB_TOTAL_REPLICAS "]";
     long long n;
     const json_t *spec_total = member(wh_json_obj(obj, "spec"), "protectTotalReplicas");
