@@ -474,21 +474,11 @@ char *wh_label_selector_error(const json_t *sel)
     return err;
 }
 
-bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz)
-{
-    if (err && errsz)
-        err[0] = '\0';
-    char *why = wh_label_selector_error(sel);
-    bool ok = !why;
-    if (why && err && errsz)
-        snprintf(err, errsz, "%s", why);
-    free(why);
-    return ok;
-}
-
 bool wh_label_selector_convertible(const json_t *sel)
 {
-    return wh_label_selector_as_selector(sel, NULL, 0);
+    char *why = wh_label_selector_error(sel);
+    free(why);
+    return !why;
 }
 
 void wh_validate_nonnegative(struct wh_field_errors *l, long long v, const char *path)

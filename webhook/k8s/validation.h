@@ -58,10 +58,9 @@ void wh_validate_label_selector_opts(struct wh_field_errors *l, const json_t *se
                                      bool allow_invalid_values, const char *path);
 /* Whether metav1.LabelSelectorAsSelector(sel) succeeds (operators, keys, values, counts). */
 bool wh_label_selector_convertible(const json_t *sel);
-/* The same, with its error text in err (errsz bytes; may be NULL): "\"Foo\" is not a valid label
- * selector operator", or labels.NewRequirement's aggregate ("key: Invalid value: ..."). */
-bool wh_label_selector_as_selector(const json_t *sel, char *err, size_t errsz);
-/* The same error text whole, as a new string (caller frees), or NULL when it succeeds. */
+/* Its error text whole, as a new string (caller frees), or NULL when it succeeds: "\"Foo\" is
+ * not a valid label selector operator", or labels.NewRequirement's aggregate ("key: Invalid
+ * value: ..."). */
 char *wh_label_selector_error(const json_t *sel);
 
 /* A ValidateNameFunc. */
